@@ -1,0 +1,652 @@
+"""Config files, -s/-H parsing and server selection: every format, every user error, no leaked secrets."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from explorer import paths
+from explorer.config import (
+    Config,
+    ConfigError,
+    ListingBounds,
+    ServerSpec,
+    default_config_path,
+    demo_server_spec,
+    load_config,
+    mask_url,
+    parse_header,
+    parse_server_option,
+    redact,
+    select_servers,
+)
+
+
+def write(tmp_path: Path, name: str, content: str | dict[str, object]) -> Path:
+    path = tmp_path / name
+    path.write_text(content if isinstance(content, str) else json.dumps(content), encoding="utf-8")
+    return path
+
+
+def config_error(path: Path) -> str:
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    message = str(info.value)
+    assert message.startswith(str(path) + ": "), message
+    assert "\n" not in message
+    return message
+
+
+# ------------------------------------------------------------------------------------- mcpServers JSON
+
+
+def test_claude_desktop_format(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        "claude_desktop_config.json",
+        {
+            "mcpServers": {
+                "files": {
+                    "command": "npx",
+                    "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"],
+                    "env": {"DEBUG": "1"},
+                },
+                "remote": {"url": "https://example.test/mcp", "headers": {"Authorization": "Bearer abc"}},
+                "legacy": {"type": "sse", "url": "http://localhost:8000/sse"},
+            }
+        },
+    )
+    config = load_config(path)
+    assert list(config.servers) == ["files", "remote", "legacy"]
+    files = config.servers["files"]
+    assert files == ServerSpec(
+        name="files",
+        transport="stdio",
+        command="npx",
+        args=("-y", "@modelcontextprotocol/server-filesystem", "/tmp"),
+        env={"DEBUG": "1"},
+    )
+    assert config.servers["remote"].transport == "http"
+    assert config.servers["remote"].headers == {"Authorization": "Bearer abc"}
+    assert config.servers["legacy"].transport == "sse"
+    assert config.source == path
+    assert config.listing == ListingBounds()
+    assert config.warnings == []
+
+
+@pytest.mark.parametrize(
+    ("declared", "transport"),
+    [
+        ("http", "http"),
+        ("streamable-http", "http"),
+        ("streamableHttp", "http"),
+        ("sse", "sse"),
+        ("SSE", "sse"),
+    ],
+)
+def test_cursor_transport_types(tmp_path: Path, declared: str, transport: str) -> None:
+    path = write(tmp_path, "mcp.json", {"mcpServers": {"x": {"type": declared, "url": "https://h/mcp"}}})
+    assert load_config(path).servers["x"].transport == transport
+
+
+def test_server_url_key_and_cwd_relative_to_the_file(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        "mcp_config.json",
+        {"mcpServers": {"w": {"serverUrl": "https://h/mcp"}, "s": {"command": "srv", "cwd": "sub"}}},
+    )
+    config = load_config(path)
+    assert config.servers["w"].url == "https://h/mcp"
+    assert config.servers["s"].cwd == str(tmp_path / "sub")
+
+
+def test_disabled_servers_are_skipped_with_a_warning(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        "c.json",
+        {"mcpServers": {"off": {"command": "x", "disabled": True}, "on": {"command": "y"}}},
+    )
+    config = load_config(path)
+    assert list(config.servers) == ["on"]
+    assert any('"off" is disabled' in warning for warning in config.warnings)
+
+
+def test_empty_server_list_is_a_valid_config(tmp_path: Path) -> None:
+    assert load_config(write(tmp_path, "c.json", {"mcpServers": {}})).servers == {}
+
+
+# -------------------------------------------------------------------------------------- VS Code JSON
+
+
+def test_vscode_format_with_inputs_and_placeholders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("EXPLORER_TEST_TOKEN", "s3cret-token")
+    monkeypatch.delenv("EXPLORER_TEST_MISSING", raising=False)
+    path = write(
+        tmp_path,
+        "mcp.json",
+        {
+            "inputs": [{"type": "promptString", "id": "api-key", "password": True}],
+            "servers": {
+                "local": {
+                    "type": "stdio",
+                    "command": "uvx",
+                    "args": ["mcp-server-fetch", "--home=${userHome}"],
+                    "env": {"TOKEN": "${env:EXPLORER_TEST_TOKEN}", "OTHER": "${env:EXPLORER_TEST_MISSING}"},
+                },
+                "gh": {
+                    "type": "http",
+                    "url": "https://api.example.test/mcp/",
+                    "headers": {"Authorization": "Bearer ${input:api-key}"},
+                },
+                "events": {"type": "sse", "url": "http://localhost:3001/sse"},
+            },
+        },
+    )
+    config = load_config(path)
+    local = config.servers["local"]
+    assert local.env["TOKEN"] == "s3cret-token"
+    assert local.env["OTHER"] == "${env:EXPLORER_TEST_MISSING}"
+    assert local.args == ("mcp-server-fetch", f"--home={Path.home()}")
+    assert config.servers["gh"].headers == {"Authorization": "Bearer ${input:api-key}"}
+    assert config.servers["events"].transport == "sse"
+    joined = "\n".join(config.warnings)
+    assert "${input:api-key}" in joined
+    assert "${env:EXPLORER_TEST_MISSING}" in joined
+    assert "s3cret-token" not in joined
+
+
+def test_shell_style_placeholders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("EXPLORER_TEST_URL", "https://h.test")
+    monkeypatch.delenv("EXPLORER_TEST_MISSING", raising=False)
+    path = write(
+        tmp_path,
+        ".mcp.json",
+        {"mcpServers": {"a": {"url": "${EXPLORER_TEST_URL}/mcp?x=${EXPLORER_TEST_MISSING:-dflt}"}}},
+    )
+    assert load_config(path).servers["a"].url == "https://h.test/mcp?x=dflt"
+
+
+def test_vscode_jsonc_with_comments_and_trailing_commas(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        "mcp.json",
+        """{
+  // my servers
+  "servers": {
+    /* local one */
+    "a": {"command": "run-a", "args": ["// not a comment", "x,]"],},
+  },
+}
+""",
+    )
+    assert load_config(path).servers["a"].args == ("// not a comment", "x,]")
+
+
+def test_vscode_settings_json_nesting(tmp_path: Path) -> None:
+    path = write(
+        tmp_path, "settings.json", {"editor.fontSize": 12, "mcp": {"servers": {"a": {"command": "x"}}}}
+    )
+    assert list(load_config(path).servers) == ["a"]
+
+
+# -------------------------------------------------------------------------------------------- TOML
+
+
+TOML_EXAMPLE = """
+theme = "explorer-dark"
+
+[servers.demo]
+command = "python"
+args = ["-m", "explorer", "demo-server"]
+env = { DEBUG = "1" }
+
+[servers.remote]
+url = "https://example.test/mcp"
+transport = "sse"
+headers = { Authorization = "Bearer xyz" }
+
+[listing]
+max_items = 500
+max_pages = 10
+max_seconds = 2.5
+max_bytes = 1048576
+
+[keymap]
+filter = "slash,ctrl+f"
+"""
+
+
+def test_own_toml_format(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, "config.toml", TOML_EXAMPLE))
+    assert config.theme == "explorer-dark"
+    assert list(config.servers) == ["demo", "remote"]
+    assert config.servers["demo"].args == ("-m", "explorer", "demo-server")
+    assert config.servers["demo"].env == {"DEBUG": "1"}
+    assert config.servers["remote"].transport == "sse"
+    assert config.listing == ListingBounds(max_items=500, max_pages=10, max_seconds=2.5, max_bytes=1048576)
+    assert config.keymap == {"filter": "slash,ctrl+f"}
+    assert config.warnings == []
+
+
+def test_toml_with_only_settings_has_no_servers(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, "config.toml", 'theme = "x"\n[listing]\nmax_seconds = 5\n'))
+    assert config.servers == {}
+    assert config.listing.max_seconds == 5.0
+    assert config.listing.max_items == 100_000
+
+
+def test_toml_unknown_settings_are_warnings(tmp_path: Path) -> None:
+    text = 'colour = "red"\n[servers.a]\ncomand = "x"\ncommand = "y"\n[listing]\nmax_iterms = 3\n'
+    config = load_config(write(tmp_path, "config.toml", text))
+    joined = "\n".join(config.warnings)
+    assert '"colour"' in joined
+    assert "comand" in joined
+    assert '"max_iterms"' in joined
+
+
+def test_format_is_chosen_by_content_without_a_known_suffix(tmp_path: Path) -> None:
+    assert list(load_config(write(tmp_path, "servers.conf", '[servers.a]\ncommand = "x"\n')).servers) == ["a"]
+    assert list(
+        load_config(write(tmp_path, "servers.cfg", {"mcpServers": {"b": {"command": "x"}}})).servers
+    ) == ["b"]
+
+
+# ------------------------------------------------------------------------------------------- errors
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    assert "file not found" in config_error(tmp_path / "nope.json")
+
+
+def test_unreadable_file(tmp_path: Path) -> None:
+    folder = tmp_path / "folder.json"
+    folder.mkdir()
+    assert "directory" in config_error(folder)
+    binary = tmp_path / "binary.json"
+    binary.write_bytes(b'{"mcpServers": {"\xff": 1}}')
+    assert "UTF-8" in config_error(binary)
+
+
+def test_bad_json_names_line_and_column(tmp_path: Path) -> None:
+    message = config_error(write(tmp_path, "bad.json", '{\n  "mcpServers": {\n    "a": {"command" "x"}\n'))
+    assert "invalid JSON at line 3, column 21 (Expecting" in message
+
+
+def test_bad_toml_gives_the_parsers_message(tmp_path: Path) -> None:
+    message = config_error(write(tmp_path, "bad.toml", "[servers.a]\ncommand = \n"))
+    assert "invalid TOML" in message
+    assert "line 2" in message
+
+
+def test_top_level_must_be_an_object(tmp_path: Path) -> None:
+    assert "top level must be a JSON object, not a list" in config_error(write(tmp_path, "l.json", "[1, 2]"))
+
+
+def test_json_without_servers(tmp_path: Path) -> None:
+    message = config_error(write(tmp_path, "other.json", {"name": "not an mcp config"}))
+    assert '"mcpServers" or "servers"' in message
+
+
+@pytest.mark.parametrize(
+    ("servers", "problem"),
+    [
+        ([], '"mcpServers" must be an object of servers, not a list'),
+        ({"x": "python"}, 'server "x" must be an object, not a string'),
+        ({"x": {}}, 'server "x" has neither "command" nor "url"'),
+        ({"x": {"args": ["a"]}}, 'server "x" has neither "command" nor "url"'),
+        ({"x": {"command": "a", "url": "http://h"}}, 'server "x" has both "command" and "url"'),
+        ({"x": {"command": "a", "args": "-m x"}}, 'server "x": "args" must be a list of strings'),
+        ({"x": {"command": "a", "args": ["-p", 8080]}}, 'server "x": "args" must be a list of strings'),
+        (
+            {"x": {"command": "a", "env": ["A=1"]}},
+            'server "x": "env" must be an object of strings, not a list',
+        ),
+        (
+            {"x": {"command": "a", "env": {"PORT": 8080}}},
+            '"env" value of "PORT" must be a string, not a number',
+        ),
+        (
+            {"x": {"url": "http://h", "headers": {"A": None}}},
+            '"headers" value of "A" must be a string, not null',
+        ),
+        ({"x": {"command": 3}}, 'server "x": "command" must be a non-empty string, not a number'),
+        ({"x": {"command": ""}}, 'server "x": "command" must be a non-empty string'),
+        ({"x": {"command": "a", "cwd": 1}}, 'server "x": "cwd" must be a non-empty string'),
+        ({"x": {"type": "websocket", "url": "ws://h"}}, 'server "x" has unknown type "websocket"'),
+        ({"x": {"type": "stdio", "url": "http://h"}}, 'server "x" has type "stdio" but no "command"'),
+        ({"x": {"type": "sse", "command": "a"}}, 'server "x" has type "sse" but no "url"'),
+        ({"x": {"url": "ftp://h/mcp"}}, 'server "x": "url" must start with http:// or https://'),
+        ({"x": {"command": "a", "disabled": "yes"}}, '"disabled" must be true or false'),
+        ({"": {"command": "a"}}, "a server has an empty name"),
+    ],
+)
+def test_server_errors_name_the_file_and_the_problem(tmp_path: Path, servers: object, problem: str) -> None:
+    message = config_error(write(tmp_path, "claude.json", {"mcpServers": servers}))
+    assert problem in message
+
+
+def test_toml_server_errors_say_table(tmp_path: Path) -> None:
+    message = config_error(write(tmp_path, "config.toml", '[servers]\nx = "python"\n'))
+    assert 'server "x" must be a table, not a string' in message
+    message = config_error(
+        write(tmp_path, "config.toml", '[servers.x]\ntransport = "ws"\nurl = "http://h"\n')
+    )
+    assert 'server "x" has unknown transport "ws"' in message
+
+
+@pytest.mark.parametrize(
+    ("listing", "problem"),
+    [
+        ("max_items = 0", 'listing "max_items" must be a positive whole number, not 0'),
+        ("max_pages = -1", 'listing "max_pages" must be a positive whole number'),
+        ("max_bytes = 1.5", 'listing "max_bytes" must be a positive whole number'),
+        ('max_items = "10"', 'listing "max_items" must be a positive whole number'),
+        ("max_items = true", 'listing "max_items" must be a positive whole number'),
+        ("max_seconds = 0", 'listing "max_seconds" must be a positive number'),
+        ("max_seconds = inf", 'listing "max_seconds" must be a positive number'),
+        ("max_seconds = nan", 'listing "max_seconds" must be a positive number'),
+    ],
+)
+def test_bounds_must_be_positive_numbers(tmp_path: Path, listing: str, problem: str) -> None:
+    assert problem in config_error(write(tmp_path, "config.toml", f"[listing]\n{listing}\n"))
+
+
+def test_other_toml_type_errors(tmp_path: Path) -> None:
+    assert '"theme" must be a theme name' in config_error(write(tmp_path, "a.toml", "theme = 3\n"))
+    assert '"listing" must be a table' in config_error(write(tmp_path, "b.toml", "listing = 3\n"))
+    assert '"keymap" must be a table' in config_error(write(tmp_path, "c.toml", "keymap = []\n"))
+    assert 'keymap "filter" must be a string' in config_error(
+        write(tmp_path, "d.toml", "[keymap]\nfilter = 1\n")
+    )
+    assert '"servers" must be a table' in config_error(write(tmp_path, "e.toml", "servers = [1]\n"))
+
+
+def test_listing_bounds_reject_bad_values_in_code() -> None:
+    with pytest.raises(ValueError):
+        ListingBounds(max_items=0)
+    with pytest.raises(ValueError):
+        ListingBounds(max_seconds=float("nan"))
+
+
+# ---------------------------------------------------------------------------------------- -s SPEC
+
+
+def test_url_becomes_streamable_http_named_by_host() -> None:
+    spec = parse_server_option("https://api.example.test/mcp", config=None, sse=False, headers={})
+    assert (spec.transport, spec.url, spec.name) == (
+        "http",
+        "https://api.example.test/mcp",
+        "api.example.test",
+    )
+    local = parse_server_option(
+        "http://user:pw@LocalHost:8000/sse", config=None, sse=True, headers={"A": "b"}
+    )
+    assert (local.transport, local.name, local.headers) == ("sse", "localhost:8000", {"A": "b"})
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        ("http://", "has no host"),
+        ("http://h:port/x", "invalid URL"),
+        ("https://h/a b", "cannot contain spaces"),
+    ],
+)
+def test_bad_urls(value: str, problem: str) -> None:
+    with pytest.raises(ConfigError, match=problem):
+        parse_server_option(value, config=None, sse=False, headers={})
+
+
+def test_command_line_is_split_like_a_shell() -> None:
+    spec = parse_server_option(
+        "python '/opt/my servers/server.py' --greeting \"hello world\"", config=None, sse=False, headers={}
+    )
+    assert spec.transport == "stdio"
+    assert spec.command == "python"
+    assert spec.args == ("/opt/my servers/server.py", "--greeting", "hello world")
+    assert spec.name == "server.py"
+    assert spec.headers == {}
+
+
+@pytest.mark.parametrize(
+    ("value", "name"),
+    [
+        ("python -m explorer demo-server", "explorer"),
+        ("python3.12 -u -X dev -m mcp_server_time --tz UTC", "mcp_server_time"),
+        ("/usr/bin/python3 server.py", "server.py"),
+        ("python -c 'import x'", "python"),
+        ("node /x/dist/index.js stdio", "index.js"),
+        ("node --inspect -r dotenv/config build/main.js", "main.js"),
+        ("npx -y @modelcontextprotocol/server-everything@2026.8.31", "server-everything"),
+        ("npx mcp-remote https://h/mcp", "mcp-remote"),
+        ("uvx mcp-server-fetch", "mcp-server-fetch"),
+        ("uvx --from 'git+https://x/y' mcp-y==1.0", "mcp-y"),
+        ("uv --directory /srv/weather run weather.py", "weather.py"),
+        ("uv tool run 'mcp-server-git[cli]>=1'", "mcp-server-git"),
+        ("pipx run mcp-server-sqlite --db x.db", "mcp-server-sqlite"),
+        ("docker run -i --rm -e TOKEN ghcr.io/github/github-mcp-server:latest", "github-mcp-server"),
+        ("deno run -A server.ts", "server.ts"),
+        ("/opt/bin/my-server --stdio", "my-server"),
+        ("C:\\\\tools\\\\server.exe", "server"),
+    ],
+)
+def test_stdio_names_are_recognisable(value: str, name: str) -> None:
+    assert parse_server_option(value, config=None, sse=False, headers={}).name == name
+
+
+def test_split_error_and_empty_values() -> None:
+    with pytest.raises(ConfigError, match="cannot split the command line"):
+        parse_server_option("python 'unclosed", config=None, sse=False, headers={})
+    for empty in ("", "   "):
+        with pytest.raises(ConfigError, match="-s/--server is empty"):
+            parse_server_option(empty, config=None, sse=False, headers={})
+    with pytest.raises(ConfigError, match="the command is empty"):
+        parse_server_option("''", config=None, sse=False, headers={})
+
+
+def _config() -> Config:
+    return Config(
+        servers={
+            "demo": demo_server_spec(),
+            "remote": ServerSpec(
+                name="remote",
+                transport="http",
+                url="https://h/mcp",
+                headers={"Authorization": "Bearer old", "X-Keep": "1"},
+            ),
+        }
+    )
+
+
+def test_configured_name_is_looked_up_and_cli_headers_merged() -> None:
+    config = _config()
+    assert parse_server_option("demo", config=config, sse=False, headers={"A": "b"}) == demo_server_spec()
+    remote = parse_server_option("remote", config=config, sse=False, headers={"authorization": "Bearer new"})
+    assert remote.headers == {"X-Keep": "1", "authorization": "Bearer new"}
+    assert config.servers["remote"].headers["Authorization"] == "Bearer old"  # the config is untouched
+
+
+def test_unknown_name_with_a_config_is_an_error() -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_server_option("remtoe", config=_config(), sse=False, headers={})
+    assert str(info.value) == "unknown server name 'remtoe'; configured servers: demo, remote"
+
+
+def test_single_token_executable_or_path_is_a_command_even_with_a_config(tmp_path: Path) -> None:
+    config = _config()
+    executable = Path(sys.executable).name
+    assert parse_server_option(executable, config=config, sse=False, headers={}).command == executable
+    script = write(tmp_path, "server.sh", "#!/bin/sh\n")
+    assert parse_server_option(str(script), config=config, sse=False, headers={}).command == str(script)
+
+
+def test_single_unknown_token_without_config_is_a_command() -> None:
+    spec = parse_server_option("no-such-server-binary", config=None, sse=False, headers={})
+    assert spec.command == "no-such-server-binary"
+
+
+# ------------------------------------------------------------------------------------------- -H
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("Authorization: Bearer abc", ("Authorization", "Bearer abc")),
+        ("  X-Api-Key :   k:e:y  ", ("X-Api-Key", "k:e:y")),
+        ("X-Empty:", ("X-Empty", "")),
+    ],
+)
+def test_parse_header(value: str, expected: tuple[str, str]) -> None:
+    assert parse_header(value) == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        ("Authorization Bearer abc", "has no colon; expected 'Name: value'"),
+        (": value", "has an empty name"),
+        ("Bad Name: v", "is not a valid header name"),
+        ("X-Inject: a\r\nEvil: 1", "control characters"),
+    ],
+)
+def test_bad_headers(value: str, problem: str) -> None:
+    with pytest.raises(ConfigError, match=problem) as info:
+        parse_header(value)
+    assert "abc" not in str(info.value)
+    assert "value" not in str(info.value).replace("'Name: value'", "").replace("the value", "")
+
+
+# ------------------------------------------------------------------------------------ select_servers
+
+
+def test_select_uses_s_values_in_order() -> None:
+    specs = select_servers(
+        _config(), ["remote", "https://x.test/mcp", "demo"], sse=False, headers={}, default=demo_server_spec()
+    )
+    assert [spec.name for spec in specs] == ["remote", "x.test", "demo"]
+
+
+def test_select_without_s_uses_every_configured_server_with_cli_headers() -> None:
+    specs = select_servers(_config(), [], sse=False, headers={"X-Trace": "on"}, default=demo_server_spec())
+    assert [spec.name for spec in specs] == ["demo", "remote"]
+    assert specs[1].headers["X-Trace"] == "on"
+    assert specs[0].headers == {}
+
+
+def test_select_falls_back_to_the_default() -> None:
+    default = demo_server_spec()
+    assert select_servers(None, [], sse=False, headers={}, default=default) == [default]
+    assert select_servers(Config(), [], sse=False, headers={}, default=default) == [default]
+
+
+def test_select_makes_names_unique() -> None:
+    values = ["https://h/a", "https://h/b", "https://h/c", "python -m h"]
+    specs = select_servers(None, values, sse=False, headers={}, default=demo_server_spec())
+    assert [spec.name for spec in specs] == ["h", "h-2", "h-3", "h-4"]
+    assert [spec.url for spec in specs[:3]] == ["https://h/a", "https://h/b", "https://h/c"]
+
+
+def test_generated_names_do_not_take_an_existing_name() -> None:
+    config = Config(servers={"h-2": ServerSpec(name="h-2", transport="http", url="https://other/mcp")})
+    specs = select_servers(
+        config, ["https://h/a", "https://h/b", "h-2"], sse=False, headers={}, default=demo_server_spec()
+    )
+    assert [spec.name for spec in specs] == ["h", "h-3", "h-2"]
+
+
+# ------------------------------------------------------------------------------------------ secrets
+
+
+def test_repr_and_describe_mask_header_and_env_values() -> None:
+    spec = ServerSpec(
+        name="r",
+        transport="http",
+        url="https://bob:hunter22@h.test/mcp?api_key=k123456&page=2",
+        headers={"Authorization": "Bearer tok-123456"},
+    )
+    for text in (repr(spec), spec.describe(), str(spec)):
+        assert "tok-123456" not in text
+        assert "hunter22" not in text
+        assert "k123456" not in text
+        assert "***" in text
+    assert (
+        spec.describe() == "http: https://bob:***@h.test/mcp?api_key=***&page=2 (headers: Authorization: ***)"
+    )
+    stdio = ServerSpec(
+        name="s", transport="stdio", command="python", args=("-m", "x"), env={"TOKEN": "abcdef"}
+    )
+    assert "abcdef" not in repr(stdio)
+    assert "'TOKEN': '***'" in repr(stdio)
+    assert stdio.describe() == "stdio: python -m x (env: TOKEN=***)"
+
+
+def test_describe_is_short_and_safe() -> None:
+    spec = ServerSpec(name="s", transport="stdio", command="my server", args=("a b", "\x1b[2J"))
+    assert spec.describe() == "stdio: 'my server' 'a b' '\\x1b[2J'"
+    assert ServerSpec(name="h", transport="http", url="https://h/mcp").describe() == "http: https://h/mcp"
+
+
+def test_redact_replaces_every_secret_in_a_message() -> None:
+    spec = ServerSpec(
+        name="r",
+        transport="http",
+        url="https://u:passw0rd@h/mcp?token=qwerty123",
+        headers={"Authorization": "Bearer tok-123456", "X-Small": "1"},
+    )
+    message = "401 for Bearer tok-123456 (token tok-123456 at u:passw0rd, query qwerty123); retry 1 time"
+    assert redact(message, spec) == "401 for *** (token *** at u:***, query ***); retry 1 time"
+    stdio = ServerSpec(
+        name="s", transport="stdio", command="x", env={"API_KEY": "sk-live-9999", "DEBUG": "1"}
+    )
+    assert redact("bad key sk-live-9999, DEBUG=1", stdio) == "bad key ***, DEBUG=1"
+
+
+def test_mask_url_leaves_plain_urls_alone() -> None:
+    assert mask_url("https://h/mcp?page=2") == "https://h/mcp?page=2"
+    assert mask_url("http://[bad") == "http://[bad"
+
+
+# ------------------------------------------------------------------------------------ spec and paths
+
+
+def test_spec_copies_its_mappings_and_is_hashable() -> None:
+    env = {"A": "1"}
+    spec = ServerSpec(name="s", transport="stdio", command="x", args=["a"], env=env)  # type: ignore[arg-type]
+    env["A"] = "2"
+    assert spec.env == {"A": "1"}
+    assert spec.args == ("a",)
+    assert hash(spec) == hash(dataclasses.replace(spec))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        spec.name = "t"  # type: ignore[misc]
+
+
+def test_spec_rejects_inconsistent_fields() -> None:
+    with pytest.raises(ValueError):
+        ServerSpec(name="s", transport="stdio")
+    with pytest.raises(ValueError):
+        ServerSpec(name="s", transport="http", command="x")
+    with pytest.raises(ValueError):
+        ServerSpec(name="s", transport="ws", url="ws://h")  # type: ignore[arg-type]
+
+
+def test_demo_server_spec() -> None:
+    spec = demo_server_spec()
+    assert (spec.name, spec.transport, spec.command, spec.args) == (
+        "demo",
+        "stdio",
+        sys.executable,
+        ("-m", "explorer", "demo-server"),
+    )
+
+
+def test_default_config_path_only_when_the_file_exists() -> None:
+    assert default_config_path() is None
+    path = paths.config_file()
+    path.parent.mkdir(parents=True)
+    path.write_text('[servers.a]\ncommand = "x"\n')
+    assert default_config_path() == path
+    assert list(load_config(path).servers) == ["a"]
