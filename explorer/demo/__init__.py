@@ -1,0 +1,1 @@
+"""The built-in demo MCP server: `explorer.demo.server.build_server()`, or `main()` on stdio."""

@@ -1,0 +1,220 @@
+"""The demo's prompts: required and optional arguments, embedded resources and an image."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Mapping
+
+import mcp.types as types
+from mcp import MCPError
+from mcp.types import INVALID_PARAMS
+
+from explorer.demo import completions, handbook, metrics, png, project
+from explorer.demo.catalogue import catalogue
+from explorer.demo.contents import make_contents
+
+
+def _arg(
+    name: str, description: str, *, required: bool = False, title: str | None = None
+) -> types.PromptArgument:
+    return types.PromptArgument(name=name, title=title, description=description, required=required)
+
+
+PROMPTS: tuple[types.Prompt, ...] = (
+    types.Prompt(
+        name="summarize-chapter",
+        title="Summarize a handbook chapter",
+        description="Asks for a summary of one chapter; the chapter itself is embedded as a resource.",
+        arguments=[
+            _arg("chapter", "The chapter slug, e.g. pagination.", required=True, title="Chapter"),
+            _arg("audience", "beginner (default) or expert.", title="Audience"),
+            _arg("length", "short (default), medium or long.", title="Length"),
+        ],
+    ),
+    types.Prompt(
+        name="review-file",
+        title="Review a file of the Tidewater project",
+        description="A code review request with the file embedded (text, or a blob for binary files).",
+        arguments=[
+            _arg("path", "Path relative to the project root, e.g. src/tidewater/predict.py.", required=True),
+            _arg("focus", "correctness, performance, readability (default) or tests."),
+        ],
+    ),
+    types.Prompt(
+        name="incident-review",
+        title="Review a service's recent metrics",
+        description="Builds a table of recent metrics for one service and asks what happened.",
+        arguments=[
+            _arg("region", "A region, e.g. eu-west.", required=True, title="Region"),
+            _arg(
+                "service",
+                "A service running in that region; completions depend on the region.",
+                required=True,
+            ),
+            _arg("window", "1h, 6h, 24h (default) or 7d."),
+        ],
+    ),
+    types.Prompt(
+        name="describe-logo",
+        title="Describe the Tidewater logo",
+        description="Returns the 64x64 logo as an image content block, with instructions.",
+        arguments=[_arg("style", "alt-text (default), poetic or technical.")],
+    ),
+)
+
+
+def _bad(message: str) -> MCPError:
+    return MCPError(code=INVALID_PARAMS, message=message)
+
+
+def _choice(args: Mapping[str, str], name: str, allowed: tuple[str, ...], default: str) -> str:
+    value = args.get(name) or default
+    if value not in allowed:
+        raise _bad(f"invalid value for {name!r}: {value!r} (expected one of: {', '.join(allowed)})")
+    return value
+
+
+def _user(content: types.ContentBlock) -> types.PromptMessage:
+    return types.PromptMessage(role="user", content=content)
+
+
+def _text(text: str) -> types.TextContent:
+    return types.TextContent(type="text", text=text)
+
+
+def _summarize(args: Mapping[str, str]) -> types.GetPromptResult:
+    slug = args["chapter"]
+    chapter = handbook.chapter_map().get(slug)
+    if chapter is None:
+        raise _bad(f"unknown chapter: {slug!r}")
+    audience = _choice(args, "audience", completions.AUDIENCES, "beginner")
+    length = _choice(args, "length", completions.LENGTHS, "short")
+    size = {"short": "three bullet points", "medium": "one paragraph", "long": "one paragraph per section"}[
+        length
+    ]
+    uri = f"docs://handbook/{slug}"
+    resource = types.TextResourceContents(uri=uri, mime_type="text/markdown", text=chapter[3])
+    return types.GetPromptResult(
+        description=f"Summary of “{chapter[1]}” for a {audience} reader",
+        messages=[
+            _user(
+                _text(
+                    f"Summarize the handbook chapter “{chapter[1]}” below in {size}, "
+                    f"for a {audience} reader. Keep the code identifiers exact "
+                    "and mention one thing the reader should try."
+                )
+            ),
+            _user(types.EmbeddedResource(type="resource", resource=resource)),
+        ],
+    )
+
+
+def _review(args: Mapping[str, str]) -> types.GetPromptResult:
+    path = args["path"].removeprefix(f"file:///{project.ROOT}/").lstrip("/")
+    uri = f"file:///{project.ROOT}/{path}"
+    entry = catalogue().by_uri.get(uri)
+    if entry is None or entry.reader is None or entry.mime_type == "inode/directory":
+        raise _bad(f"no such file in the project: {path!r}")
+    focus = _choice(args, "focus", completions.FOCUSES, "readability")
+    contents = make_contents(uri, entry.mime_type, entry.reader())
+    return types.GetPromptResult(
+        description=f"Review of {path} ({focus})",
+        messages=[
+            _user(
+                _text(
+                    f"Please review `{path}` from the Tidewater project with a focus on {focus}. "
+                    "List concrete issues first, most important first, then suggest one improvement."
+                )
+            ),
+            _user(types.EmbeddedResource(type="resource", resource=contents)),
+        ],
+    )
+
+
+def _incident(args: Mapping[str, str]) -> types.GetPromptResult:
+    region, service = args["region"], args["service"]
+    if region not in metrics.REGION_SERVICES:
+        raise _bad(f"unknown region: {region!r}")
+    if service not in metrics.REGION_SERVICES[region]:
+        raise _bad(f"service {service!r} does not run in {region}")
+    window = _choice(args, "window", completions.WINDOWS, "24h")
+    if window == "7d":
+        labels = list(metrics.DAYS[-7:])
+        series = {
+            m: [round(sum(metrics.hourly(region, service, m, d)) / 24, 2) for d in labels]
+            for m in metrics.METRICS
+        }
+    else:
+        hours = {"1h": 1, "6h": 6, "24h": 24}[window]
+        labels = [f"{h:02d}:00" for h in range(24 - hours, 24)]
+        series = {
+            m: list(metrics.hourly(region, service, m, metrics.DAYS[-1])[24 - hours :])
+            for m in metrics.METRICS
+        }
+    header = "| time | " + " | ".join(f"{m} ({metrics.METRICS[m][1]})" for m in metrics.METRICS) + " |"
+    rule = "|" + "---|" * (len(metrics.METRICS) + 1)
+    rows = [
+        f"| {label} | " + " | ".join(str(series[m][i]) for m in metrics.METRICS) + " |"
+        for i, label in enumerate(labels)
+    ]
+    table = "\n".join([header, rule, *rows])
+    status = metrics.latest(region, service)["status"]
+    return types.GetPromptResult(
+        description=f"Incident review for {service} in {region}, last {window}",
+        messages=[
+            _user(
+                _text(
+                    f"You are on call for **{service}** in **{region}** (current status: {status}). "
+                    f"Here are its metrics for the last {window}:\n\n{table}\n\n"
+                    "What stands out? Name the most likely cause and the next thing to check. "
+                    f"More detail is in metrics://{region}/{service}/latest."
+                )
+            ),
+            types.PromptMessage(
+                role="assistant",
+                content=_text(
+                    "I'll start with the error rate and p99 latency, then compare with request volume."
+                ),
+            ),
+        ],
+    )
+
+
+def _logo(args: Mapping[str, str]) -> types.GetPromptResult:
+    style = _choice(args, "style", completions.STYLES, "alt-text")
+    ask = {
+        "alt-text": "Write alt text for this logo: one sentence, under 125 characters.",
+        "poetic": "Describe this logo in a four-line poem.",
+        "technical": "Describe this logo's composition, palette and geometry precisely.",
+    }[style]
+    image = types.ImageContent(
+        type="image", data=base64.b64encode(png.logo_png(64)).decode("ascii"), mime_type="image/png"
+    )
+    return types.GetPromptResult(
+        description=f"Describe the Tidewater logo ({style})",
+        messages=[_user(_text(ask)), _user(image)],
+    )
+
+
+_BUILDERS = {
+    "summarize-chapter": _summarize,
+    "review-file": _review,
+    "incident-review": _incident,
+    "describe-logo": _logo,
+}
+
+
+def get_prompt(name: str, arguments: Mapping[str, str] | None) -> types.GetPromptResult:
+    """Build a prompt's messages; MCPError(-32602) for an unknown prompt or a missing/invalid argument."""
+    prompt = next((p for p in PROMPTS if p.name == name), None)
+    if prompt is None:
+        raise _bad(f"unknown prompt: {name!r}")
+    args = dict(arguments or {})
+    missing = [a.name for a in prompt.arguments or () if a.required and not args.get(a.name)]
+    if missing:
+        raise _bad(f"missing required argument(s) for {name!r}: {', '.join(missing)}")
+    known = {a.name for a in prompt.arguments or ()}
+    unknown = sorted(set(args) - known)
+    if unknown:
+        raise _bad(f"unknown argument(s) for {name!r}: {', '.join(unknown)}")
+    return _BUILDERS[name](args)
