@@ -1,0 +1,1 @@
+"""The headless commands: the same core as the TUI, answers for scripts and CI."""

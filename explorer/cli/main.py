@@ -1,0 +1,263 @@
+"""The `mcp-url-explorer` command line: parse, validate config (exit 2), run the TUI or a command.
+
+Heavy imports (the MCP SDK costs ~1.5 s, Textual more) stay inside the commands that need them,
+so `--help`, `expand` and usage errors answer at once.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any, NoReturn
+
+import click
+
+from explorer import __version__
+from explorer.cli.output import EXIT_USAGE, error
+from explorer.cli.settings import Settings, server_options, settings_from
+from explorer.config import ConfigError
+
+
+def _fail_usage(message: str) -> NoReturn:
+    error(message)
+    sys.exit(EXIT_USAGE)
+
+
+def _resolve(settings: Settings) -> tuple[Any, list[Any]]:
+    try:
+        return settings.resolve()
+    except ConfigError as exc:
+        _fail_usage(str(exc))
+
+
+def _run(make: Callable[[], Any]) -> NoReturn:
+    """Run an async command body and exit with its code; Ctrl-C exits quietly with 130."""
+    import anyio
+
+    try:
+        code = anyio.run(make)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    sys.exit(int(code))
+
+
+bound_options = [
+    click.option("--max-items", type=click.IntRange(min=1), default=None, help="Stop listing after N items."),
+    click.option("--max-pages", type=click.IntRange(min=1), default=None, help="Stop listing after N pages."),
+    click.option(
+        "--list-timeout", type=click.FloatRange(min=0.1), default=None, metavar="S", help="Wall time for a listing."
+    ),
+]
+
+
+def with_bounds(func: Callable[..., Any]) -> Callable[..., Any]:
+    for option in reversed(bound_options):
+        func = option(func)
+    return func
+
+
+@click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+@server_options
+@click.version_option(__version__, prog_name="mcp-url-explorer")
+@click.pass_context
+def cli(ctx: click.Context, **params: Any) -> None:
+    """Explore what MCP servers expose: resources and templates as one URI-prefix tree.
+
+    Without a command, opens the terminal UI on the configured servers (or the built-in demo server).
+    """
+    settings = settings_from(ctx, params)
+    ctx.obj = settings
+    if ctx.invoked_subcommand is None:
+        config, specs = _resolve(settings)
+        from explorer.ui.launch import launch_tui
+
+        sys.exit(launch_tui(config, specs, protocol=settings.protocol_mode, timeout=settings.request_timeout))
+
+
+@cli.command()
+@server_options
+@click.option("--prefix", default=None, metavar="P", help="Only resources and templates under this URI prefix.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.option("--depth", type=click.IntRange(min=1), default=None, help="Text output: show N levels.")
+@with_bounds
+@click.pass_context
+def tree(
+    ctx: click.Context,
+    prefix: str | None,
+    as_json: bool,
+    depth: int | None,
+    max_items: int | None,
+    max_pages: int | None,
+    list_timeout: float | None,
+    **params: Any,
+) -> None:
+    """Every resource and template of every server, merged into one URI-prefix tree."""
+    settings = settings_from(ctx, params)
+    config, specs = _resolve(settings)
+    bounds = settings.bounds(config, max_items=max_items, max_pages=max_pages, max_seconds=list_timeout)
+
+    async def body() -> int:
+        from explorer.cli import tree_cmd
+        from explorer.cli.runner import run_on_servers
+
+        outcomes = await run_on_servers(
+            specs, tree_cmd.lister(bounds), protocol=settings.protocol_mode, timeout=settings.request_timeout
+        )
+        catalogue = tree_cmd.build_catalogue(outcomes, prefix)
+        if as_json:
+            tree_cmd.print_json(catalogue)
+        else:
+            tree_cmd.print_text(catalogue, depth=depth)
+        tree_cmd.report_errors(outcomes)
+        return tree_cmd.exit_code(outcomes)
+
+    _run(body)
+
+
+@cli.command()
+@server_options
+@click.argument("uri")
+@click.option("--json", "as_json", is_flag=True, help="Print the raw result as JSON.")
+@with_bounds
+@click.pass_context
+def read(
+    ctx: click.Context,
+    uri: str,
+    as_json: bool,
+    max_items: int | None,
+    max_pages: int | None,
+    list_timeout: float | None,
+    **params: Any,
+) -> None:
+    """Read URI on the server that lists it (else on one whose template matches it)."""
+    settings = settings_from(ctx, params)
+    config, specs = _resolve(settings)
+    bounds = settings.bounds(config, max_items=max_items, max_pages=max_pages, max_seconds=list_timeout)
+
+    async def body() -> int:
+        from explorer.cli.read_cmd import read_command
+
+        return await read_command(
+            specs, uri, bounds, protocol=settings.protocol_mode, timeout=settings.request_timeout, as_json=as_json
+        )
+
+    _run(body)
+
+
+@cli.command()
+@click.argument("template")
+@click.argument("values", nargs=-1, metavar="[NAME=VALUE]...")
+def expand(template: str, values: tuple[str, ...]) -> None:
+    """Expand an RFC 6570 TEMPLATE (no server needed); NAME=a,b gives a list to an explode variable."""
+    from explorer.cli.match_cmd import expand_command
+
+    sys.exit(expand_command(template, values))
+
+
+@cli.command()
+@server_options
+@click.argument("uri")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@with_bounds
+@click.pass_context
+def match(
+    ctx: click.Context,
+    uri: str,
+    as_json: bool,
+    max_items: int | None,
+    max_pages: int | None,
+    list_timeout: float | None,
+    **params: Any,
+) -> None:
+    """Which templates of which servers produce URI, and with which values."""
+    settings = settings_from(ctx, params)
+    config, specs = _resolve(settings)
+    bounds = settings.bounds(config, max_items=max_items, max_pages=max_pages, max_seconds=list_timeout)
+
+    async def body() -> int:
+        from explorer.cli.match_cmd import match_command
+
+        return await match_command(
+            specs, uri, bounds, protocol=settings.protocol_mode, timeout=settings.request_timeout, as_json=as_json
+        )
+
+    _run(body)
+
+
+@cli.command()
+@server_options
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.pass_context
+def prompts(ctx: click.Context, as_json: bool, **params: Any) -> None:
+    """The prompts of every server."""
+    settings = settings_from(ctx, params)
+    _config, specs = _resolve(settings)
+
+    async def body() -> int:
+        from explorer.cli.prompt_cmd import prompts_command
+
+        return await prompts_command(
+            specs, protocol=settings.protocol_mode, timeout=settings.request_timeout, as_json=as_json
+        )
+
+    _run(body)
+
+
+@cli.command()
+@server_options
+@click.argument("name")
+@click.argument("arguments", nargs=-1, metavar="[NAME=VALUE]...")
+@click.option("--json", "as_json", is_flag=True, help="Print the raw result as JSON.")
+@click.pass_context
+def prompt(ctx: click.Context, name: str, arguments: tuple[str, ...], as_json: bool, **params: Any) -> None:
+    """Get prompt NAME with arguments and print its messages."""
+    from explorer.cli.match_cmd import parse_assignments
+
+    settings = settings_from(ctx, params)
+    _config, specs = _resolve(settings)
+    try:
+        values = parse_assignments(arguments)
+    except ValueError as exc:
+        _fail_usage(str(exc))
+
+    async def body() -> int:
+        from explorer.cli.prompt_cmd import prompt_command
+
+        return await prompt_command(
+            specs,
+            name,
+            values,
+            protocol=settings.protocol_mode,
+            timeout=settings.request_timeout,
+            as_json=as_json,
+        )
+
+    _run(body)
+
+
+@cli.command("demo-server")
+def demo_server() -> None:
+    """Run the built-in demo MCP server on stdio."""
+    from explorer.demo.server import main as serve
+
+    serve()
+
+
+@cli.command()
+@click.argument("what", type=click.Choice(["config", "themes", "logs", "data"]))
+def locate(what: str) -> None:
+    """Print where the explorer keeps its config file, user themes, logs or data."""
+    from explorer import paths
+
+    location = {
+        "config": paths.config_file,
+        "themes": paths.themes_dir,
+        "logs": paths.log_dir,
+        "data": paths.data_dir,
+    }[what]()
+    click.echo(str(location))
+
+
+def main() -> None:
+    """Console-script entry point."""
+    cli(prog_name="mcp-url-explorer")

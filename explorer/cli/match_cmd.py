@@ -1,0 +1,99 @@
+"""`expand` and `match`: build a URI from a template, or find the templates that produce a URI."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from explorer.cli.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, emit_json, error, note, out, safe_line
+from explorer.cli.runner import run_on_servers
+from explorer.cli.tree_cmd import lister, report_errors, server_json
+from explorer.config import ListingBounds, ServerSpec
+from explorer.model.templates import TemplateError, expand, match_all, parse_template
+
+
+def parse_assignments(pairs: Sequence[str]) -> dict[str, str]:
+    """NAME=VALUE words; raises ValueError naming the bad word."""
+    values: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name:
+            raise ValueError(f"expected NAME=VALUE, got {pair!r}")
+        values[name] = value
+    return values
+
+
+def expand_command(template: str, pairs: Sequence[str]) -> int:
+    try:
+        parsed = parse_template(template)
+        raw = parse_assignments(pairs)
+    except (TemplateError, ValueError) as exc:
+        error(str(exc))
+        return EXIT_USAGE
+    variables = {v.name: v for v in parsed.variables}
+    unknown = [name for name in raw if name not in variables]
+    if unknown:
+        error(f"the template has no variable {', '.join(unknown)} (it has: {', '.join(variables) or 'none'})")
+        return EXIT_USAGE
+    values: dict[str, str | list[str]] = {}
+    for name, value in raw.items():
+        # An explode variable takes a list: NAME=a,b. Elsewhere a comma is part of the value.
+        values[name] = value.split(",") if variables[name].explode else value
+    missing = [name for name in variables if name not in values]
+    if missing:
+        note(f"note: no value for {', '.join(missing)}: omitted as RFC 6570 says")
+    try:
+        out(expand(parsed, values))
+    except TemplateError as exc:
+        error(str(exc))
+        return EXIT_USAGE
+    return EXIT_OK
+
+
+async def match_command(
+    specs: Sequence[ServerSpec], uri: str, bounds: ListingBounds, *, protocol: str, timeout: float, as_json: bool
+) -> int:
+    outcomes = await run_on_servers(specs, lister(bounds), protocol=protocol, timeout=timeout)
+    templates = [t for o in outcomes if o.value is not None for t in o.value.templates]
+    listed_by = [o.name for o in outcomes if o.value is not None and any(r.uri == uri for r in o.value.resources)]
+    matches = match_all(templates, uri)
+    if as_json:
+        emit_json(
+            {
+                "uri": uri,
+                "listedBy": listed_by,
+                "matches": [
+                    {
+                        "server": m.entry.server,
+                        "uriTemplate": m.entry.uri_template,
+                        "name": m.entry.name,
+                        "values": m.values,
+                    }
+                    for m in matches
+                ],
+                "servers": [server_json(o) for o in outcomes],
+            }
+        )
+    else:
+        for server in listed_by:
+            out(f"{safe_line(server, 80)}  lists {safe_line(uri, 500)}")
+        for m in matches:
+            out(
+                f"{safe_line(m.entry.server, 80)}  {safe_line(m.entry.uri_template, 300)}  "
+                + "  ".join(f"{safe_line(k, 80)}={_value_text(v)}" for k, v in m.values.items())
+            )
+    report_errors(outcomes)
+    if any(o.fault is not None for o in outcomes):
+        return EXIT_FAILED
+    if not matches and not listed_by:
+        error(f"no server lists {uri} and no template matches it")
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def _value_text(value: Any) -> str:
+    if isinstance(value, list):
+        return ",".join(safe_line(v, 200) for v in value)
+    if isinstance(value, dict):
+        return ",".join(f"{safe_line(k, 80)}={safe_line(v, 200)}" for k, v in value.items())
+    return safe_line(value, 300)

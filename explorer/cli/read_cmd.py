@@ -1,0 +1,104 @@
+"""`read URI`: resources/read on the server that lists the URI, else on one whose template matches."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Sequence
+from typing import Any
+
+from explorer.cli.output import EXIT_FAILED, EXIT_OK, emit_json, error, note, out, safe, safe_line
+from explorer.cli.runner import Outcome, run_on_servers
+from explorer.cli.tree_cmd import lister
+from explorer.config import ListingBounds, ServerSpec
+from explorer.connection.discovery import Listing
+from explorer.connection.errors import ServerFault
+from explorer.connection.session import ServerConnection
+from explorer.model.templates import match_all
+
+TEXT_LIMIT = None  # headless output prints the whole text; the TUI caps what it shows
+
+
+async def choose_server(
+    specs: Sequence[ServerSpec], uri: str, bounds: ListingBounds, *, protocol: str, timeout: float
+) -> tuple[ServerSpec | None, list[Outcome[Listing]]]:
+    """Which server should answer: the one that lists `uri`, else the first with a matching template."""
+    if len(specs) == 1:
+        return specs[0], []
+    outcomes = await run_on_servers(specs, lister(bounds), protocol=protocol, timeout=timeout)
+    for o in outcomes:
+        if o.value is not None and any(r.uri == uri for r in o.value.resources):
+            return o.spec, outcomes
+    templates = [t for o in outcomes if o.value is not None for t in o.value.templates]
+    matches = match_all(templates, uri)
+    if matches:
+        server = matches[0].entry.server
+        spec = next(s for s in specs if s.name == server)
+        return spec, outcomes
+    return None, outcomes
+
+
+def blob_summary(content: dict[str, Any]) -> str:
+    mime = content.get("mimeType") or "application/octet-stream"
+    blob = content.get("blob")
+    if not isinstance(blob, str):
+        return f"[blob: {safe_line(mime, 80)}, no data]"
+    try:
+        size = len(base64.b64decode(blob, validate=True))
+    except (binascii.Error, ValueError):
+        return f"[blob: {safe_line(mime, 80)}, {len(blob):,} characters of INVALID base64]"
+    return f"[blob: {safe_line(mime, 80)}, {size:,} bytes]"
+
+
+def print_contents(result: dict[str, Any]) -> None:
+    contents = [c for c in result.get("contents", []) if isinstance(c, dict)]
+    if not contents:
+        note("(the server returned no contents)")
+    several = len(contents) > 1
+    for content in contents:
+        if several:
+            mime = content.get("mimeType")
+            out(f"--- {safe_line(content.get('uri', ''), 500)}" + (f" ({safe_line(mime, 80)})" if mime else ""))
+        if isinstance(content.get("text"), str):
+            out(safe(content["text"], limit=TEXT_LIMIT))
+        elif "blob" in content:
+            out(blob_summary(content))
+        else:
+            out("[content with neither text nor blob]")
+
+
+async def read_on(spec: ServerSpec, uri: str, *, protocol: str, timeout: float) -> Outcome[dict[str, Any]]:
+    async def job(conn: ServerConnection) -> dict[str, Any]:
+        return await conn.read_resource(uri)
+
+    [outcome] = await run_on_servers([spec], job, protocol=protocol, timeout=timeout)
+    return outcome
+
+
+async def read_command(
+    specs: Sequence[ServerSpec], uri: str, bounds: ListingBounds, *, protocol: str, timeout: float, as_json: bool
+) -> int:
+    spec, outcomes = await choose_server(specs, uri, bounds, protocol=protocol, timeout=timeout)
+    unresolved = spec is None
+    if spec is None:
+        live = [o.spec for o in outcomes if o.fault is None] or list(specs)
+        spec = live[0]
+    outcome = await read_on(spec, uri, protocol=protocol, timeout=timeout)
+    if outcome.fault is not None:
+        fault = outcome.fault
+        if unresolved:
+            fault = ServerFault(f"{fault.message} (no server lists this URI and no template matches it)", fault.code)
+        if as_json:
+            emit_json({"server": spec.name, "uri": uri, "ok": False, "error": _error_json(fault)})
+        error(f"server {spec.name}: {fault.message}")
+        return EXIT_FAILED
+    assert outcome.value is not None
+    if as_json:
+        emit_json({"server": spec.name, "uri": uri, "ok": True, **outcome.value})
+    else:
+        print_contents(outcome.value)
+    return EXIT_OK
+
+
+def _error_json(fault: ServerFault) -> dict[str, Any]:
+    return {"code": fault.code, "message": fault.message, "data": fault.data}

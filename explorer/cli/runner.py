@@ -1,0 +1,89 @@
+"""Connect to every selected server at once and run one job on each, isolating failures.
+
+One failing server never takes the others down: each job's fault is kept in its own outcome.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+import anyio
+
+from explorer.config import ServerSpec, redact
+from explorer.connection.errors import ServerFault, describe_exception
+from explorer.connection.session import ProtocolMode, ServerConnection, ServerIdentity
+from explorer.paths import server_log_path
+
+T = TypeVar("T")
+
+
+@dataclass
+class Outcome(Generic[T]):
+    """What one server gave: its identity (when it connected), the job's value or a fault."""
+
+    spec: ServerSpec
+    identity: ServerIdentity | None = None
+    value: T | None = None
+    fault: ServerFault | None = None
+    stderr_tail: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def ok(self) -> bool:
+        return self.fault is None
+
+    def error_line(self) -> str:
+        """One line for stderr, with the server's secrets masked."""
+        assert self.fault is not None
+        return redact(f"server {self.name}: {self.fault.message}", self.spec)
+
+
+Job = Callable[[ServerConnection], Awaitable[T]]
+
+
+async def run_on_servers(
+    specs: Sequence[ServerSpec], job: Job[T], *, protocol: str, timeout: float
+) -> list[Outcome[T]]:
+    """Run `job` on each server concurrently; outcomes come back in the order of `specs`."""
+    outcomes: list[Outcome[T]] = [Outcome(spec) for spec in specs]
+
+    async def one(outcome: Outcome[T]) -> None:
+        conn = ServerConnection(
+            outcome.spec,
+            protocol=_mode(protocol),
+            timeout=timeout,
+            stderr_log=server_log_path(outcome.spec.name) if outcome.spec.transport == "stdio" else None,
+        )
+        try:
+            async with conn:
+                outcome.identity = conn.identity
+                outcome.value = await job(conn)
+        except ServerFault as fault:
+            outcome.fault = fault
+        except Exception as exc:  # a server fault the facade did not classify: still one line
+            outcome.fault = describe_exception(exc, action="talking to the server", timeout=timeout)
+        if outcome.fault is not None:
+            outcome.stderr_tail = conn.stderr_tail()
+
+    async with anyio.create_task_group() as group:
+        for outcome in outcomes:
+            group.start_soon(one, outcome)
+    return outcomes
+
+
+def _mode(protocol: str) -> ProtocolMode:
+    if protocol == "legacy":
+        return "legacy"
+    if protocol == "2026-07-28":
+        return "2026-07-28"
+    return "auto"
+
+
+def run(coro_fn: Callable[[], Awaitable[Any]]) -> Any:
+    """anyio.run wrapper so commands stay synchronous click callbacks."""
+    return anyio.run(coro_fn)

@@ -1,0 +1,89 @@
+"""Shared fixtures: an isolated home for every test, the CLI as a subprocess, fixture servers."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shlex
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+REFERENCE_VERSION = "2026.8.31"
+REFERENCE_DIR = Path(os.environ.get("MCP_REFERENCE_SERVER_DIR", ROOT / ".cache" / "reference-server"))
+REFERENCE_ENTRY = REFERENCE_DIR / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """No test reads or writes the user's real config, themes, history or logs."""
+    home = tmp_path_factory.mktemp("explorer-home")
+    monkeypatch.setenv("MCP_URL_EXPLORER_HOME", str(home))
+    return home
+
+
+@dataclass
+class CliResult:
+    code: int
+    stdout: str
+    stderr: str
+
+    def __str__(self) -> str:
+        return f"exit {self.code}\n--- stdout\n{self.stdout[-3000:]}\n--- stderr\n{self.stderr[-3000:]}"
+
+
+def run_cli(*args: str, timeout: float = 90.0, env: dict[str, str] | None = None) -> CliResult:
+    """Run `python -m explorer ARGS` as a user would, and capture what it printed."""
+    full_env = {**os.environ, **(env or {})}
+    full_env.pop("FORCE_COLOR", None)
+    proc = subprocess.run(
+        [sys.executable, "-m", "explorer", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=full_env,
+        cwd=ROOT,
+        check=False,
+    )
+    return CliResult(proc.returncode, proc.stdout, proc.stderr)
+
+
+@pytest.fixture
+def cli() -> type[object]:
+    return run_cli  # type: ignore[return-value]
+
+
+def raw_server(*modes: str, **options: object) -> str:
+    """A -s SPEC that starts the raw fixture server with these fault modes."""
+    words = [sys.executable, str(FIXTURES / "raw_server.py")]
+    for mode in modes:
+        words += ["--mode", mode]
+    for key, value in options.items():
+        words += ["--" + key.replace("_", "-"), str(value)]
+    return shlex.join(words)
+
+
+def demo_server() -> str:
+    """A -s SPEC for the built-in demo server (what runs when nothing is configured)."""
+    return shlex.join([sys.executable, "-m", "explorer", "demo-server"])
+
+
+@pytest.fixture(scope="session")
+def reference_server() -> Iterator[str]:
+    """-s SPEC for the pinned npm reference server, installed into the cache folder on first use.
+
+    It is never skipped: when Node or npm is missing the interop tests fail, as CI must notice.
+    """
+    if not REFERENCE_ENTRY.exists():
+        REFERENCE_DIR.mkdir(parents=True, exist_ok=True)
+        with (REFERENCE_DIR.parent / "reference-server.lock").open("w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # xdist workers install it once between them
+            if not REFERENCE_ENTRY.exists():
+                subprocess.run([str(ROOT / "scripts" / "install-reference-server.sh")], check=True, timeout=600)
+    yield shlex.join(["node", str(REFERENCE_ENTRY), "stdio"])
