@@ -1,0 +1,797 @@
+"""The URI prefix tree: every server's resources and templates merged into one trie of URI segments.
+
+Why a trie of exact segments: the UI browses by prefix, the same URI from two servers must be one node,
+and pages arrive incrementally while the user browses, so each insert must cost O(depth), never O(n).
+
+Segmenting (`segment_uri`, inverse `join_segments`, exact round trip for every string):
+``scheme://authority/p/a/t/h?query`` -> ``["scheme://", "authority", "p", "a", "t", "h", "?query"]``;
+opaque ``urn:isbn:1`` -> ``["urn:", "isbn:1"]``; no valid scheme -> split at ``/`` only. Empty segments
+are kept (``//``, trailing ``/``, empty authority); the query (or a fragment) is one final segment.
+
+Templates are pattern nodes: ``docs://help/{id}`` is a `PatternNode` labelled ``{id}`` under the node
+``docs://help``, i.e. under the last complete segment of its literal prefix (the text before ``{``).
+
+`UriTree` API (all prefixes are exact wire text; percent-encoding is never decoded here):
+
+- ``add_resources(entries) -> int`` / ``add_templates(entries) -> int``: insert one page (any servers);
+  returns how many new (server, uri) / (server, template) pairs were stored. A pair seen again replaces
+  the stored entry and is not counted twice.
+- ``remove_server(server)`` / ``replace_server(server, resources, templates)``: drop or atomically
+  refresh one server's listing via a per-server index (other servers' nodes are never scanned).
+- ``node_for(prefix) -> UriNode | None``: the node whose segments are ``segment_uri(prefix)``.
+- ``nearest(prefix_or_uri) -> UriNode``: deepest existing node along those segments (root if none).
+- ``resources_under(prefix)`` / ``templates_under(prefix)``: entries whose URI / template text
+  string-starts with ``prefix``; ``templates_for(prefix)`` adds templates whose literal prefix is a prefix
+  of ``prefix``; ``count_under(prefix) -> Counts`` (distinct URIs, distinct templates).
+- ``children(node)`` sorted concrete children; ``patterns(node)`` sorted pattern children;
+  ``chain_end(node)`` / ``chain_label(node)`` for collapsing single-child chains into one row.
+- ``servers(node)`` servers of the node's own resources and pattern children; ``server_counts(server)``.
+- ``version`` grows on every mutation; ``iter_depth_first()`` rows for text rendering; ``to_json()``.
+
+Sequences handed out (``children``) are never mutated afterwards: a change builds a new list, so a UI may
+hold one while pages keep arriving. Removed nodes keep their ``parent`` link (their ``prefix`` still
+works); use ``UriTree.attached(node)`` or ``nearest(node.prefix)`` to re-anchor a cursor.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from operator import attrgetter
+from types import MappingProxyType
+from typing import Any, NamedTuple
+
+from explorer.model.entries import ResourceEntry, TemplateEntry
+
+__all__ = [
+    "Counts",
+    "PatternNode",
+    "Row",
+    "UriNode",
+    "UriTree",
+    "join_segments",
+    "segment_uri",
+]
+
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
+_SCHEME_SEGMENT = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:(?://)?")
+_TAIL = ("?", "#")
+_SEPARATOR = re.compile(r"[/?#]")
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
+_segment_key = attrgetter("segment")
+
+
+def segment_uri(uri: str) -> list[str]:
+    """Split a URI into tree segments; `join_segments` restores the exact input for any string."""
+    match = _SCHEME.match(uri)
+    if match is None:
+        segments: list[str] = []
+        start = 0
+    else:
+        start = match.end()
+        if uri.startswith("//", start):
+            start += 2
+        segments = [uri[:start]]
+    cut = len(uri)
+    query = uri.find("?", start)
+    if query >= 0:
+        cut = query
+    fragment = uri.find("#", start, cut)
+    if fragment >= 0:
+        cut = fragment
+    if cut > start:
+        segments.extend(uri[start:cut].split("/"))
+    if cut < len(uri):
+        segments.append(uri[cut:])
+    return segments
+
+
+def _is_scheme_segment(segment: str) -> bool:
+    return _SCHEME_SEGMENT.fullmatch(segment) is not None
+
+
+def join_segments(segments: Sequence[str]) -> str:
+    """Inverse of `segment_uri`: "/" between segments, except after the root or a scheme and before ?/#."""
+    parts: list[str] = []
+    for index, segment in enumerate(segments):
+        glued = index == 0 or segment.startswith(_TAIL) or (index == 1 and _is_scheme_segment(segments[0]))
+        if not glued:
+            parts.append("/")
+        parts.append(segment)
+    return "".join(parts)
+
+
+def _template_place(text: str) -> tuple[list[str], str]:
+    """Parent segments and label of a template: cut at the last complete segment of its literal prefix."""
+    brace = text.find("{")
+    literal = text if brace < 0 else text[:brace]
+    segments = segment_uri(literal)
+    if not segments:
+        return segments, text
+    if brace >= 0 and len(segments) == 1 and _is_scheme_segment(segments[0]):
+        return segments, text[len(literal) :]  # `demo://{+path}`: the scheme itself is complete
+    last = segments.pop()  # followed by `{` (or the end), so possibly incomplete: part of the label
+    return segments, text[len(literal) - len(last) :]
+
+
+class Counts(NamedTuple):
+    """Distinct URIs and distinct template texts."""
+
+    resources: int
+    templates: int
+
+    @property
+    def total(self) -> int:
+        return self.resources + self.templates
+
+
+class Row(NamedTuple):
+    """One line of a depth-first rendering; `label` is the (possibly collapsed) segment text."""
+
+    depth: int
+    node: UriNode | PatternNode
+    label: str
+
+
+class _Kids:
+    """Everything a node needs only once it has children: kept out of leaves to keep leaves small."""
+
+    __slots__ = ("below_res", "below_tpl", "children", "patterns", "pending", "sorted")
+
+    def __init__(self) -> None:
+        self.children: dict[str, UriNode] = {}
+        self.patterns: dict[str, PatternNode] | None = None
+        self.sorted: list[UriNode] | None = None  # cache, replaced (never mutated) when stale
+        self.pending: list[UriNode] | None = None  # children added since `sorted` was built
+        self.below_res = 0  # distinct URIs in descendants
+        self.below_tpl = 0  # pattern nodes in the subtree (own patterns included)
+
+    def sorted_children(self) -> list[UriNode]:
+        """Sorted by segment; new children are merged by one timsort pass instead of a full rebuild."""
+        cached = self.sorted
+        if cached is None:
+            cached = sorted(self.children.values(), key=_segment_key)
+        elif self.pending:
+            cached = cached + self.pending
+            cached.sort(key=_segment_key)
+        else:
+            return cached
+        self.sorted = cached
+        self.pending = None
+        return cached
+
+
+class UriNode:
+    """One segment of the trie; holds the resources whose URI is exactly this node's prefix."""
+
+    __slots__ = ("_kids", "_res", "parent", "segment")
+
+    def __init__(self, segment: str, parent: UriNode | None) -> None:
+        self.segment = segment
+        self.parent = parent
+        # One server is the common case: store the entry itself, a dict only on a collision.
+        self._res: ResourceEntry | dict[str, ResourceEntry] | None = None
+        self._kids: _Kids | None = None
+
+    def __repr__(self) -> str:
+        return f"UriNode({self.prefix!r}, resources={self.resource_count}, templates={self.template_count})"
+
+    @property
+    def prefix(self) -> str:
+        """Exact URI text up to this segment: a stored URI when there is one, else built up the chain."""
+        chain: list[UriNode] = []
+        node: UriNode = self
+        base = ""
+        while node.parent is not None:
+            uri = node._own_uri()
+            if uri is not None:
+                base = uri
+                break
+            chain.append(node)
+            node = node.parent
+        if not chain:
+            return base
+        parts = [base]
+        for child in reversed(chain):
+            parent = child.parent
+            assert parent is not None
+            if not (parent._glues_children() or child.segment.startswith(_TAIL)):
+                parts.append("/")
+            parts.append(child.segment)
+        return "".join(parts)
+
+    def _own_uri(self) -> str | None:
+        res = self._res
+        if res is None:
+            return None
+        if isinstance(res, ResourceEntry):
+            return res.uri
+        return next(iter(res.values())).uri
+
+    def _glues_children(self) -> bool:
+        """True for the root and a top-level scheme node: their children follow without a "/"."""
+        parent = self.parent
+        return parent is None or (parent.parent is None and _is_scheme_segment(self.segment))
+
+    @property
+    def depth(self) -> int:
+        depth = 0
+        node = self.parent
+        while node is not None:
+            depth += 1
+            node = node.parent
+        return depth
+
+    @property
+    def is_root(self) -> bool:
+        return self.parent is None
+
+    @property
+    def resources(self) -> Mapping[str, ResourceEntry]:
+        """server -> entry for the URI equal to this prefix (read-only)."""
+        res = self._res
+        if res is None:
+            return _EMPTY
+        if isinstance(res, ResourceEntry):
+            return MappingProxyType({res.server: res})
+        return MappingProxyType(res)
+
+    @property
+    def has_resource(self) -> bool:
+        return self._res is not None
+
+    @property
+    def resource_count(self) -> int:
+        """Distinct URIs in the subtree, this node included."""
+        own = 0 if self._res is None else 1
+        return own if self._kids is None else own + self._kids.below_res
+
+    @property
+    def template_count(self) -> int:
+        """Distinct templates (pattern nodes) in the subtree."""
+        return 0 if self._kids is None else self._kids.below_tpl
+
+    @property
+    def child_count(self) -> int:
+        return 0 if self._kids is None else len(self._kids.children)
+
+    @property
+    def pattern_count(self) -> int:
+        kids = self._kids
+        return 0 if kids is None or kids.patterns is None else len(kids.patterns)
+
+    def child(self, segment: str) -> UriNode | None:
+        return None if self._kids is None else self._kids.children.get(segment)
+
+    def pattern(self, label: str) -> PatternNode | None:
+        kids = self._kids
+        return None if kids is None or kids.patterns is None else kids.patterns.get(label)
+
+
+class PatternNode:
+    """A template shown as a child of a concrete node; one node per template text, any number of servers."""
+
+    __slots__ = ("_tpl", "label", "parent", "uri_template")
+
+    def __init__(self, label: str, parent: UriNode, uri_template: str) -> None:
+        self.label = label
+        self.parent = parent
+        self.uri_template = uri_template
+        self._tpl: dict[str, TemplateEntry] = {}
+
+    def __repr__(self) -> str:
+        return f"PatternNode({self.uri_template!r}, servers={sorted(self._tpl)})"
+
+    @property
+    def segment(self) -> str:
+        """Same name as on `UriNode`, so renderers can treat both alike."""
+        return self.label
+
+    @property
+    def literal_prefix(self) -> str:
+        brace = self.uri_template.find("{")
+        return self.uri_template if brace < 0 else self.uri_template[:brace]
+
+    @property
+    def depth(self) -> int:
+        return self.parent.depth + 1
+
+    @property
+    def templates(self) -> Mapping[str, TemplateEntry]:
+        """server -> entry (read-only)."""
+        return MappingProxyType(self._tpl)
+
+
+def _sorted_entries(node: UriNode) -> list[ResourceEntry]:
+    res = node._res
+    if res is None:
+        return []
+    if isinstance(res, ResourceEntry):
+        return [res]
+    return [res[server] for server in sorted(res)]
+
+
+def _sorted_patterns(node: UriNode) -> list[PatternNode]:
+    kids = node._kids
+    if kids is None or not kids.patterns:
+        return []
+    return [kids.patterns[label] for label in sorted(kids.patterns)]
+
+
+class UriTree:
+    """Resources and templates of several servers merged by URI prefix; see the module docstring."""
+
+    def __init__(self) -> None:
+        self.root = UriNode("", None)
+        self.version = 0
+        # Per-server index: exactly the nodes holding that server's entry (no duplicates), so removing a
+        # server touches only its own nodes. A list of references costs 8 bytes per entry.
+        self._res_index: dict[str, list[UriNode]] = {}
+        self._tpl_index: dict[str, list[PatternNode]] = {}
+
+    # ----------------------------------------------------------------------------------- mutation
+
+    def add_resources(self, entries: Iterable[ResourceEntry]) -> int:
+        """Insert resources of any servers; returns how many (server, uri) pairs were new."""
+        added = 0
+        touched = False
+        index = self._res_index
+        # Pages list siblings together: while a URI is `head + leaf` under the previous parent, skip
+        # segmenting and walking, and add the new-URI counts to the ancestors once per run of siblings.
+        head = ""
+        parent: UriNode | None = None
+        run_parent: UriNode | None = None
+        run_new = 0
+        try:
+            for entry in entries:
+                touched = True
+                uri = entry.uri
+                server = entry.server
+                if parent is not None and uri.startswith(head):
+                    leaf = uri[len(head) :]
+                    if "/" in leaf or "?" in leaf or "#" in leaf:
+                        parent = None
+                else:
+                    parent = None
+                if parent is not None:
+                    kids = parent._kids
+                    assert kids is not None
+                    node = kids.children.get(leaf)
+                    if node is None:
+                        node = self._new_child(parent, kids, leaf)
+                else:
+                    segments = segment_uri(uri)
+                    node = self._ensure(segments)
+                    parent = node.parent
+                    last = segments[-1] if segments else ""
+                    head = uri[: len(uri) - len(last)]  # ends with "/" unless one of these holds:
+                    if parent is None or last.startswith(_TAIL) or parent._glues_children():
+                        parent = None
+                res = node._res
+                if res is None:
+                    node._res = entry
+                    if node.parent is not run_parent:
+                        self._count_up(run_parent, run_new)
+                        run_parent, run_new = node.parent, 0
+                    run_new += 1
+                elif isinstance(res, ResourceEntry):
+                    if res.server == server:
+                        node._res = entry
+                        continue
+                    node._res = {res.server: res, server: entry}
+                else:
+                    if server in res:
+                        res[server] = entry
+                        continue
+                    res[server] = entry
+                added += 1
+                nodes = index.get(server)
+                if nodes is None:
+                    index[server] = [node]
+                else:
+                    nodes.append(node)
+        finally:  # even if the iterable fails midway, counts and version stay right
+            self._count_up(run_parent, run_new)
+            if touched:
+                self.version += 1
+        return added
+
+    @staticmethod
+    def _count_up(node: UriNode | None, new: int) -> None:
+        """Add `new` distinct URIs below `node` to it and every ancestor."""
+        if not new:
+            return
+        while node is not None:
+            node._kids.below_res += new  # type: ignore[union-attr]
+            node = node.parent
+
+    def add_templates(self, entries: Iterable[TemplateEntry]) -> int:
+        """Insert templates of any servers; returns how many (server, template text) pairs were new."""
+        added = 0
+        touched = False
+        try:
+            for entry in entries:
+                touched = True
+                server = entry.server
+                segments, label = _template_place(entry.uri_template)
+                parent = self._ensure(segments)
+                kids = parent._kids
+                if kids is None:
+                    kids = parent._kids = _Kids()
+                if kids.patterns is None:
+                    kids.patterns = {}
+                pattern = kids.patterns.get(label)
+                if pattern is None:
+                    pattern = kids.patterns[label] = PatternNode(label, parent, entry.uri_template)
+                    ancestor: UriNode | None = parent
+                    while ancestor is not None:
+                        ancestor._kids.below_tpl += 1  # type: ignore[union-attr]
+                        ancestor = ancestor.parent
+                is_new = server not in pattern._tpl
+                pattern._tpl[server] = entry
+                if is_new:
+                    added += 1
+                    self._tpl_index.setdefault(server, []).append(pattern)
+        finally:
+            if touched:
+                self.version += 1
+        return added
+
+    def remove_server(self, server: str) -> None:
+        """Drop everything one server listed; nodes left empty are pruned."""
+        nodes = self._res_index.pop(server, None)
+        patterns = self._tpl_index.pop(server, None)
+        for node in nodes or ():
+            self._drop_resource(node, server)
+        for pattern in patterns or ():
+            self._drop_template(pattern, server)
+        if nodes or patterns:
+            self.version += 1
+
+    def replace_server(
+        self, server: str, resources: Iterable[ResourceEntry], templates: Iterable[TemplateEntry]
+    ) -> None:
+        """Replace one server's whole listing (a refresh) in one step; unchanged URIs keep their nodes."""
+        new_res: dict[str, ResourceEntry] = {}
+        for entry in resources:
+            if entry.server != server:
+                raise ValueError(f"entry of server {entry.server!r} in a refresh of {server!r}")
+            new_res[entry.uri] = entry
+        new_tpl: dict[str, TemplateEntry] = {}
+        for template in templates:
+            if template.server != server:
+                raise ValueError(f"template of server {template.server!r} in a refresh of {server!r}")
+            new_tpl[template.uri_template] = template
+        version = self.version
+        kept: list[UriNode] = []
+        dropped: list[UriNode] = []
+        for node in self._res_index.pop(server, ()):
+            uri = node.resources[server].uri
+            (kept if uri in new_res else dropped).append(node)
+        if kept:
+            self._res_index[server] = kept
+        kept_tpl: list[PatternNode] = []
+        dropped_tpl: list[PatternNode] = []
+        for pattern in self._tpl_index.pop(server, ()):
+            (kept_tpl if pattern.uri_template in new_tpl else dropped_tpl).append(pattern)
+        if kept_tpl:
+            self._tpl_index[server] = kept_tpl
+        # Insert first, then drop: a node that stays populated is never pruned and re-created.
+        self.add_resources(new_res.values())
+        self.add_templates(new_tpl.values())
+        for node in dropped:
+            self._drop_resource(node, server)
+        for pattern in dropped_tpl:
+            self._drop_template(pattern, server)
+        self.version = version + 1
+
+    def _ensure(self, segments: Iterable[str]) -> UriNode:
+        node = self.root
+        for segment in segments:
+            kids = node._kids
+            if kids is None:
+                kids = node._kids = _Kids()
+            child = kids.children.get(segment)
+            node = self._new_child(node, kids, segment) if child is None else child
+        return node
+
+    @staticmethod
+    def _new_child(parent: UriNode, kids: _Kids, segment: str) -> UriNode:
+        child = kids.children[segment] = UriNode(segment, parent)
+        if kids.sorted is not None:  # keep the cache; `sorted_children` merges the newcomers
+            if kids.pending is None:
+                kids.pending = [child]
+            else:
+                kids.pending.append(child)
+        return child
+
+    def _drop_resource(self, node: UriNode, server: str) -> None:
+        res = node._res
+        if isinstance(res, dict):
+            res.pop(server, None)
+            if len(res) == 1:
+                node._res = next(iter(res.values()))
+            return
+        if res is None or res.server != server:
+            return
+        node._res = None
+        ancestor = node.parent
+        while ancestor is not None:
+            ancestor._kids.below_res -= 1  # type: ignore[union-attr]
+            ancestor = ancestor.parent
+        self._prune(node)
+
+    def _drop_template(self, pattern: PatternNode, server: str) -> None:
+        if pattern._tpl.pop(server, None) is None or pattern._tpl:
+            return
+        parent = pattern.parent
+        kids = parent._kids
+        assert kids is not None and kids.patterns is not None
+        del kids.patterns[pattern.label]
+        if not kids.patterns:
+            kids.patterns = None
+        ancestor: UriNode | None = parent
+        while ancestor is not None:
+            ancestor._kids.below_tpl -= 1  # type: ignore[union-attr]
+            ancestor = ancestor.parent
+        self._prune(parent)
+
+    def _prune(self, node: UriNode) -> None:
+        """Detach empty nodes bottom-up; bookkeeping (`_Kids`) goes once there are no children or patterns."""
+        while True:
+            kids = node._kids
+            if kids is not None and not kids.children and not kids.patterns:
+                node._kids = kids = None
+            parent = node.parent
+            if parent is None or node._res is not None or kids is not None:
+                return
+            parent_kids = parent._kids
+            assert parent_kids is not None
+            del parent_kids.children[node.segment]
+            parent_kids.sorted = parent_kids.pending = None
+            node = parent
+
+    # ------------------------------------------------------------------------------------- lookup
+
+    def node_for(self, prefix: str) -> UriNode | None:
+        """The node whose segments are exactly `segment_uri(prefix)`, if it exists."""
+        node: UriNode | None = self.root
+        for segment in segment_uri(prefix):
+            assert node is not None
+            node = node.child(segment)
+            if node is None:
+                return None
+        return node
+
+    def nearest(self, prefix_or_uri: str) -> UriNode:
+        """Deepest existing node reached by whole segments of the string (root if none matches)."""
+        node = self.root
+        for segment in segment_uri(prefix_or_uri):
+            child = node.child(segment)
+            if child is None:
+                break
+            node = child
+        return node
+
+    def attached(self, node: UriNode) -> bool:
+        """Whether a node (maybe held by the UI across mutations) is still part of this tree."""
+        while node.parent is not None:
+            if node.parent.child(node.segment) is not node:
+                return False
+            node = node.parent
+        return node is self.root
+
+    def children(self, node: UriNode) -> Sequence[UriNode]:
+        """Concrete children sorted by segment (cached; a new list after changes, never mutated)."""
+        return () if node._kids is None else node._kids.sorted_children()
+
+    def patterns(self, node: UriNode) -> Sequence[PatternNode]:
+        """Pattern (template) children sorted by label."""
+        return _sorted_patterns(node)
+
+    def chain_end(self, node: UriNode) -> UriNode:
+        """Follow nodes with exactly one child and nothing of their own, so a chain renders as one row."""
+        while node._res is None:
+            kids = node._kids
+            if kids is None or kids.patterns or len(kids.children) != 1:
+                break
+            node = next(iter(kids.children.values()))
+        return node
+
+    def chain_label(self, node: UriNode) -> str:
+        """Exact text from `node`'s segment to its chain end, e.g. ``src/explorer/model``."""
+        end = self.chain_end(node)
+        if end is node:
+            return node.segment
+        return end.prefix[len(node.prefix) - len(node.segment) :]
+
+    def servers(self, node: UriNode | PatternNode) -> frozenset[str]:
+        """Servers of the node's own resources and of its pattern children (not the whole subtree)."""
+        if isinstance(node, PatternNode):
+            return frozenset(node._tpl)
+        found = set(node.resources)
+        for pattern in _sorted_patterns(node):
+            found.update(pattern._tpl)
+        return frozenset(found)
+
+    def server_counts(self, server: str) -> Counts:
+        """How many URIs and templates one server currently lists."""
+        return Counts(len(self._res_index.get(server, ())), len(self._tpl_index.get(server, ())))
+
+    def known_servers(self) -> frozenset[str]:
+        return frozenset(self._res_index) | frozenset(self._tpl_index)
+
+    # ------------------------------------------------------------------------------- prefix ranges
+
+    def _descend(self, prefix: str) -> tuple[list[UriNode], list[UriNode]]:
+        """Nodes whose prefix is a proper string prefix of `prefix` (visited, at most a few per level),
+        and nodes whose prefix starts with `prefix` (whole subtrees match); nothing else is looked at."""
+        if not prefix:
+            return [], [self.root]
+        visited: list[UriNode] = []
+        whole: list[UriNode] = []
+        stack: list[tuple[UriNode, int]] = [(self.root, 0)]
+        while stack:
+            node, length = stack.pop()
+            visited.append(node)
+            kids = node._kids
+            if kids is None or not kids.children:
+                continue
+            rest = prefix[length:]
+            tails_only = False
+            if node._glues_children():
+                offset, wanted = length, rest
+            elif rest[0] == "/":
+                offset, wanted = length + 1, rest[1:]
+            elif rest[0] in _TAIL:
+                offset, wanted = length, rest  # only ?/# children (leaves) can match
+                tails_only = True
+            else:
+                continue
+            # A child to descend into ends where `wanted` goes on past it with a separator. Only the first
+            # separator can qualify, as segments hold none (tails are leaves); a scheme child of the root
+            # ("x:" or "x://") may be followed by anything.
+            cuts: set[int] = set()
+            separator = _SEPARATOR.search(wanted)
+            if separator is not None and not tails_only:
+                cuts.add(separator.start())
+            if node.parent is None:
+                colon = wanted.find(":")
+                if colon >= 0:
+                    cuts.add(colon + 1)
+                    if wanted.startswith("//", colon + 1):
+                        cuts.add(colon + 3)
+            ordered = kids.sorted_children()
+            at = bisect_left(ordered, wanted, key=_segment_key)
+            while at < len(ordered) and ordered[at].segment.startswith(wanted):
+                child = ordered[at]
+                # Below a plain node a ?/# child is glued on, so it only matches a ?/# prefix.
+                if offset == length or not child.segment.startswith(_TAIL):
+                    whole.append(child)
+                at += 1
+            for cut in cuts:
+                if cut < len(wanted):
+                    inner = kids.children.get(wanted[:cut])  # holds no separator, so never a ?/# leaf
+                    if inner is not None:
+                        stack.append((inner, offset + cut))
+        return visited, whole
+
+    def resources_under(self, prefix: str) -> Iterator[ResourceEntry]:
+        """Every entry (each server) whose URI starts with `prefix`, in tree order."""
+        _, whole = self._descend(prefix)
+        for top in whole:
+            stack = [top]
+            while stack:
+                node = stack.pop()
+                yield from _sorted_entries(node)
+                if node._kids is not None and node._kids.below_res:
+                    stack.extend(reversed(node._kids.sorted_children()))
+
+    def templates_under(self, prefix: str) -> Iterator[TemplateEntry]:
+        """Every template entry whose text starts with `prefix`."""
+        return self._templates(prefix, literal_match=False)
+
+    def templates_for(self, prefix: str) -> Iterator[TemplateEntry]:
+        """Templates whose text starts with `prefix` or whose literal prefix is a prefix of it (CLI rule)."""
+        return self._templates(prefix, literal_match=True)
+
+    def _templates(self, prefix: str, literal_match: bool) -> Iterator[TemplateEntry]:
+        visited, whole = self._descend(prefix)
+        for node in visited:
+            for pattern in _sorted_patterns(node):
+                text = pattern.uri_template
+                if text.startswith(prefix) or (literal_match and prefix.startswith(pattern.literal_prefix)):
+                    yield from (pattern._tpl[server] for server in sorted(pattern._tpl))
+        for top in whole:
+            for pattern in self._patterns_in(top):
+                yield from (pattern._tpl[server] for server in sorted(pattern._tpl))
+
+    def _patterns_in(self, top: UriNode) -> Iterator[PatternNode]:
+        stack = [top]
+        while stack:
+            node = stack.pop()
+            kids = node._kids
+            if kids is None or not kids.below_tpl:
+                continue
+            yield from _sorted_patterns(node)
+            stack.extend(reversed(kids.sorted_children()))
+
+    def count_under(self, prefix: str) -> Counts:
+        """Counts of what `resources_under`/`templates_under` yield, from the stored subtree counts: cost is
+        O(depth) plus one per sibling whose segment starts with the same text (`d1` also takes `d10`)."""
+        visited, whole = self._descend(prefix)
+        resources = sum(node.resource_count for node in whole)
+        templates = sum(node.template_count for node in whole)
+        for node in visited:
+            kids = node._kids
+            if kids is not None and kids.patterns:
+                templates += sum(1 for p in kids.patterns.values() if p.uri_template.startswith(prefix))
+        return Counts(resources, templates)
+
+    # ---------------------------------------------------------------------------------- rendering
+
+    def iter_depth_first(self, start: UriNode | None = None, *, collapse: bool = False) -> Iterator[Row]:
+        """Rows below `start` (default root; depth 0 = its children): patterns first, then children."""
+        top = self.root if start is None else start
+        stack: list[tuple[int, UriNode | PatternNode]] = [(0, item) for item in self._items(top)[::-1]]
+        while stack:
+            depth, item = stack.pop()
+            if isinstance(item, PatternNode):
+                yield Row(depth, item, item.label)
+                continue
+            label = item.segment
+            if collapse:
+                label = self.chain_label(item)
+                item = self.chain_end(item)
+            yield Row(depth, item, label)
+            stack.extend((depth + 1, child) for child in self._items(item)[::-1])
+
+    def _items(self, node: UriNode) -> list[UriNode | PatternNode]:
+        items: list[UriNode | PatternNode] = list(_sorted_patterns(node))
+        items.extend(self.children(node))
+        return items
+
+    def to_json(self, node: UriNode | None = None) -> dict[str, Any]:
+        """Nested plain dicts for JSON output; templates are children with ``"template": true``."""
+        top = self.root if node is None else node
+        top_prefix = top.prefix
+        result = self._json_item(top, top_prefix)
+        # Prefixes are built from the parent's (one concatenation each), not re-walked per node.
+        stack: list[tuple[UriNode, str, list[dict[str, Any]]]] = [(top, top_prefix, result["children"])]
+        while stack:
+            current, prefix, out = stack.pop()
+            glued = current._glues_children()
+            for item in self._items(current):
+                if isinstance(item, PatternNode):
+                    out.append(self._json_item(item, item.literal_prefix))
+                    continue
+                segment = item.segment
+                sep = "" if glued or segment.startswith(_TAIL) else "/"
+                child_prefix = f"{prefix}{sep}{segment}"
+                data = self._json_item(item, child_prefix)
+                out.append(data)
+                stack.append((item, child_prefix, data["children"]))
+        return result
+
+    @staticmethod
+    def _json_item(item: UriNode | PatternNode, prefix: str) -> dict[str, Any]:
+        if isinstance(item, PatternNode):
+            return {
+                "segment": item.label,
+                "prefix": prefix,
+                "count": 1,
+                "template": True,
+                "uriTemplate": item.uri_template,
+                "servers": sorted(item._tpl),
+                "children": [],
+            }
+        data: dict[str, Any] = {
+            "segment": item.segment,
+            "prefix": prefix,
+            "count": item.resource_count + item.template_count,
+        }
+        if item.has_resource:
+            data["servers"] = sorted(item.resources)
+        data["children"] = []
+        return data
