@@ -17,7 +17,9 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 REFERENCE_VERSION = "2026.8.31"
 REFERENCE_DIR = Path(os.environ.get("MCP_REFERENCE_SERVER_DIR", ROOT / ".cache" / "reference-server"))
-REFERENCE_ENTRY = REFERENCE_DIR / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
+REFERENCE_ENTRY = (
+    REFERENCE_DIR / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
+)
 
 
 @pytest.fixture(autouse=True)
@@ -85,5 +87,7 @@ def reference_server() -> Iterator[str]:
         with (REFERENCE_DIR.parent / "reference-server.lock").open("w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)  # xdist workers install it once between them
             if not REFERENCE_ENTRY.exists():
-                subprocess.run([str(ROOT / "scripts" / "install-reference-server.sh")], check=True, timeout=600)
+                subprocess.run(
+                    [str(ROOT / "scripts" / "install-reference-server.sh")], check=True, timeout=600
+                )
     yield shlex.join(["node", str(REFERENCE_ENTRY), "stdio"])

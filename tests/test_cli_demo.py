@@ -92,9 +92,15 @@ def test_read_unknown_uri_fails_with_the_servers_error() -> None:
 
 
 def test_expand_encodes_by_operator() -> None:
-    assert run_cli("expand", "docs://handbook/{chapter}", "chapter=a/b c").stdout == "docs://handbook/a%2Fb%20c\n"
+    assert (
+        run_cli("expand", "docs://handbook/{chapter}", "chapter=a/b c").stdout
+        == "docs://handbook/a%2Fb%20c\n"
+    )
     assert run_cli("expand", "file:///{+path}", "path=src/app.py").stdout == "file:///src/app.py\n"
-    assert run_cli("expand", "metrics://rollup{/segments*}", "segments=eu,web").stdout == "metrics://rollup/eu/web\n"
+    assert (
+        run_cli("expand", "metrics://rollup{/segments*}", "segments=eu,web").stdout
+        == "metrics://rollup/eu/web\n"
+    )
     assert run_cli("expand", "docs://search{?q,limit}", "q=tide tables", "limit=5").stdout == (
         "docs://search?q=tide%20tables&limit=5\n"
     )
@@ -143,7 +149,9 @@ def test_prompt_unknown_name_fails() -> None:
 def test_config_file_servers_and_name_selection(tmp_path: Path) -> None:
     config = tmp_path / "servers.json"
     config.write_text(
-        json.dumps({"mcpServers": {"demo-a": {"command": "python", "args": ["-m", "explorer", "demo-server"]}}})
+        json.dumps(
+            {"mcpServers": {"demo-a": {"command": "python", "args": ["-m", "explorer", "demo-server"]}}}
+        )
     )
     result = run_cli("tree", "--json", "--max-pages", "1", "-c", str(config))
     assert [s["name"] for s in json.loads(result.stdout)["servers"]] == ["demo-a"]
@@ -163,10 +171,12 @@ def test_config_errors_exit_2_with_one_line(tmp_path: Path) -> None:
     toml.write_text("[servers.x\ncommand = 1")
     assert run_cli("tree", "-c", str(toml)).code == 2
     nothing = tmp_path / "empty.toml"
-    nothing.write_text(textwrap.dedent("""
+    nothing.write_text(
+        textwrap.dedent("""
         [servers.x]
         args = ["a"]
-    """))
+    """)
+    )
     result = run_cli("tree", "-c", str(nothing))
     assert result.code == 2 and "neither" in result.stderr and "Traceback" not in result.stderr
 

@@ -44,7 +44,9 @@ def test_repeated_cursor_stops_with_an_error_naming_it(protocol: str) -> None:
 
 
 def test_endless_cursors_stop_at_the_page_bound_with_exit_3(protocol: str) -> None:
-    result = run_cli("tree", "--json", "--max-pages", "5", "-s", raw_server("endless"), "--protocol", protocol)
+    result = run_cli(
+        "tree", "--json", "--max-pages", "5", "-s", raw_server("endless"), "--protocol", protocol
+    )
     assert result.code == 3, result
     [server] = json.loads(result.stdout)["servers"]
     assert server["ok"] and not server["complete"] and server["stoppedBy"] == "max_pages"
@@ -52,7 +54,9 @@ def test_endless_cursors_stop_at_the_page_bound_with_exit_3(protocol: str) -> No
 
 
 def test_endless_cursors_stop_at_the_item_bound(protocol: str) -> None:
-    result = run_cli("tree", "--json", "--max-items", "250", "-s", raw_server("endless"), "--protocol", protocol)
+    result = run_cli(
+        "tree", "--json", "--max-items", "250", "-s", raw_server("endless"), "--protocol", protocol
+    )
     assert result.code == 3, result
     data = json.loads(result.stdout)
     assert data["servers"][0]["stoppedBy"] == "max_items"
@@ -89,7 +93,9 @@ def test_templates_method_not_found_means_no_templates(protocol: str) -> None:
 
 
 def test_other_templates_error_is_that_servers_error(protocol: str) -> None:
-    result = run_cli("tree", "--json", "-s", raw_server("templates-error", resources=10), "--protocol", protocol)
+    result = run_cli(
+        "tree", "--json", "-s", raw_server("templates-error", resources=10), "--protocol", protocol
+    )
     assert result.code == 1
     data = json.loads(result.stdout)
     assert "-32603" in data["servers"][0]["error"] and len(data["resources"]) == 10
@@ -114,7 +120,14 @@ def test_server_that_never_answers_times_out(protocol: str) -> None:
 
 def test_failing_server_does_not_take_the_other_down(protocol: str) -> None:
     result = run_cli(
-        "tree", "--json", "-s", raw_server(resources=20), "-s", "no-such-command-xyz --flag", "--protocol", protocol
+        "tree",
+        "--json",
+        "-s",
+        raw_server(resources=20),
+        "-s",
+        "no-such-command-xyz --flag",
+        "--protocol",
+        protocol,
     )
     assert result.code == 1
     data = json.loads(result.stdout)

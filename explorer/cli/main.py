@@ -45,7 +45,11 @@ bound_options = [
     click.option("--max-items", type=click.IntRange(min=1), default=None, help="Stop listing after N items."),
     click.option("--max-pages", type=click.IntRange(min=1), default=None, help="Stop listing after N pages."),
     click.option(
-        "--list-timeout", type=click.FloatRange(min=0.1), default=None, metavar="S", help="Wall time for a listing."
+        "--list-timeout",
+        type=click.FloatRange(min=0.1),
+        default=None,
+        metavar="S",
+        help="Wall time for a listing.",
     ),
 ]
 
@@ -60,7 +64,7 @@ def with_bounds(func: Callable[..., Any]) -> Callable[..., Any]:
 @server_options
 @click.version_option(__version__, prog_name="mcp-url-explorer")
 @click.pass_context
-def cli(ctx: click.Context, **params: Any) -> None:
+def cli(ctx: click.Context, /, **params: Any) -> None:
     """Explore what MCP servers expose: resources and templates as one URI-prefix tree.
 
     Without a command, opens the terminal UI on the configured servers (or the built-in demo server).
@@ -69,20 +73,23 @@ def cli(ctx: click.Context, **params: Any) -> None:
     ctx.obj = settings
     if ctx.invoked_subcommand is None:
         config, specs = _resolve(settings)
-        from explorer.ui.launch import launch_tui
+        from explorer.app import launch_tui
 
         sys.exit(launch_tui(config, specs, protocol=settings.protocol_mode, timeout=settings.request_timeout))
 
 
 @cli.command()
 @server_options
-@click.option("--prefix", default=None, metavar="P", help="Only resources and templates under this URI prefix.")
+@click.option(
+    "--prefix", default=None, metavar="P", help="Only resources and templates under this URI prefix."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--depth", type=click.IntRange(min=1), default=None, help="Text output: show N levels.")
 @with_bounds
 @click.pass_context
 def tree(
     ctx: click.Context,
+    /,
     prefix: str | None,
     as_json: bool,
     depth: int | None,
@@ -122,6 +129,7 @@ def tree(
 @click.pass_context
 def read(
     ctx: click.Context,
+    /,
     uri: str,
     as_json: bool,
     max_items: int | None,
@@ -138,7 +146,12 @@ def read(
         from explorer.cli.read_cmd import read_command
 
         return await read_command(
-            specs, uri, bounds, protocol=settings.protocol_mode, timeout=settings.request_timeout, as_json=as_json
+            specs,
+            uri,
+            bounds,
+            protocol=settings.protocol_mode,
+            timeout=settings.request_timeout,
+            as_json=as_json,
         )
 
     _run(body)
@@ -162,6 +175,7 @@ def expand(template: str, values: tuple[str, ...]) -> None:
 @click.pass_context
 def match(
     ctx: click.Context,
+    /,
     uri: str,
     as_json: bool,
     max_items: int | None,
@@ -178,7 +192,12 @@ def match(
         from explorer.cli.match_cmd import match_command
 
         return await match_command(
-            specs, uri, bounds, protocol=settings.protocol_mode, timeout=settings.request_timeout, as_json=as_json
+            specs,
+            uri,
+            bounds,
+            protocol=settings.protocol_mode,
+            timeout=settings.request_timeout,
+            as_json=as_json,
         )
 
     _run(body)
@@ -188,7 +207,7 @@ def match(
 @server_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.pass_context
-def prompts(ctx: click.Context, as_json: bool, **params: Any) -> None:
+def prompts(ctx: click.Context, /, as_json: bool, **params: Any) -> None:
     """The prompts of every server."""
     settings = settings_from(ctx, params)
     _config, specs = _resolve(settings)
@@ -209,7 +228,9 @@ def prompts(ctx: click.Context, as_json: bool, **params: Any) -> None:
 @click.argument("arguments", nargs=-1, metavar="[NAME=VALUE]...")
 @click.option("--json", "as_json", is_flag=True, help="Print the raw result as JSON.")
 @click.pass_context
-def prompt(ctx: click.Context, name: str, arguments: tuple[str, ...], as_json: bool, **params: Any) -> None:
+def prompt(
+    ctx: click.Context, /, name: str, arguments: tuple[str, ...], as_json: bool, **params: Any
+) -> None:
     """Get prompt NAME with arguments and print its messages."""
     from explorer.cli.match_cmd import parse_assignments
 

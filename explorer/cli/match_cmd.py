@@ -51,11 +51,19 @@ def expand_command(template: str, pairs: Sequence[str]) -> int:
 
 
 async def match_command(
-    specs: Sequence[ServerSpec], uri: str, bounds: ListingBounds, *, protocol: str, timeout: float, as_json: bool
+    specs: Sequence[ServerSpec],
+    uri: str,
+    bounds: ListingBounds,
+    *,
+    protocol: str,
+    timeout: float,
+    as_json: bool,
 ) -> int:
     outcomes = await run_on_servers(specs, lister(bounds), protocol=protocol, timeout=timeout)
     templates = [t for o in outcomes if o.value is not None for t in o.value.templates]
-    listed_by = [o.name for o in outcomes if o.value is not None and any(r.uri == uri for r in o.value.resources)]
+    listed_by = [
+        o.name for o in outcomes if o.value is not None and any(r.uri == uri for r in o.value.resources)
+    ]
     matches = match_all(templates, uri)
     if as_json:
         emit_json(

@@ -26,12 +26,17 @@ def _report(outcomes: Sequence[Outcome[Any]]) -> None:
             error(o.error_line())
 
 
-async def prompts_command(specs: Sequence[ServerSpec], *, protocol: str, timeout: float, as_json: bool) -> int:
+async def prompts_command(
+    specs: Sequence[ServerSpec], *, protocol: str, timeout: float, as_json: bool
+) -> int:
     outcomes = await run_on_servers(specs, _list, protocol=protocol, timeout=timeout)
     if as_json:
         emit_json(
             {
-                "servers": [{"name": o.name, "ok": o.ok, "error": o.fault.message if o.fault else None} for o in outcomes],
+                "servers": [
+                    {"name": o.name, "ok": o.ok, "error": o.fault.message if o.fault else None}
+                    for o in outcomes
+                ],
                 "prompts": [{"server": o.name, **p} for o in outcomes for p in (o.value or [])],
             }
         )

@@ -58,7 +58,10 @@ def print_contents(result: dict[str, Any]) -> None:
     for content in contents:
         if several:
             mime = content.get("mimeType")
-            out(f"--- {safe_line(content.get('uri', ''), 500)}" + (f" ({safe_line(mime, 80)})" if mime else ""))
+            out(
+                f"--- {safe_line(content.get('uri', ''), 500)}"
+                + (f" ({safe_line(mime, 80)})" if mime else "")
+            )
         if isinstance(content.get("text"), str):
             out(safe(content["text"], limit=TEXT_LIMIT))
         elif "blob" in content:
@@ -76,7 +79,13 @@ async def read_on(spec: ServerSpec, uri: str, *, protocol: str, timeout: float) 
 
 
 async def read_command(
-    specs: Sequence[ServerSpec], uri: str, bounds: ListingBounds, *, protocol: str, timeout: float, as_json: bool
+    specs: Sequence[ServerSpec],
+    uri: str,
+    bounds: ListingBounds,
+    *,
+    protocol: str,
+    timeout: float,
+    as_json: bool,
 ) -> int:
     spec, outcomes = await choose_server(specs, uri, bounds, protocol=protocol, timeout=timeout)
     unresolved = spec is None
@@ -87,7 +96,9 @@ async def read_command(
     if outcome.fault is not None:
         fault = outcome.fault
         if unresolved:
-            fault = ServerFault(f"{fault.message} (no server lists this URI and no template matches it)", fault.code)
+            fault = ServerFault(
+                f"{fault.message} (no server lists this URI and no template matches it)", fault.code
+            )
         if as_json:
             emit_json({"server": spec.name, "uri": uri, "ok": False, "error": _error_json(fault)})
         error(f"server {spec.name}: {fault.message}")

@@ -68,7 +68,9 @@ class Settings:
         """The config and the servers to use; raises ConfigError (exit 2) on any problem."""
         config = self.load()
         headers = dict(parse_header(h) for h in self.headers)
-        specs = select_servers(config, self.servers, sse=self.sse, headers=headers, default=demo_server_spec())
+        specs = select_servers(
+            config, self.servers, sse=self.sse, headers=headers, default=demo_server_spec()
+        )
         return config, specs
 
     def bounds(self, config: Config | None, **overrides: float | int | None) -> ListingBounds:
@@ -102,7 +104,9 @@ def server_options(func: F) -> F:
             help="Config file: JSON with mcpServers (Claude Desktop, Cursor) or servers (VS Code), "
             "or the explorer's TOML. Without -s every configured server is used.",
         ),
-        click.option("-H", "--header", "headers", multiple=True, metavar="'NAME: VALUE'", help="HTTP header."),
+        click.option(
+            "-H", "--header", "headers", multiple=True, metavar="'NAME: VALUE'", help="HTTP header."
+        ),
         click.option("--sse", is_flag=True, default=False, help="Use legacy HTTP+SSE for URL servers."),
         click.option(
             "--protocol",

@@ -12,7 +12,7 @@ from explorer.config import ListingBounds
 from explorer.connection.discovery import Listing, list_server
 from explorer.connection.session import ServerConnection
 from explorer.model.entries import ResourceEntry, TemplateEntry
-from explorer.model.uri_tree import UriNode, UriTree
+from explorer.model.uri_tree import PatternNode, UriNode, UriTree
 
 RESOURCE_FIELDS = ("title", "description", "mimeType", "size", "annotations")
 TEMPLATE_FIELDS = ("title", "description", "mimeType", "annotations")
@@ -133,10 +133,14 @@ def print_text(catalogue: Catalogue, *, depth: int | None) -> None:
     if tree.root.resource_count == 0 and tree.root.template_count == 0:
         out("(nothing listed)")
         return
-    for child in tree.children(tree.root):
-        _print_node(tree, child, 0, depth, several)
-    for pattern in tree.patterns(tree.root):
-        out(_pattern_line(pattern, 0, several))
+    for row in tree.iter_depth_first(collapse=True):
+        if depth is not None and row.depth >= depth:
+            continue
+        indent = "  " * row.depth
+        if isinstance(row.node, PatternNode):
+            out(indent + _pattern_line(row.node, several))
+        else:
+            out(indent + _node_line(tree, row.node, row.label, several))
 
 
 def status_line(o: Outcome[Listing]) -> str:
@@ -153,52 +157,27 @@ def status_line(o: Outcome[Listing]) -> str:
     return safe_line(f"{o.name}: {who + '; ' if who else ''}{state}", limit=500)
 
 
-def _print_node(tree: UriTree, node: UriNode, level: int, depth: int | None, several: bool) -> None:
-    end = tree.chain_end(node)
-    label = node.segment if end is node else _chain_label(node, end)
-    indent = "  " * level
-    count = end.resource_count + end.template_count
-    has_children = bool(tree.children(end)) or bool(tree.patterns(end))
-    parts = [indent + safe_line(label or "(empty)", limit=300)]
-    if end.resources:
-        entry = next(iter(end.resources.values()))
-        parts.append(f"  {safe_line(entry.name, 120)}")
-        mime = entry.mime_type
-        if mime:
-            parts.append(f"  [{safe_line(mime, 60)}]")
+def _node_line(tree: UriTree, node: UriNode, label: str, several: bool) -> str:
+    """`label  name-or-title  [mime]  <servers>  (count below)`; only what adds information."""
+    parts = [safe_line(label, 300) if label else "/"]
+    if node.resources:
+        entry = next(iter(node.resources.values()))
+        title = entry.raw.get("title")
+        shown = title if isinstance(title, str) and title else entry.name
+        if shown and shown != label:
+            parts.append(safe_line(shown, 120))
+        if entry.mime_type:
+            parts.append(f"[{safe_line(entry.mime_type, 60)}]")
         if several:
-            parts.append("  <" + ", ".join(safe_line(s, 60) for s in sorted(end.resources)) + ">")
-    if has_children:
-        parts.append(f"  ({count})")
-    out("".join(parts))
-    if depth is not None and level + 1 >= depth:
-        return
-    for child in tree.children(end):
-        _print_node(tree, child, level + 1, depth, several)
-    for pattern in tree.patterns(end):
-        out(_pattern_line(pattern, level + 1, several))
+            parts.append("<" + ", ".join(safe_line(s, 60) for s in sorted(node.resources)) + ">")
+    if node.child_count or node.pattern_count:
+        parts.append(f"({node.resource_count + node.template_count - (1 if node.resources else 0)})")
+    return "  ".join(parts)
 
 
-def _chain_label(start: UriNode, end: UriNode) -> str:
-    """`a/b/c` for a collapsed single-child chain (display only; the model keeps real segments)."""
-    segments: list[str] = []
-    node: UriNode | None = end
-    while node is not None and node is not start:
-        segments.append(node.segment)
-        node = node.parent
-    segments.append(start.segment)
-    segments.reverse()
-    label = segments[0]
-    for segment in segments[1:]:
-        joiner = "" if label.endswith((":", "://")) or segment.startswith(("?", "#")) else "/"
-        label += joiner + segment
-    return label
-
-
-def _pattern_line(pattern: Any, level: int, several: bool) -> str:
-    entries = list(pattern.templates.values())
-    entry = entries[0]
-    line = "  " * level + safe_line(pattern.label, 300) + "  [template]  " + safe_line(entry.name, 120)
+def _pattern_line(pattern: PatternNode, several: bool) -> str:
+    entry = next(iter(pattern.templates.values()))
+    line = safe_line(pattern.label, 300) + "  [template]  " + safe_line(entry.name, 120)
     if several:
         line += "  <" + ", ".join(safe_line(s, 60) for s in sorted(pattern.templates)) + ">"
     return line

@@ -195,8 +195,9 @@ async def _list_kind(
             state.done = True
             state.cursor = None
         elif not isinstance(next_cursor, str):
+            kind_name = type(next_cursor).__name__
             raise ServerFault(
-                f"listing {kind}: the server sent a nextCursor that is not a string ({type(next_cursor).__name__})"
+                f"listing {kind}: the server sent a nextCursor that is not a string ({kind_name})"
             )
         elif next_cursor in state.seen_cursors:
             raise ServerFault(
@@ -214,7 +215,9 @@ def _parse_page(
 ) -> Page:
     items = raw.get(_ITEMS_KEY[kind])
     if not isinstance(items, list):
-        raise ServerFault(f"listing {kind}: page {number} has no '{_ITEMS_KEY[kind]}' list; the page was dropped")
+        raise ServerFault(
+            f"listing {kind}: page {number} has no '{_ITEMS_KEY[kind]}' list; the page was dropped"
+        )
     skipped = 0
     duplicates = 0
     resources: list[ResourceEntry] = []

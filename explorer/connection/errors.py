@@ -62,7 +62,9 @@ def describe_exception(exc: BaseException, *, action: str, timeout: float | None
             limit = f" after {timeout:g} s" if timeout is not None else ""
             return ServerFault(f"{action}: the server did not answer{limit} (timeout)", code, chosen.data)
         if code == CONNECTION_CLOSED and "closed" in text.lower():
-            return ServerFault(f"{action}: the server closed the connection (did it exit?)", code, chosen.data)
+            return ServerFault(
+                f"{action}: the server closed the connection (did it exit?)", code, chosen.data
+            )
         return ServerFault(f"{action}: the server answered error {code}: {text}", code, chosen.data)
     if isinstance(chosen, FileNotFoundError):
         missing = chosen.filename or str(chosen)
@@ -89,4 +91,9 @@ def describe_exception(exc: BaseException, *, action: str, timeout: float | None
 
 def _is_noise(exc: BaseException) -> bool:
     """Secondary errors that hide the real cause when a transport tears down."""
-    return type(exc).__name__ in {"CancelledError", "ClosedResourceError", "BrokenResourceError", "GeneratorExit"}
+    return type(exc).__name__ in {
+        "CancelledError",
+        "ClosedResourceError",
+        "BrokenResourceError",
+        "GeneratorExit",
+    }

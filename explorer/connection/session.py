@@ -81,7 +81,7 @@ class ServerConnection:
                 _StreamsTransport(streams),
                 mode=self.protocol,
                 read_timeout_seconds=self.timeout,
-                message_handler=self._message_handler,
+                message_handler=self._message_handler,  # type: ignore[arg-type]
                 client_info=Implementation(name="mcp-url-explorer", version=__version__),
                 cache=None,  # an explorer must always see what the server says now
             )
@@ -226,7 +226,7 @@ async def _close_quietly(stack: AsyncExitStack) -> None:
         warnings.simplefilter("ignore")
         try:
             await stack.aclose()
-        except Exception:  # noqa: S110 - teardown of an already failed connection
+        except Exception:
             pass
         except BaseExceptionGroup:
             pass
@@ -235,4 +235,3 @@ async def _close_quietly(stack: AsyncExitStack) -> None:
 def _last_line(text: str) -> str:
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     return lines[-1][:300] if lines else ""
-
