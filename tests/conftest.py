@@ -11,7 +11,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import hypothesis.internal.observability  # noqa: F401  (see below)
 import pytest
+
+# Imported here, at collection, on purpose: hypothesis' pytest plugin imports this module lazily in
+# its terminal summary, and on CPython 3.11.7 parsing a module there, after a Textual app has run a
+# stdio server in the same process, fails with "AST constructor recursion depth mismatch" (a CPython
+# bug in the AST validator's depth check). Importing it early means no parse happens at the end.
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -20,6 +26,12 @@ REFERENCE_DIR = Path(os.environ.get("MCP_REFERENCE_SERVER_DIR", ROOT / ".cache" 
 REFERENCE_ENTRY = (
     REFERENCE_DIR / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
 )
+
+
+@pytest.fixture(scope="session")
+def anyio_backend() -> str:
+    """Async tests (marked `anyio`) run on asyncio, like Textual."""
+    return "asyncio"
 
 
 @pytest.fixture(autouse=True)

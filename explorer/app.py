@@ -1,0 +1,125 @@
+"""ExplorerApp: themes, keymap, palette commands; the main screen does the rest."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+
+from explorer.commands import ExplorerCommands, UriJumpCommands
+from explorer.config import Config, ListingBounds, ServerSpec
+from explorer.connection.session import ProtocolMode
+from explorer.keymap import binding_ids, validate_keymap
+from explorer.sanitize import sanitize_line
+from explorer.theming import (
+    DEFAULT_THEME,
+    all_theme_dirs,
+    load_theme_choice,
+    load_themes,
+    save_theme_choice,
+    theme_variable_defaults,
+)
+
+
+class ExplorerApp(App[int]):
+    """A keyboard-driven explorer of what MCP servers expose."""
+
+    TITLE = "mcp-url-explorer"
+    CSS_PATH = "explorer.tcss"
+    COMMANDS: ClassVar = App.COMMANDS | {ExplorerCommands, UriJumpCommands}
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("q", "quit", "Quit", id="app.quit"),
+        Binding("question_mark", "toggle_help", "Help", id="app.help"),
+        Binding("ctrl+p", "command_palette", "Palette", show=True, id="app.palette"),
+    ]
+
+    def __init__(
+        self,
+        specs: list[ServerSpec],
+        *,
+        config: Config | None = None,
+        protocol: ProtocolMode = "auto",
+        timeout: float = 30.0,
+        bounds: ListingBounds | None = None,
+        remember_theme: bool = True,
+    ) -> None:
+        super().__init__()
+        self.specs = specs
+        self.config = config
+        self.protocol: ProtocolMode = protocol
+        self.timeout = timeout
+        self.bounds = bounds or (config.listing if config is not None else ListingBounds())
+        self.remember_theme = remember_theme
+        self._theme_ready = False
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        try:
+            return theme_variable_defaults(self.current_theme)
+        except Exception:  # early in start-up there may be no current theme yet
+            return theme_variable_defaults()
+
+    def on_mount(self) -> None:
+        self._load_themes()
+        self._apply_keymap()
+        from explorer.screens.main import MainScreen
+
+        self.push_screen(
+            MainScreen(self.specs, protocol=self.protocol, timeout=self.timeout, bounds=self.bounds)
+        )
+
+    def _load_themes(self) -> None:
+        themes, errors = load_themes(all_theme_dirs())
+        for theme in themes:
+            self.register_theme(theme)
+        for problem in errors:
+            self.notify(
+                sanitize_line(problem, 300), title="Theme not loaded", severity="warning", markup=False
+            )
+        wanted = (
+            (self.config.theme if self.config is not None else None) or load_theme_choice() or DEFAULT_THEME
+        )
+        if wanted in self.available_themes:
+            self.theme = wanted
+        elif DEFAULT_THEME in self.available_themes:
+            self.theme = DEFAULT_THEME
+        self._theme_ready = True
+
+    def watch_theme(self, theme: str) -> None:
+        if self._theme_ready and self.remember_theme:
+            save_theme_choice(theme)
+
+    def _apply_keymap(self) -> None:
+        if self.config is None or not self.config.keymap:
+            return
+        from explorer.screens.error_dialog import ErrorDialog
+        from explorer.screens.goto import GoToDialog
+        from explorer.screens.main import MainScreen
+        from explorer.widgets.preview import ContentPreview
+        from explorer.widgets.resource_tree import ResourceTree
+
+        known = binding_ids([ExplorerApp, MainScreen, ResourceTree, ContentPreview, ErrorDialog, GoToDialog])
+        keymap, warnings = validate_keymap(self.config.keymap, known)
+        for warning in warnings:
+            self.notify(sanitize_line(warning, 300), title="Keymap", severity="warning", markup=False)
+        self.set_keymap(keymap)
+
+    def action_toggle_help(self) -> None:
+        if self.screen.query("HelpPanel"):
+            self.action_hide_help_panel()
+        else:
+            self.action_show_help_panel()
+
+    def get_system_commands(self, screen: Screen[object]) -> list[SystemCommand]:  # type: ignore[override]
+        return list(super().get_system_commands(screen))
+
+
+def launch_tui(config: Config | None, specs: list[ServerSpec], *, protocol: str, timeout: float) -> int:
+    """Run the TUI until the user quits; returns the process exit code."""
+    mode: ProtocolMode = (
+        "legacy" if protocol == "legacy" else "2026-07-28" if protocol == "2026-07-28" else "auto"
+    )
+    app = ExplorerApp(specs, config=config, protocol=mode, timeout=timeout)
+    app.run()
+    return 0

@@ -1,0 +1,123 @@
+"""Command palette providers: the explorer's verbs, and a fuzzy jump to any URI or template.
+
+Labels shown in the palette are server strings, so they are sanitized and wrapped in Content
+(never markup). The jump search stops after a bounded number of candidates so a server with a
+million resources cannot freeze the palette.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.content import Content
+
+from explorer.sanitize import sanitize_line
+
+if TYPE_CHECKING:
+    from explorer.screens.main import MainScreen
+
+SCAN_LIMIT = 20_000
+HIT_LIMIT = 50
+
+
+def _main_screen(provider: Provider) -> MainScreen | None:
+    from explorer.screens.main import MainScreen
+
+    for screen in reversed(provider.app.screen_stack):
+        if isinstance(screen, MainScreen):
+            return screen
+    return None
+
+
+class ExplorerCommands(Provider):
+    """The app's verbs by name (every one also has a key)."""
+
+    def _verbs(self, screen: MainScreen) -> list[tuple[str, str, Callable[[], object]]]:
+        verbs: list[tuple[str, str, Callable[[], object]]] = [
+            ("Go to URI", "Type or paste a URI; see which server or template serves it", screen.action_goto),
+            ("Filter tree", "Filter by URI prefix or text", screen.action_filter),
+            ("Copy highlighted URI", "Copy the URI under the cursor (OSC 52)", screen.action_copy_uri),
+            (
+                "Refresh listings",
+                "List every server again; the old listing stays until done",
+                screen.action_refresh,
+            ),
+            (
+                "Continue incomplete listings",
+                "Go past the bound that stopped a listing",
+                screen.action_continue_listing,
+            ),
+            ("Toggle auto-preview", "Read resources on highlight", screen.action_toggle_auto_preview),
+        ]
+        for status in screen.failed_servers():
+            name = sanitize_line(status.name, 40)
+            verbs.append(
+                (
+                    f"Show error: {name}",
+                    "Error code, message, data, stderr",
+                    partial(screen.action_show_error, status.name),
+                )
+            )
+            verbs.append(
+                (f"Reconnect: {name}", "Connect this server again", partial(screen.connect, status.name))
+            )
+        return verbs
+
+    async def discover(self) -> Hits:
+        screen = _main_screen(self)
+        if screen is None:
+            return
+        for title, help_text, callback in self._verbs(screen):
+            yield DiscoveryHit(Content(title), callback, text=title, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        screen = _main_screen(self)
+        if screen is None:
+            return
+        matcher = self.matcher(query)
+        for title, help_text, callback in self._verbs(screen):
+            score = matcher.match(title)
+            if score > 0:
+                yield Hit(score, matcher.highlight(title), callback, text=title, help=help_text)
+
+
+class UriJumpCommands(Provider):
+    """Jump to any URI or template by fuzzy match (bounded scan)."""
+
+    async def search(self, query: str) -> Hits:
+        screen = _main_screen(self)
+        if screen is None or not query.strip():
+            return
+        tree = screen.catalogue.tree
+        matcher = self.matcher(query)
+        hits = 0
+        for entry in tree.templates_under(""):
+            score = matcher.match(entry.uri_template)
+            if score > 0:
+                label = sanitize_line(entry.uri_template, 200)
+                yield Hit(
+                    score,
+                    Content.styled(label, "$tree-pattern"),
+                    partial(screen.tree_widget.select_prefix, entry.literal_prefix),
+                    text=label,
+                    help="template",
+                )
+        # A query that is a URI prefix goes straight to the trie; anything else scans a bounded slice.
+        source = tree.resources_under(query) if "://" in query or ":" in query else tree.resources_under("")
+        for scanned, entry in enumerate(source):
+            if scanned >= SCAN_LIMIT or hits >= HIT_LIMIT:
+                break
+            score = matcher.match(entry.uri)
+            if score > 0:
+                hits += 1
+                label = sanitize_line(entry.uri, 200)
+                yield Hit(
+                    score,
+                    Content(label),
+                    partial(screen.tree_widget.select_prefix, entry.uri),
+                    text=label,
+                    help=sanitize_line(entry.name, 100),
+                )

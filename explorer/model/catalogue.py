@@ -1,0 +1,156 @@
+"""What the explorer knows about every server: state, identity, listing, and the merged URI tree.
+
+Rules it enforces (design.md, "Listing rules"): the first listing is merged into the tree page by
+page so the user browses while a big server is still listing; a refresh is built aside and
+replaces the server's entries only when it completes, so a failed refresh keeps the last good
+listing on screen; one server's failure never touches another's entries.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from explorer.config import ServerSpec
+from explorer.connection.discovery import Listing, Page
+from explorer.connection.session import ServerIdentity
+from explorer.model.uri_tree import UriTree
+
+State = Literal["connecting", "listing", "ready", "incomplete", "failed"]
+
+
+@dataclass
+class ServerStatus:
+    """One server as the status bar and the error dialog show it."""
+
+    spec: ServerSpec
+    state: State = "connecting"
+    identity: ServerIdentity | None = None
+    listing: Listing | None = None  # the listing on screen
+    pending: Listing | None = None  # a refresh being built aside
+    error: str | None = None
+    error_code: int | None = None
+    error_data: Any = None
+    stderr_tail: str = ""
+    refreshing: bool = False
+    pages_seen: int = 0
+    items_seen: int = 0
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def busy(self) -> bool:
+        return self.state in ("connecting", "listing") or self.refreshing
+
+    def progress_text(self) -> str:
+        """Short status: counts and why the listing is not complete."""
+        if self.state == "connecting":
+            return "connecting…"
+        if self.state == "failed" and self.listing is None:
+            return "failed"
+        listing = self.listing
+        resources = len(listing.resources) if listing is not None else 0
+        templates = len(listing.templates) if listing is not None else 0
+        pages = listing.pages if listing is not None else 0
+        text = f"{resources:,} resources · {templates:,} templates · {pages:,} pages"
+        if self.state == "listing":
+            return text + " · listing…"
+        if self.refreshing:
+            return text + " · refreshing…"
+        if listing is not None and listing.skipped:
+            text += f" · {listing.skipped:,} skipped"
+        if self.state == "failed":
+            return text + " · failed (kept what was listed)"
+        if self.state == "incomplete" and listing is not None and listing.stopped_by is not None:
+            return text + f" · incomplete ({listing.stopped_by.replace('_', '-')} bound)"
+        if self.error is not None:
+            return text + " · refresh failed (showing the last good listing)"
+        return text + " · complete"
+
+
+@dataclass
+class Catalogue:
+    """Every server's status plus the one merged tree the UI renders."""
+
+    tree: UriTree = field(default_factory=UriTree)
+    servers: dict[str, ServerStatus] = field(default_factory=dict)
+
+    def add_server(self, spec: ServerSpec) -> ServerStatus:
+        status = ServerStatus(spec)
+        self.servers[spec.name] = status
+        return status
+
+    def connected(self, name: str, identity: ServerIdentity) -> None:
+        status = self.servers[name]
+        status.identity = identity
+        status.state = "listing"
+        status.error = status.error_code = status.error_data = None
+
+    def begin_listing(self, name: str, *, refresh: bool = False) -> Listing:
+        """The Listing the next traversal fills: a refresh's aside, an incomplete one to continue, or new."""
+        status = self.servers[name]
+        if status.listing is not None and (refresh or status.listing.error is not None):
+            status.refreshing = True
+            status.pending = Listing(server=name)
+            return status.pending
+        status.state = "listing"
+        if status.listing is None:
+            status.listing = Listing(server=name)
+        return status.listing
+
+    def add_page(self, page: Page) -> bool:
+        """Merge a page of a first listing into the tree; a refresh's pages wait. True if the tree changed."""
+        status = self.servers[page.server]
+        status.pages_seen += 1
+        status.items_seen += len(page.resources) + len(page.templates)
+        if status.refreshing:
+            return False
+        before = self.tree.version
+        self.tree.add_resources(page.resources)
+        self.tree.add_templates(page.templates)
+        return self.tree.version != before
+
+    def finish_listing(self, name: str, listing: Listing) -> None:
+        """Record how a listing ended; a complete refresh replaces the old entries in one step."""
+        status = self.servers[name]
+        if status.refreshing:
+            status.refreshing = False
+            status.pending = None
+            if listing.complete:
+                self.tree.replace_server(name, listing.resources, listing.templates)
+                status.listing = listing
+                status.state = "ready"
+                status.error = None
+            else:
+                # Keep the last good listing on screen; say why the refresh did not replace it.
+                status.error = listing.error or f"refresh stopped at the {listing.stopped_by} bound"
+                status.error_code = listing.error_code
+            return
+        status.listing = listing
+        if listing.error is not None:
+            status.state = "failed"
+            status.error = listing.error
+            status.error_code = listing.error_code
+        elif not listing.complete:
+            status.state = "incomplete"
+        else:
+            status.state = "ready"
+
+    def failed(self, name: str, message: str, code: int | None, data: Any, stderr_tail: str) -> None:
+        """The connection itself failed (or died): what was listed stays in the tree, marked."""
+        status = self.servers[name]
+        status.state = "failed"
+        status.refreshing = False
+        status.pending = None
+        status.error = message
+        status.error_code = code
+        status.error_data = data
+        status.stderr_tail = stderr_tail
+
+    def reset(self, name: str) -> None:
+        """Before a reconnect: the old entries stay until the new listing replaces them."""
+        status = self.servers[name]
+        status.state = "connecting"
+        status.error = None

@@ -1,0 +1,1 @@
+"""Screens: the main explorer screen (the controller) and one dialog per module."""

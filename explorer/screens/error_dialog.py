@@ -1,0 +1,102 @@
+"""A failed server's details: code, message, data and the tail of its stderr log.
+
+Scrollable and copyable; everything in it came from a server, so it is sanitized plain text.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+from explorer.config import redact
+from explorer.model.catalogue import ServerStatus
+from explorer.sanitize import sanitize, sanitize_line
+
+
+def error_report(status: ServerStatus) -> str:
+    """The whole report as plain text (what `copy` puts on the clipboard)."""
+    lines = [f"Server: {status.name}", f"Spec: {status.spec.describe()}"]
+    if status.identity is not None:
+        lines.append(f"Protocol: {status.identity.protocol_version} ({status.identity.era})")
+    lines.append(f"Error code: {status.error_code if status.error_code is not None else '-'}")
+    lines.append(f"Message: {status.error or '-'}")
+    if status.error_data is not None:
+        try:
+            lines.append("Data: " + json.dumps(status.error_data, indent=2, ensure_ascii=False, default=str))
+        except (TypeError, ValueError):
+            lines.append(f"Data: {status.error_data!r}")
+    if status.listing is not None:
+        lines.append(f"Listing kept: {status.listing.summary()}")
+    tail = status.stderr_tail.strip()
+    lines.append("")
+    lines.append("stderr (last lines):" if tail else "stderr: (nothing captured)")
+    if tail:
+        lines.append(tail)
+    # Tokens from the config (headers, env) never reach the screen or the clipboard.
+    return redact("\n".join(lines), status.spec)
+
+
+class ErrorDialog(ModalScreen[str | None]):
+    """Details of a failed server with a reconnect action; dismisses with "reconnect" or None."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "dismiss_dialog", "Close", id="error.close"),
+        Binding("r", "reconnect", "Reconnect", id="error.reconnect"),
+        Binding("c", "copy_report", "Copy", id="error.copy"),
+    ]
+    HELP = """
+## Server error
+The error code, message and data the server sent, and the end of its stderr log.
+`r` reconnects, `c` copies the report, `escape` closes.
+"""
+    DEFAULT_CSS = """
+    ErrorDialog { align: center middle; }
+    ErrorDialog > Vertical {
+        width: 90%; max-width: 120; height: 80%;
+        border: thick $error; background: $surface; padding: 0 1;
+    }
+    ErrorDialog #error-title { text-style: bold; color: $error; padding: 0 0 1 0; }
+    ErrorDialog VerticalScroll { height: 1fr; }
+    ErrorDialog Horizontal { height: auto; align-horizontal: right; padding-top: 1; }
+    ErrorDialog Button { margin-left: 2; }
+    """
+
+    def __init__(self, status: ServerStatus) -> None:
+        super().__init__()
+        self.status = status
+        self.report = error_report(status)
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(Content(f"Server {sanitize_line(self.status.name, 80)} failed"), id="error-title")
+            with VerticalScroll():
+                yield Static(Content(sanitize(self.report, limit=200_000)), id="error-report")
+            with Horizontal():
+                yield Button("Copy", id="copy")
+                yield Button("Reconnect", id="reconnect", variant="primary")
+                yield Button("Close", id="close")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        actions: dict[str | None, Any] = {
+            "copy": self.action_copy_report,
+            "reconnect": self.action_reconnect,
+            "close": self.action_dismiss_dialog,
+        }
+        actions[event.button.id]()
+
+    def action_dismiss_dialog(self) -> None:
+        self.dismiss(None)
+
+    def action_reconnect(self) -> None:
+        self.dismiss("reconnect")
+
+    def action_copy_report(self) -> None:
+        self.app.copy_to_clipboard(self.report)
+        self.notify("Error report copied.", markup=False)

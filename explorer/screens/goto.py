@@ -1,0 +1,152 @@
+"""`g`: type or paste a URI; see at once whether a server lists it, which templates produce it
+(with the values), or where the path stops existing; `enter` jumps there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from explorer.model.resolve import Resolution, resolve_uri
+from explorer.model.uri_tree import UriTree
+from explorer.sanitize import sanitize_line
+
+
+@dataclass(frozen=True)
+class GoToTarget:
+    """Where to jump: a listed node's prefix, or a template (with the values that produce the URI)."""
+
+    uri: str
+    prefix: str
+    template: str | None = None
+    server: str | None = None
+    values: dict[str, Any] | None = None
+
+
+def _values_text(values: dict[str, Any]) -> str:
+    return "  ".join(f"{sanitize_line(k, 60)}={sanitize_line(str(v), 120)}" for k, v in values.items())
+
+
+class GoToDialog(ModalScreen[GoToTarget | None]):
+    """Resolve a URI live as it is typed."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="goto.cancel")]
+    HELP = """
+## Go to URI
+Type or paste a URI. The list says which server lists it, or which templates of which servers produce
+it (most specific first, with the values), or the nearest prefix that exists. `enter` jumps to the
+first choice; `down` moves into the list.
+"""
+    DEFAULT_CSS = """
+    GoToDialog { align: center top; }
+    GoToDialog > Vertical {
+        width: 90%; max-width: 140; height: auto; max-height: 80%;
+        margin-top: 3; border: thick $accent; background: $surface; padding: 0 1;
+    }
+    GoToDialog #goto-summary { color: $text-muted; padding: 1 0 0 0; }
+    GoToDialog OptionList { height: auto; max-height: 20; }
+    """
+
+    def __init__(self, tree: UriTree, initial: str = "") -> None:
+        super().__init__()
+        self.uri_tree = tree
+        self.initial = initial
+        self._targets: list[GoToTarget] = []
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Input(value=self.initial, placeholder="URI, e.g. docs://handbook/welcome", id="goto-input")
+            yield Static(Content(""), id="goto-summary")
+            yield OptionList(id="goto-options")
+
+    def on_mount(self) -> None:
+        self._update(self.initial)
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self._update(event.value.strip())
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if self._targets:
+            self.dismiss(self._targets[0])
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        index = event.option_index
+        if 0 <= index < len(self._targets):
+            self.dismiss(self._targets[index])
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    def _update(self, uri: str) -> None:
+        summary = self.query_one("#goto-summary", Static)
+        options = self.query_one("#goto-options", OptionList)
+        options.clear_options()
+        self._targets = []
+        if not uri:
+            summary.update(Content("Type or paste a URI."))
+            return
+        resolution = resolve_uri(self.uri_tree, uri)
+        summary.update(self._summary(resolution))
+        for target, prompt in self._choices(resolution):
+            self._targets.append(target)
+            options.add_option(Option(prompt))
+
+    def _summary(self, r: Resolution) -> Content:
+        if r.listed_by:
+            return Content.styled(
+                "Listed by " + ", ".join(sanitize_line(s, 40) for s in r.listed_by), "$success"
+            )
+        if r.matches:
+            return Content.styled(f"Not listed; {len(r.matches)} template(s) produce it", "$success")
+        nearest = r.nearest.prefix
+        text = "Nothing lists or matches this URI."
+        if nearest:
+            text += f" Nearest existing prefix: {sanitize_line(nearest, 200)}"
+        return Content.styled(text, "$warning")
+
+    def _choices(self, r: Resolution) -> list[tuple[GoToTarget, Content]]:
+        choices: list[tuple[GoToTarget, Content]] = []
+        if r.node is not None:
+            choices.append(
+                (
+                    GoToTarget(r.uri, r.node.prefix),
+                    Content.assemble(("resource  ", "bold"), sanitize_line(r.uri, 300)),
+                )
+            )
+        for m in r.matches:
+            target = GoToTarget(
+                r.uri, m.entry.literal_prefix, m.entry.uri_template, m.entry.server, dict(m.values)
+            )
+            prompt = Content.assemble(
+                ("template  ", "bold $tree-pattern"),
+                sanitize_line(m.entry.uri_template, 200),
+                (f"  [{sanitize_line(m.entry.server, 40)}]  ", "$tree-badge"),
+                _values_text(dict(m.values)),
+            )
+            choices.append((target, prompt))
+        for server, template, report in r.near_misses:
+            problems = "; ".join(report.problems[:2])
+            prompt = Content.assemble(
+                ("near miss  ", "bold $warning"),
+                sanitize_line(template, 200),
+                (f"  [{sanitize_line(server, 40)}]  ", "$tree-badge"),
+                (sanitize_line(problems, 300), "$text-muted"),
+            )
+            prefix = template.split("{", 1)[0]
+            choices.append((GoToTarget(r.uri, prefix, template, server, None), prompt))
+        if not r.node and r.nearest.prefix:
+            choices.append(
+                (
+                    GoToTarget(r.uri, r.nearest.prefix),
+                    Content.assemble(("nearest  ", "bold"), sanitize_line(r.nearest.prefix, 300)),
+                )
+            )
+        return choices

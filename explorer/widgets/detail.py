@@ -1,0 +1,154 @@
+"""What the highlighted tree node is: URI, metadata, annotations, servers, counts below it.
+
+Never reads anything: highlighting is free; reading happens on `enter`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.widgets import Static
+
+from explorer.model.entries import ResourceEntry, TemplateEntry
+from explorer.model.uri_tree import PatternNode, UriNode, UriTree
+from explorer.sanitize import sanitize, sanitize_line
+
+FIELD_STYLE = "$text-muted"
+
+
+def _field(label: str, value: str, style: str = "") -> Content:
+    return Content.assemble((f"{label:<13}", FIELD_STYLE), (value, style))
+
+
+def _human(n: int) -> str:
+    size = float(n)
+    for unit in ("B", "KB", "MB", "GB"):
+        if size < 1024 or unit == "GB":
+            return f"{n:,} B" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{n:,} B"
+
+
+class DetailPane(VerticalScroll, can_focus=False):
+    """Metadata of the highlighted resource, template or prefix."""
+
+    HELP = """
+## Details
+Shows the highlighted node: its URI, name, title, description, MIME type, size, annotations
+(audience, priority, lastModified) and the servers that list it; for a prefix, the counts below it.
+Press `enter` in the tree to read a resource.
+"""
+
+    DEFAULT_CSS = """
+    DetailPane {
+        height: auto;
+        max-height: 45%;
+        padding: 0 1;
+        border-bottom: solid $panel;
+    }
+    DetailPane > Static { width: 1fr; }
+    """
+
+    def compose(self) -> Any:
+        yield Static(Content("Highlight a node in the tree."), id="detail-body")
+
+    def show_node(self, tree: UriTree, node: UriNode | PatternNode | None) -> None:
+        body = self.query_one("#detail-body", Static)
+        if node is None:
+            body.update(Content("Nothing here yet."))
+            return
+        lines = self._pattern_lines(node) if isinstance(node, PatternNode) else self._node_lines(tree, node)
+        body.update(Content("\n").join(lines))
+
+    def _node_lines(self, tree: UriTree, node: UriNode) -> list[Content]:
+        lines: list[Content] = []
+        prefix = node.prefix
+        entries = list(node.resources.values())
+        if entries:
+            entry = entries[0]
+            lines.append(_field("URI", sanitize_line(entry.uri, 2000), "bold"))
+            lines.extend(self._resource_lines(entry))
+            lines.append(_field("Servers", ", ".join(sanitize_line(e.server, 60) for e in entries)))
+            if len(entries) > 1:
+                lines.append(Content.styled("Listed by several servers (a URI collision).", "$warning"))
+        else:
+            lines.append(_field("Prefix", sanitize_line(prefix, 2000) or "(all servers)", "bold"))
+        below = node.resource_count - (1 if entries else 0)
+        if node.child_count or node.pattern_count:
+            lines.append(
+                _field(
+                    "Below",
+                    f"{below:,} resources · {node.template_count:,} templates · "
+                    f"{node.child_count:,} children",
+                )
+            )
+        return lines
+
+    def _resource_lines(self, entry: ResourceEntry) -> list[Content]:
+        raw = entry.raw
+        lines = [_field("Name", sanitize_line(entry.name, 300))]
+        for key, label in (("title", "Title"), ("mimeType", "MIME type")):
+            if isinstance(raw.get(key), str):
+                lines.append(_field(label, sanitize_line(raw[key], 300)))
+        if raw.get("mimeType") == "inode/directory":
+            lines.append(_field("Kind", "folder (inode/directory)"))
+        if isinstance(raw.get("size"), int):
+            lines.append(_field("Size", _human(raw["size"])))
+        lines.extend(_annotation_lines(raw.get("annotations")))
+        if isinstance(raw.get("description"), str):
+            lines.append(Content(""))
+            lines.append(Content(sanitize(raw["description"], limit=4000)))
+        return lines
+
+    def _pattern_lines(self, node: PatternNode) -> list[Content]:
+        templates: list[TemplateEntry] = list(node.templates.values())
+        if not templates:
+            return [Content("(template removed)")]
+        entry = templates[0]
+        raw = entry.raw
+        lines = [
+            _field("Template", sanitize_line(entry.uri_template, 2000), "bold $tree-pattern"),
+            _field("Name", sanitize_line(entry.name, 300)),
+        ]
+        for key, label in (("title", "Title"), ("mimeType", "MIME type")):
+            if isinstance(raw.get(key), str):
+                lines.append(_field(label, sanitize_line(raw[key], 300)))
+        lines.append(_field("Servers", ", ".join(sanitize_line(t.server, 60) for t in templates)))
+        try:
+            from explorer.model.templates import parse_template
+
+            variables = parse_template(entry.uri_template).variables
+            described = ", ".join(
+                f"{v.operator}{v.name}{'*' if v.explode else ''}" + (f":{v.prefix}" if v.prefix else "")
+                for v in variables
+            )
+            lines.append(_field("Variables", sanitize_line(described, 300)))
+        except ValueError as exc:
+            lines.append(_field("Problem", sanitize_line(str(exc), 300), "$error"))
+        lines.extend(_annotation_lines(raw.get("annotations")))
+        if isinstance(raw.get("description"), str):
+            lines.append(Content(""))
+            lines.append(Content(sanitize(raw["description"], limit=4000)))
+        lines.append(Content(""))
+        lines.append(
+            Content.styled("Press g and paste a URI to see whether this template serves it.", FIELD_STYLE)
+        )
+        return lines
+
+
+def _annotation_lines(annotations: object) -> list[Content]:
+    if not isinstance(annotations, dict):
+        return []
+    lines: list[Content] = []
+    audience = annotations.get("audience")
+    if isinstance(audience, list):
+        lines.append(_field("Audience", sanitize_line(", ".join(str(a) for a in audience), 200)))
+    priority = annotations.get("priority")
+    if isinstance(priority, int | float) and not isinstance(priority, bool):
+        lines.append(_field("Priority", f"{priority:g}"))
+    modified = annotations.get("lastModified")
+    if isinstance(modified, str):
+        lines.append(_field("Modified", sanitize_line(modified, 80)))
+    return lines

@@ -1,0 +1,84 @@
+"""One status line per server: name, version, protocol era, state, listing progress.
+
+Server strings (names, versions, errors) are shown through the sanitizer as plain Content, never
+as markup. A spinner turns while any server connects, lists or refreshes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from textual.content import Content
+from textual.reactive import reactive
+from textual.timer import Timer
+from textual.widget import Widget
+
+from explorer.model.catalogue import ServerStatus
+from explorer.sanitize import sanitize_line
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+STATE_STYLE = {
+    "connecting": "$status-busy",
+    "listing": "$status-busy",
+    "ready": "$status-ok",
+    "incomplete": "$tree-incomplete",
+    "failed": "$status-failed",
+}
+
+
+class ServerBar(Widget):
+    """The servers' health at a glance; `e` on the screen opens the details of a failed one."""
+
+    DEFAULT_CSS = """
+    ServerBar {
+        height: auto;
+        max-height: 8;
+        padding: 0 1;
+        background: $panel;
+        color: $text-muted;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+    }
+    """
+
+    frame: reactive[int] = reactive(0, layout=False)
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._statuses: list[ServerStatus] = []
+        self._timer: Timer | None = None
+
+    def update_statuses(self, statuses: Sequence[ServerStatus]) -> None:
+        self._statuses = list(statuses)
+        busy = any(s.busy for s in self._statuses)
+        if busy and self._timer is None:
+            self._timer = self.set_interval(0.1, self._tick)
+        elif not busy and self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self.refresh(layout=True)
+
+    def _tick(self) -> None:
+        self.frame = (self.frame + 1) % len(SPINNER)
+
+    def render(self) -> Content:
+        if not self._statuses:
+            return Content("no servers")
+        return Content("\n").join(self._line(s) for s in self._statuses)
+
+    def _line(self, status: ServerStatus) -> Content:
+        marker = (
+            SPINNER[self.frame] if status.busy else {"failed": "✗", "incomplete": "◐"}.get(status.state, "●")
+        )
+        style = STATE_STYLE.get(status.state, "")
+        parts: list[str | tuple[str, str]] = [(marker + " ", style), (sanitize_line(status.name, 40), "bold")]
+        ident = status.identity
+        if ident is not None:
+            who = " ".join(x for x in (ident.name, ident.version) if x)
+            if who:
+                parts.append("  " + sanitize_line(who, 60))
+            parts.append((f"  {ident.protocol_version} ({ident.era})", "$text-muted"))
+        parts.append(("  " + status.progress_text(), style))
+        if status.error is not None:
+            parts.append(("  " + sanitize_line(status.error, 160), "$status-failed"))
+        return Content.assemble(*parts)

@@ -1,0 +1,82 @@
+"""Helpers for Pilot tests: build the app on isolated dirs, wait for servers, read the screen."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+import time
+from collections.abc import Callable
+
+from textual.pilot import Pilot
+from textual.widgets import Static
+
+from explorer.app import ExplorerApp
+from explorer.config import ListingBounds, ServerSpec
+from explorer.screens.main import MainScreen
+from explorer.widgets.preview import ContentPreview, TextView
+from explorer.widgets.resource_tree import ResourceTree
+from tests.conftest import FIXTURES
+
+SIZE = (120, 36)
+
+
+def stdio_spec(name: str, command_line: str) -> ServerSpec:
+    words = shlex.split(command_line)
+    return ServerSpec(name=name, transport="stdio", command=words[0], args=tuple(words[1:]))
+
+
+def demo_spec(name: str = "demo") -> ServerSpec:
+    return ServerSpec(name=name, transport="stdio", command=sys.executable, args=("-m", "explorer", "demo-server"))
+
+
+def raw_spec(name: str, *modes: str, **options: object) -> ServerSpec:
+    args = [str(FIXTURES / "raw_server.py")]
+    for mode in modes:
+        args += ["--mode", mode]
+    for key, value in options.items():
+        args += ["--" + key.replace("_", "-"), str(value)]
+    return ServerSpec(name=name, transport="stdio", command=sys.executable, args=tuple(args))
+
+
+def make_app(*specs: ServerSpec, timeout: float = 10.0, bounds: ListingBounds | None = None) -> ExplorerApp:
+    return ExplorerApp(list(specs), timeout=timeout, bounds=bounds, remember_theme=False)
+
+
+def main_screen(app: ExplorerApp) -> MainScreen:
+    for screen in app.screen_stack:
+        if isinstance(screen, MainScreen):
+            return screen
+    raise AssertionError("no main screen")
+
+
+async def wait_for(pilot: Pilot[object], predicate: Callable[[], bool], timeout: float = 20.0) -> None:
+    """Let the app run until `predicate()` holds; fail with a clear message after `timeout`."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"condition not met within {timeout} s")
+        await pilot.pause(0.05)
+
+
+async def wait_settled(pilot: Pilot[object], app: ExplorerApp, timeout: float = 30.0) -> None:
+    """Every server connected and listed (or failed)."""
+    screen = main_screen(app)
+    await wait_for(pilot, lambda: all(not s.busy for s in screen.catalogue.servers.values()), timeout)
+    await pilot.pause(0.1)
+
+
+def tree_lines(app: ExplorerApp) -> list[str]:
+    tree = main_screen(app).query_one(ResourceTree)
+    return [tree.render_line(y).text.rstrip() for y in range(tree.size.height)]
+
+
+def preview_text(app: ExplorerApp) -> str:
+    """Everything the preview pane shows as text (header, messages, text views)."""
+    preview = main_screen(app).query_one(ContentPreview)
+    parts = [str(w.render()) for w in preview.query(Static)]
+    parts += [view.text for view in preview.query(TextView)]
+    return "\n".join(parts)
+
+
+def static_text(app: ExplorerApp, selector: str) -> str:
+    return "\n".join(str(w.render()) for w in app.screen.query(selector).results(Static))

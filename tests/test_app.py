@@ -1,0 +1,153 @@
+"""Pilot tests: real keys against the demo server and fixture servers over stdio."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Input
+
+from explorer.config import ListingBounds
+from explorer.screens.error_dialog import ErrorDialog
+from explorer.screens.goto import GoToDialog
+from explorer.widgets.detail import DetailPane
+from explorer.widgets.resource_tree import ResourceTree
+from explorer.widgets.server_bar import ServerBar
+from tests.app_helpers import (
+    SIZE,
+    demo_spec,
+    main_screen,
+    make_app,
+    preview_text,
+    raw_spec,
+    tree_lines,
+    wait_for,
+    wait_settled,
+)
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_demo_tree_browse_and_read_markdown() -> None:
+    app = make_app(demo_spec())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_settled(pilot, app)
+        screen = main_screen(app)
+        status = screen.catalogue.servers["demo"]
+        assert status.state == "ready" and len(status.listing.resources) >= 2000  # type: ignore[union-attr]
+        bar = str(screen.query_one(ServerBar).render())
+        assert "mcp-url-explorer-demo" in bar and "complete" in bar
+        lines = tree_lines(app)
+        assert any("docs://" in line for line in lines) and any("metrics://" in line for line in lines)
+        # Expand docs:// and walk to the handbook; nothing is read on highlight.
+        await pilot.press("down", "right")
+        assert screen.tree_widget.select_prefix("docs://handbook")
+        await pilot.pause()
+        assert "Nothing to preview" in preview_text(app) or preview_text(app).strip() == ""
+        detail = str(screen.query_one(DetailPane).query_one("#detail-body").render())
+        assert "docs://handbook" in detail and "text/markdown" in detail
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "The handbook" in preview_text(app))
+
+
+async def test_go_to_a_templated_uri_reads_it_with_the_values() -> None:
+    app = make_app(demo_spec())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_settled(pilot, app)
+        await pilot.press("g")
+        assert isinstance(app.screen, GoToDialog)
+        app.screen.query_one(Input).value = "metrics://eu-west/checkout/latest"
+        await pilot.pause()
+        options = app.screen.query_one("#goto-options")
+        assert "region=eu-west" in str(options.get_option_at_index(0).prompt)  # type: ignore[attr-defined]
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: '"service": "checkout"' in preview_text(app))
+
+
+async def test_go_to_unknown_uri_names_the_nearest_prefix() -> None:
+    app = make_app(demo_spec())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_settled(pilot, app)
+        await pilot.press("g")
+        app.screen.query_one(Input).value = "docs://handbook/welcome/nothing/here"
+        await pilot.pause()
+        summary = str(app.screen.query_one("#goto-summary").render())
+        assert "Nothing lists or matches" in summary or "template" in summary
+        await pilot.press("escape")
+        assert not isinstance(app.screen, GoToDialog)
+
+
+async def test_filter_keeps_matches_and_escape_clears() -> None:
+    app = make_app(demo_spec())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_settled(pilot, app)
+        await pilot.press("slash")
+        for key in "glossary":
+            await pilot.press(key)
+        tree = main_screen(app).query_one(ResourceTree)
+        await wait_for(pilot, lambda: tree.filter_result is not None and not tree.filter_pending)
+        lines = [line for line in tree_lines(app) if line.strip()]
+        assert any("glossary" in line for line in lines)
+        assert not any("metrics://" in line for line in lines)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert any("metrics://" in line for line in tree_lines(app))
+
+
+async def test_one_failing_server_leaves_the_other_working_and_shows_its_error() -> None:
+    app = make_app(raw_spec("good", resources=30), raw_spec("broken", "exit-at-start"))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_settled(pilot, app)
+        screen = main_screen(app)
+        good, broken = screen.catalogue.servers["good"], screen.catalogue.servers["broken"]
+        assert good.state == "ready" and broken.state == "failed"
+        assert "could not open the database" in (broken.error or "") + broken.stderr_tail
+        assert any("fixture://" in line for line in tree_lines(app))
+        await pilot.press("e")
+        assert isinstance(app.screen, ErrorDialog)
+        report = str(app.screen.query_one("#error-report").render())
+        assert "could not open the database" in report and "broken" in report
+        await pilot.press("escape")
+        assert app.is_running
+
+
+async def test_server_dying_mid_listing_keeps_what_was_listed() -> None:
+    app = make_app(raw_spec("dies", "exit-mid-list"))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_settled(pilot, app)
+        status = main_screen(app).catalogue.servers["dies"]
+        assert status.state == "failed"
+        assert main_screen(app).catalogue.tree.root.resource_count == 100
+        assert any("fixture://" in line for line in tree_lines(app))
+
+
+async def test_incomplete_listing_is_marked_and_continues_with_m() -> None:
+    app = make_app(raw_spec("big", resources=300), bounds=ListingBounds(max_pages=2))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_settled(pilot, app)
+        screen = main_screen(app)
+        status = screen.catalogue.servers["big"]
+        assert status.state == "incomplete" and screen.catalogue.tree.root.resource_count == 200
+        assert "incomplete" in str(screen.query_one(ServerBar).render())
+        await pilot.press("m")
+        await wait_for(pilot, lambda: screen.catalogue.tree.root.resource_count == 300)
+        await wait_settled(pilot, app)
+
+
+async def test_read_error_is_shown_in_the_preview() -> None:
+    app = make_app(raw_spec("fx", resources=5))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_settled(pilot, app)
+        main_screen(app).read("fx", "fixture://does/not/exist")
+        await wait_for(pilot, lambda: "-32002" in preview_text(app))
+        assert app.is_running
+
+
+async def test_refresh_keeps_the_listing_on_screen() -> None:
+    app = make_app(raw_spec("fx", resources=50))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_settled(pilot, app)
+        screen = main_screen(app)
+        await pilot.press("r")
+        assert screen.catalogue.tree.root.resource_count == 50  # the old listing stays meanwhile
+        await wait_settled(pilot, app)
+        assert screen.catalogue.tree.root.resource_count == 50
+        assert screen.catalogue.servers["fx"].state == "ready"
