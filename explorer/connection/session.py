@@ -14,6 +14,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
+import anyio
+
 from explorer import __version__
 from explorer.config import ServerSpec
 from explorer.connection.errors import ServerFault, describe_exception
@@ -87,9 +89,13 @@ class ServerConnection:
             )
             await stack.enter_async_context(client)
         except BaseException as exc:
-            await _close_quietly(stack)
+            cause = await _close_collecting(stack)
             if isinstance(exc, Exception | BaseExceptionGroup):
                 raise self._fault(exc, "connecting") from None
+            if cause is not None:
+                # The transport's own task group failed (e.g. connection refused) and cancelled us:
+                # that failure, not the cancellation, is what the user must see.
+                raise self._fault(cause, "connecting") from None
             raise
         self._stack = stack
         self._client = client
@@ -109,8 +115,12 @@ class ServerConnection:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         stack, self._stack, self._client = self._stack, None, None
-        if stack is not None:
-            await _close_quietly(stack)
+        if stack is None:
+            return
+        cause = await _close_collecting(stack)
+        if cause is not None and isinstance(exc, anyio.get_cancelled_exc_class()):
+            # A transport that died mid-session cancels the caller; report why instead.
+            raise self._fault(cause, "talking to the server") from None
 
     @property
     def client(self) -> Client:
@@ -220,16 +230,27 @@ class _StreamsTransport:
         return None
 
 
-async def _close_quietly(stack: AsyncExitStack) -> None:
-    """Closing a dead server's transport raises secondary errors nobody can act on."""
+async def _close_collecting(stack: AsyncExitStack) -> BaseException | None:
+    """Close a transport; return the real error its tasks died of (if any), never raise it.
+
+    Cancellations are not causes; an exception group counts when it holds a non-cancellation error.
+    """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
             await stack.aclose()
-        except Exception:
-            pass
-        except BaseExceptionGroup:
-            pass
+        except BaseException as exc:
+            if _has_real_error(exc):
+                return exc
+            if not isinstance(exc, Exception | BaseExceptionGroup):
+                raise
+    return None
+
+
+def _has_real_error(exc: BaseException) -> bool:
+    if isinstance(exc, BaseExceptionGroup):
+        return any(_has_real_error(inner) for inner in exc.exceptions)
+    return isinstance(exc, Exception)
 
 
 def _last_line(text: str) -> str:
