@@ -10,6 +10,7 @@ import threading
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import ClassVar
 
 import pytest
 
@@ -76,7 +77,7 @@ def test_legacy_sse_lists(reference_sse: str) -> None:
 
 
 class _Recorder(BaseHTTPRequestHandler):
-    seen: list[dict[str, str]] = []
+    seen: ClassVar[list[dict[str, str]]] = []
 
     def do_POST(self) -> None:
         type(self).seen.append({k.lower(): v for k, v in self.headers.items()})
