@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from textual.app import App, SystemCommand
+from textual.app import App
 from textual.binding import Binding, BindingType
-from textual.screen import Screen
+from textual.dom import DOMNode
 
 from explorer.commands import ExplorerCommands, UriJumpCommands
 from explorer.config import Config, ListingBounds, ServerSpec
@@ -32,7 +32,6 @@ class ExplorerApp(App[int]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit", id="app.quit"),
         Binding("question_mark", "toggle_help", "Help", id="app.help"),
-        Binding("ctrl+p", "command_palette", "Palette", show=True, id="app.palette"),
     ]
 
     def __init__(
@@ -96,10 +95,23 @@ class ExplorerApp(App[int]):
         from explorer.screens.error_dialog import ErrorDialog
         from explorer.screens.goto import GoToDialog
         from explorer.screens.main import MainScreen
+        from explorer.screens.prompts import PromptFormScreen, PromptsScreen
+        from explorer.screens.template_form import TemplateFormScreen
+        from explorer.widgets.argument_form import ArgumentForm
         from explorer.widgets.preview import ContentPreview
+        from explorer.widgets.prompt_result import ResourceLink
         from explorer.widgets.resource_tree import ResourceTree
 
-        known = binding_ids([ExplorerApp, MainScreen, ResourceTree, ContentPreview, ErrorDialog, GoToDialog])
+        owners: list[type[DOMNode]] = [ExplorerApp, MainScreen, ResourceTree, ContentPreview, ErrorDialog]
+        owners += [
+            GoToDialog,
+            TemplateFormScreen,
+            ArgumentForm,
+            PromptsScreen,
+            PromptFormScreen,
+            ResourceLink,
+        ]
+        known = binding_ids(owners)
         keymap, warnings = validate_keymap(self.config.keymap, known)
         for warning in warnings:
             self.notify(sanitize_line(warning, 300), title="Keymap", severity="warning", markup=False)
@@ -110,9 +122,6 @@ class ExplorerApp(App[int]):
             self.action_hide_help_panel()
         else:
             self.action_show_help_panel()
-
-    def get_system_commands(self, screen: Screen[object]) -> list[SystemCommand]:  # type: ignore[override]
-        return list(super().get_system_commands(screen))
 
 
 def launch_tui(config: Config | None, specs: list[ServerSpec], *, protocol: str, timeout: float) -> int:

@@ -59,11 +59,11 @@ The error code, message and data the server sent, and the end of its stderr log.
     DEFAULT_CSS = """
     ErrorDialog { align: center middle; }
     ErrorDialog > Vertical {
-        width: 90%; max-width: 120; height: 80%;
+        width: 110; max-width: 95%; height: auto; max-height: 85%;
         border: thick $error; background: $surface; padding: 0 1;
     }
     ErrorDialog #error-title { text-style: bold; color: $error; padding: 0 0 1 0; }
-    ErrorDialog VerticalScroll { height: 1fr; }
+    ErrorDialog VerticalScroll { height: auto; max-height: 30; }
     ErrorDialog Horizontal { height: auto; align-horizontal: right; padding-top: 1; }
     ErrorDialog Button { margin-left: 2; }
     """

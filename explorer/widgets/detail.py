@@ -69,10 +69,10 @@ Press `enter` in the tree to read a resource.
         if entries:
             entry = entries[0]
             lines.append(_field("URI", sanitize_line(entry.uri, 2000), "bold"))
-            lines.extend(self._resource_lines(entry))
             lines.append(_field("Servers", ", ".join(sanitize_line(e.server, 60) for e in entries)))
             if len(entries) > 1:
                 lines.append(Content.styled("Listed by several servers (a URI collision).", "$warning"))
+            lines.extend(self._resource_lines(entry))
         else:
             lines.append(_field("Prefix", sanitize_line(prefix, 2000) or "(all servers)", "bold"))
         below = node.resource_count - (1 if entries else 0)
