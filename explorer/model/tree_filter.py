@@ -1,0 +1,464 @@
+"""Filtering the URI tree: which nodes stay visible for a filter text, and how many matches lie below each.
+
+Core module (no `textual`, no `rich`). The `ResourceTree` widget renders a `FilterResult`; the headless
+side may use it too.
+
+Two kinds of query, chosen by `is_prefix_query`:
+
+- **Prefix** (the text starts with a URI scheme, ``demo://docs/``, ``file:``, ``urn:``): the resources
+  and templates whose URI (template text) string-starts with the text, exactly as on the wire
+  (case-sensitive, percent-encoding kept). Answered from the trie: `UriTree.nearest`, then one bisect in
+  the sorted children of that node; matching children are taken as whole subtrees with their stored
+  counts. Cost O(depth + matching siblings), independent of the size of the tree: no scan.
+- **Substring** (anything else): the case-insensitive (`str.lower`) substring of a resource's URI, name or
+  title, or of a template's text or name. A scan, in two passes over the public API. Pass 1 walks the
+  nodes that have children or patterns and searches their children's segments in one C-level `find` over
+  the joined segments: a node whose URI prefix contains the text matches with its whole subtree, which is
+  not walked (``host0`` in ``bench://host0/...`` costs nothing below that node). Pass 2 reads every
+  resource entry once (`UriTree.resources_under("")`) for names and titles. Cost about 0.5-1 µs per
+  resource in CPython, so 0.5-1 s for 1,000,000 resources: run it off the UI thread, pass `cancelled` to
+  abandon a stale scan, and `limit` to stop collecting after that many match records.
+
+Result model: ``visible`` holds every node to show (the root, matches, their ancestors, the tops of whole
+matching subtrees, matched pattern nodes); ``whole`` the nodes whose entire subtree matches (their
+descendants are shown without being listed). ``counts`` gives the number of matches (distinct URIs +
+templates) in the subtree of each listed `UriNode` (for descendants of a whole node, the node's own stored
+counts apply).
+``expand`` lists the ancestors of the first `expand` matches (top-down, without duplicates): the nodes a
+view should open so those matches are on screen. "First" is tree order for a prefix query; a substring
+scan takes URI and template matches in walk order (by parent, depth first), then name-only matches.
+
+Thread safety: the scan only reads the tree. If pages are merged into the tree while a scan runs in
+another thread, the result may miss or half-see those pages (a name read during a merge is skipped, never
+an exception): compare ``result.version`` with ``tree.version`` and run again when it matters.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import accumulate, compress
+from operator import attrgetter
+from typing import Literal
+
+from explorer.model.uri_tree import PatternNode, UriNode, UriTree, join_segments
+
+__all__ = [
+    "FilterResult",
+    "FilterSummary",
+    "compute_filter",
+    "is_prefix_query",
+]
+
+FilterMode = Literal["prefix", "substring"]
+Node = UriNode | PatternNode
+
+_SCHEME_START = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
+_TAILS = ("?", "#")
+_segment = attrgetter("segment")
+_CANCEL_EVERY = 512  # inner nodes visited between two calls of `cancelled`
+_ENTRY_CHECK_MASK = 8191  # entries between two calls of `cancelled` in the name pass (minus one)
+_child_count = attrgetter("child_count")
+_pattern_count = attrgetter("pattern_count")
+
+
+@dataclass(frozen=True, slots=True)
+class FilterSummary:
+    """What a status line says about a filter: how many matches, and whether the count is complete."""
+
+    text: str
+    mode: FilterMode
+    total: int
+    """Matches: distinct URIs plus templates (a lower bound when `truncated`)."""
+    truncated: bool
+    """The scan stopped after `limit` match records; counts cover only what it found."""
+    elapsed: float
+    """Seconds the computation took."""
+
+
+@dataclass(frozen=True, slots=True)
+class FilterResult:
+    """Visibility and match counts of one filter text over one version of a tree (see the module docs)."""
+
+    text: str
+    mode: FilterMode
+    version: int
+    """`UriTree.version` when the computation started."""
+    visible: frozenset[Node]
+    whole: frozenset[UriNode]
+    counts: Mapping[UriNode, int]
+    total: int
+    expand: tuple[UriNode, ...]
+    first: Node | None
+    """The first match found (a node or a pattern; see `expand` for the order), or None without matches."""
+    truncated: bool = False
+    elapsed: float = 0.0
+    cancelled: bool = False
+    """The caller's `cancelled` said stop: the result is partial and should be dropped."""
+    matched: frozenset[Node] = field(default_factory=frozenset)
+    """The match records themselves (whole-subtree tops, name-matched nodes, matched patterns)."""
+
+    @property
+    def summary(self) -> FilterSummary:
+        return FilterSummary(self.text, self.mode, self.total, self.truncated, self.elapsed)
+
+    def shows(self, node: Node) -> bool:
+        """Whether `node` is listed as visible (descendants of `whole` nodes are visible too, unlisted)."""
+        return node in self.visible
+
+
+def is_prefix_query(text: str) -> bool:
+    """True when `text` starts like a URI (a scheme and a colon): it is answered as a prefix query."""
+    return _SCHEME_START.match(text) is not None
+
+
+def compute_filter(
+    tree: UriTree,
+    text: str,
+    *,
+    limit: int | None = None,
+    expand: int = 500,
+    cancelled: Callable[[], bool] | None = None,
+) -> FilterResult:
+    """Filter `tree` by `text` (prefix or substring query, see `is_prefix_query`).
+
+    `limit` caps the match records collected by a substring scan (a whole matching subtree is one record);
+    past it the scan stops and the result is `truncated`. `expand` is how many matches (in tree order) get
+    their ancestors listed in `FilterResult.expand`. `cancelled` is polled during a scan; when it returns
+    True the scan stops and the result has ``cancelled=True``. An empty text matches everything.
+    """
+    started = time.perf_counter()
+    version = tree.version
+    if not text:
+        root = tree.root
+        return FilterResult(
+            text,
+            "prefix",
+            version,
+            frozenset({root}),
+            frozenset({root}),
+            {root: root.resource_count + root.template_count},
+            root.resource_count + root.template_count,
+            (),
+            None,
+            elapsed=time.perf_counter() - started,
+            matched=frozenset({root}),
+        )
+    if is_prefix_query(text):
+        result = _prefix_filter(tree, text, version)
+    else:
+        result = _substring_filter(tree, text, version, limit, expand, cancelled)
+    return _with_elapsed(result, time.perf_counter() - started)
+
+
+def _with_elapsed(result: FilterResult, elapsed: float) -> FilterResult:
+    return FilterResult(
+        result.text,
+        result.mode,
+        result.version,
+        result.visible,
+        result.whole,
+        result.counts,
+        result.total,
+        result.expand,
+        result.first,
+        result.truncated,
+        elapsed,
+        result.cancelled,
+        result.matched,
+    )
+
+
+def _glues(node: UriNode) -> bool:
+    """True when children follow `node` without a "/": the root and a top-level scheme node."""
+    parent = node.parent
+    if parent is None:
+        return True
+    if parent.parent is not None:
+        return False
+    # `join_segments` glues the second segment exactly when the first is a scheme (``x:`` or ``x://``).
+    return join_segments([node.segment, "x"]) == node.segment + "x"
+
+
+def _starting_with(kids: Sequence[UriNode], wanted: str) -> tuple[int, int]:
+    """The index range of `kids` (sorted by segment) whose segment starts with `wanted`."""
+    lo = bisect_left(kids, wanted, key=_segment)
+    if not wanted:
+        return lo, len(kids)
+    last = ord(wanted[-1])
+    if last < 0x10FFFF:
+        return lo, bisect_left(kids, wanted[:-1] + chr(last + 1), lo, key=_segment)
+    hi = lo
+    while hi < len(kids) and kids[hi].segment.startswith(wanted):
+        hi += 1
+    return lo, hi
+
+
+def _ancestors_top_down(node: UriNode) -> list[UriNode]:
+    chain: list[UriNode] = []
+    current: UriNode | None = node
+    while current is not None:
+        chain.append(current)
+        current = current.parent
+    chain.reverse()
+    return chain
+
+
+# ------------------------------------------------------------------------------------------ prefix
+
+
+def _prefix_filter(tree: UriTree, text: str, version: int) -> FilterResult:
+    """URIs and template texts that string-start with `text`, from the trie (no scan)."""
+    base = tree.nearest(text)
+    if base.parent is not None and base.prefix == text:
+        base = base.parent  # siblings such as ``wide2`` also start with ``.../wide``
+    rest = text[len(base.prefix) :]
+    kids = tree.children(base)
+    whole: list[UriNode] = []
+    if kids and rest:
+        if _glues(base):
+            lo, hi = _starting_with(kids, rest)
+            whole = list(kids[lo:hi])
+        elif rest.startswith(_TAILS):
+            lo, hi = _starting_with(kids, rest)  # ``?query`` / ``#fragment`` leaves, glued to `base`
+            whole = list(kids[lo:hi])
+        elif rest[0] == "/" and not rest.startswith(_TAILS, 1):
+            wanted = rest[1:]
+            lo, hi = _starting_with(kids, wanted)
+            if wanted:
+                whole = list(kids[lo:hi])  # never a ?/# leaf: those start with ? or #
+            else:  # every child except the ?/# leaves, which follow `base` without the "/"
+                cuts = sorted(_starting_with(kids, tail) for tail in _TAILS)
+                start = 0
+                for tail_lo, tail_hi in cuts:
+                    whole.extend(kids[start:tail_lo])
+                    start = tail_hi
+                whole.extend(kids[start:])
+    path = _ancestors_top_down(base)
+    below = sum(node.resource_count + node.template_count for node in whole)
+    others: list[UriNode] = []
+    if base.parent is not None:
+        # At the root a text such as ``s:/`` reaches into two branches: ``s:`` (walked above) and ``s://``.
+        tops = tree.children(tree.root)
+        lo, hi = _starting_with(tops, text)
+        others = [top for top in tops[lo:hi] if top is not path[1]]
+    matched_patterns: list[PatternNode] = []
+    own: dict[UriNode, int] = {}
+    for node in path:
+        for pattern in tree.patterns(node):
+            if pattern.uri_template.startswith(text):
+                matched_patterns.append(pattern)
+                own[node] = own.get(node, 0) + 1
+    whole.extend(others)
+    counts: dict[UriNode, int] = {node: node.resource_count + node.template_count for node in whole}
+    running = below
+    for node in reversed(path):
+        running += own.get(node, 0)
+        if node.parent is None:
+            running += sum(counts[top] for top in others)
+        counts[node] = running
+    total = running
+    # Display order: an ancestor's patterns come before its children, and `base`'s before its children.
+    first: Node | None = matched_patterns[0] if matched_patterns else (whole[0] if whole else None)
+    visible: set[Node] = set(whole)
+    shown_path = [node for node in path if counts[node] or node.parent is None]  # the root is always shown
+    visible.update(shown_path)
+    visible.update(matched_patterns)
+    expand_nodes = tuple(shown_path) if total else ()
+    return FilterResult(
+        text,
+        "prefix",
+        version,
+        frozenset(visible),
+        frozenset(whole),
+        counts,
+        total,
+        expand_nodes,
+        first,
+        matched=frozenset([*whole, *matched_patterns]),
+    )
+
+
+# --------------------------------------------------------------------------------------- substring
+
+
+def _name_hit(needle: str, name: object, raw: object) -> bool:
+    """Whether a name, or the `title` in a raw listing item, contains `needle` (already lowered)."""
+    if isinstance(name, str) and needle in name.lower():
+        return True
+    if isinstance(raw, dict):
+        title = raw.get("title")
+        if isinstance(title, str) and needle in title.lower():
+            return True
+    return False
+
+
+def _segment_hits(kids: Sequence[UriNode], needle: str) -> list[int] | None:
+    """Indexes of `kids` whose segment contains `needle`, found by C-level search over all segments at once.
+
+    None when the batch cannot be trusted (lowering changed the text length); the caller checks one by one.
+    """
+    segments = list(map(_segment, kids))
+    blob = "\x00".join(segments)
+    low = blob.lower()
+    if len(low) != len(blob):
+        return None
+    starts = list(accumulate(map((1).__add__, map(len, segments)), initial=0))
+    hits: list[int] = []
+    at = low.find(needle)
+    while at >= 0:
+        index = bisect_right(starts, at) - 1
+        hits.append(index)
+        at = low.find(needle, starts[index + 1])  # next kid: one hit per kid is enough
+    return hits
+
+
+def _substring_filter(
+    tree: UriTree,
+    text: str,
+    version: int,
+    limit: int | None,
+    expand_limit: int,
+    cancelled: Callable[[], bool] | None,
+) -> FilterResult:
+    """Two passes. 1: walk the nodes that have children or patterns; a child whose URI contains the needle
+    (its segment, or the end of the parent's URI, a separator and its segment) matches with its whole
+    subtree, which is not walked; patterns are checked where they sit. 2: one pass over every resource
+    entry (`resources_under`, the tree's own fast iteration) for names and titles of URIs that do not
+    contain the needle (those were counted in pass 1); such a node is found again with `node_for`."""
+    needle = text.lower()
+    keep = max(0, len(needle) - 1)  # prefix characters a match may start in before the next segment
+    batchable = not any(char in needle for char in "/?#\x00")
+    records: list[tuple[Node, UriNode, int]] = []  # (match, the UriNode it counts for, its depth)
+    own: dict[UriNode, int] = {}
+    whole: list[UriNode] = []
+    truncated = False
+    stopped = False
+    cap = limit if limit is not None else -1
+    stack: list[tuple[UriNode, str, int]] = [(tree.root, "", 0)]
+    visited = 0
+    children = tree.children
+    patterns = tree.patterns
+    while stack:
+        node, tail, depth = stack.pop()
+        visited += 1
+        if cancelled is not None and visited % _CANCEL_EVERY == 0 and cancelled():
+            stopped = True
+            break
+        if node.pattern_count:
+            for pattern in patterns(node):
+                try:
+                    hit = needle in pattern.uri_template.lower() or any(
+                        _name_hit(needle, entry.name, entry.raw) for entry in list(pattern.templates.values())
+                    )
+                except RuntimeError:  # merged into by another thread mid-read: skip it
+                    hit = False
+                if hit:
+                    records.append((pattern, node, depth))
+                    own[node] = own.get(node, 0) + 1
+        kids = children(node)
+        if not kids:
+            continue
+        glued = _glues(node)
+        child_depth = depth + 1
+        hits = _segment_hits(kids, needle) if batchable and not glued else None
+        if hits is None:
+            hits = []
+            for index, kid in enumerate(kids):
+                segment = kid.segment
+                sep = "" if glued or segment.startswith(_TAILS) else "/"
+                if needle in tail + sep + segment.lower():
+                    hits.append(index)
+        for index in hits:
+            kid = kids[index]
+            records.append((kid, kid, child_depth))
+            whole.append(kid)
+            own[kid] = kid.resource_count + kid.template_count
+        # Children to walk: those with children, or with patterns (only looked for when there are any).
+        flags: Iterable[int] = map(_child_count, kids)
+        if node.template_count > node.pattern_count:
+            flags = map(max, flags, map(_pattern_count, kids))
+        matched = set(hits)
+        pushed: list[tuple[UriNode, str, int]] = []
+        for index in compress(range(len(kids)), flags):
+            if index in matched:
+                continue
+            kid = kids[index]
+            segment = kid.segment
+            sep = "" if glued or segment.startswith(_TAILS) else "/"
+            probe = tail + sep + segment.lower()
+            pushed.append((kid, probe[-keep:] if keep else "", child_depth))
+        if cap >= 0 and len(records) >= cap:
+            truncated = True
+            break
+        pushed.reverse()
+        stack.extend(pushed)
+
+    if not stopped and not truncated:
+        named: dict[str, None] = {}
+        try:
+            for count, entry in enumerate(tree.resources_under("")):
+                if count & _ENTRY_CHECK_MASK == 0 and cancelled is not None and count and cancelled():
+                    stopped = True
+                    break
+                if needle not in entry.name.lower():
+                    title = entry.raw.get("title") if entry.raw else None
+                    if not (isinstance(title, str) and needle in title.lower()):
+                        continue
+                if needle in entry.uri.lower():
+                    continue  # counted in pass 1 with its node
+                named[entry.uri] = None
+                if cap >= 0 and len(records) + len(named) >= cap:
+                    truncated = True
+                    break
+        except RuntimeError:  # another thread merged a page mid-scan: keep what was found
+            truncated = True
+        for uri in named:
+            found = tree.node_for(uri)
+            if found is not None:  # one URI per entry of `named`; its own patterns may be counted already
+                records.append((found, found, found.depth))
+                own[found] = own.get(found, 0) + 1
+
+    # Ancestors of every record become visible; counts flow up from the deepest level.
+    visible: set[Node] = {tree.root}  # the root is always shown
+    depth_of: dict[UriNode, int] = {}
+    for item, holder, depth in records:
+        visible.add(item)
+        walker: UriNode | None = holder
+        level = depth
+        while walker is not None and walker not in depth_of:
+            depth_of[walker] = level
+            visible.add(walker)
+            walker = walker.parent
+            level -= 1
+    counts: dict[UriNode, int] = dict.fromkeys(depth_of, 0)
+    for node, value in own.items():
+        counts[node] = value
+    for deep in sorted(depth_of, key=depth_of.__getitem__, reverse=True):
+        parent = deep.parent
+        if parent is not None:
+            counts[parent] += counts[deep]
+    total = counts.get(tree.root, 0)
+    opened: dict[UriNode, None] = {}
+    for item, holder, _depth in records[:expand_limit]:
+        start = holder if isinstance(item, PatternNode) else holder.parent
+        for ancestor in _ancestors_top_down(start) if start is not None else ():
+            opened[ancestor] = None
+    ordered = sorted(opened, key=depth_of.__getitem__)
+    return FilterResult(
+        text,
+        "substring",
+        version,
+        frozenset(visible),
+        frozenset(whole),
+        counts,
+        total,
+        tuple(ordered),
+        records[0][0] if records else None,
+        truncated=truncated,
+        cancelled=stopped,
+        matched=frozenset(item for item, _holder, _depth in records),
+    )

@@ -1,0 +1,378 @@
+"""Tree filter (core): prefix queries from the trie, substring scans, counts, limits, cancellation.
+
+Every result is checked against a brute-force answer computed from the plain list of entries: which URIs
+and templates match, how many lie below each listed node, which nodes are visible.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from explorer.model.entries import ResourceEntry, TemplateEntry
+from explorer.model.tree_filter import FilterResult, compute_filter, is_prefix_query
+from explorer.model.uri_tree import PatternNode, UriNode, UriTree
+
+
+def res(server: str, uri: str, name: str = "", title: str | None = None) -> ResourceEntry:
+    raw = {"uri": uri, "name": name or uri}
+    if title is not None:
+        raw["title"] = title
+    return ResourceEntry(server, uri, name or uri, raw)
+
+
+def tpl(server: str, text: str, name: str = "") -> TemplateEntry:
+    return TemplateEntry(server, text, name or text, {"uriTemplate": text})
+
+
+def sample_tree() -> tuple[UriTree, list[ResourceEntry], list[TemplateEntry]]:
+    resources = [
+        res("a", "demo://docs/readme.md", "Readme"),
+        res("a", "demo://docs/guide/intro.md", "Intro"),
+        res("a", "demo://docs/guide/setup.md", "Setting things up", title="Setup Guide"),
+        res("a", "demo://docs/guide2/other.md", "Other"),
+        res("b", "demo://docs/readme.md", "Readme (b)"),
+        res("a", "demo://src/explorer/model/uri_tree.py", "uri_tree.py"),
+        res("a", "demo://api?page=1", "first page"),
+        res("a", "demo://api/v1", "API v1"),
+        res("b", "file:///home/u/notes.txt", "notes"),
+        res("b", "file:///home/u/", "home folder"),
+        res("b", "urn:isbn:0451450523", "A book"),
+    ]
+    templates = [
+        tpl("a", "demo://docs/{id}", "Doc by id"),
+        tpl("a", "demo://docs/guide/{page}", "Guide page"),
+        tpl("b", "demo://{+path}", "Anything"),
+    ]
+    tree = UriTree()
+    tree.add_resources(resources)
+    tree.add_templates(templates)
+    return tree, resources, templates
+
+
+# ------------------------------------------------------------------------------------- brute force
+
+
+def brute_matches(
+    resources: list[ResourceEntry], templates: list[TemplateEntry], text: str
+) -> tuple[set[str], set[str]]:
+    """URIs and template texts that match `text` under the documented rules."""
+    if is_prefix_query(text):
+        uris = {entry.uri for entry in resources if entry.uri.startswith(text)}
+        texts = {entry.uri_template for entry in templates if entry.uri_template.startswith(text)}
+        return uris, texts
+    needle = text.lower()
+
+    def hit(value: object) -> bool:
+        return isinstance(value, str) and needle in value.lower()
+
+    uris = {
+        entry.uri for entry in resources if hit(entry.uri) or hit(entry.name) or hit(entry.raw.get("title"))
+    }
+    texts = {
+        entry.uri_template
+        for entry in templates
+        if hit(entry.uri_template) or hit(entry.name) or hit(entry.raw.get("title"))
+    }
+    return uris, texts
+
+
+def in_subtree(node: UriNode, top: UriNode) -> bool:
+    current: UriNode | None = node
+    while current is not None:
+        if current is top:
+            return True
+        current = current.parent
+    return False
+
+
+def pattern_for(tree: UriTree, text: str) -> PatternNode:
+    for node in iter_nodes(tree):
+        for pattern in tree.patterns(node):
+            if pattern.uri_template == text:
+                return pattern
+    raise AssertionError(text)
+
+
+def iter_nodes(tree: UriTree) -> list[UriNode]:
+    found: list[UriNode] = []
+    stack = [tree.root]
+    while stack:
+        node = stack.pop()
+        found.append(node)
+        stack.extend(tree.children(node))
+    return found
+
+
+def check_against_brute(
+    tree: UriTree, resources: list[ResourceEntry], templates: list[TemplateEntry], text: str
+) -> FilterResult:
+    result = compute_filter(tree, text)
+    uris, texts = brute_matches(resources, templates, text)
+    assert result.total == len(uris) + len(texts), (text, sorted(uris), sorted(texts))
+    if result.mode == "prefix":
+        assert result.total == tree.count_under(text).total
+    nodes = [tree.node_for(uri) for uri in uris]
+    assert all(node is not None for node in nodes)
+    patterns = [pattern_for(tree, text_) for text_ in texts]
+
+    def shown(node: UriNode | PatternNode) -> bool:
+        if node in result.visible:
+            return True
+        parent = node.parent
+        while parent is not None:
+            if parent in result.whole:
+                return True
+            parent = parent.parent
+        return False
+
+    # Every match and every ancestor of a match is shown; nothing else is listed as visible.
+    for item in [*nodes, *patterns]:
+        assert item is not None
+        assert shown(item), (text, item)
+        parent = item.parent
+        while parent is not None:
+            assert shown(parent), (text, item, parent)
+            parent = parent.parent
+    matched_nodes = [node for node in nodes if node is not None]
+    for item in result.visible:
+        if isinstance(item, PatternNode):
+            assert item.uri_template in texts
+            continue
+        below = [n for n in matched_nodes if in_subtree(n, item)]
+        below_tpl = [p for p in patterns if in_subtree(p.parent, item)]
+        assert below or below_tpl or item is tree.root, (text, item)
+        if item in result.counts:
+            assert result.counts[item] == len(below) + len(below_tpl), (text, item)
+    # A whole node's entire subtree matches.
+    for top in result.whole:
+        for entry in resources:
+            node = tree.node_for(entry.uri)
+            if node is not None and in_subtree(node, top):
+                assert entry.uri in uris, (text, top, entry.uri)
+    if result.total:
+        assert result.first is not None and shown(result.first)
+        assert tree.root in result.visible
+    return result
+
+
+# -------------------------------------------------------------------------------------------- tests
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("demo://docs", True),
+        ("demo:", True),
+        ("urn:isbn", True),
+        ("file:///home", True),
+        ("docs", False),
+        ("://", False),
+        ("1abc:", False),
+        ("", False),
+        ("guide/intro", False),
+    ],
+)
+def test_prefix_query_detection(text: str, expected: bool) -> None:
+    assert is_prefix_query(text) is expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "demo://docs/guide",  # exact node: `guide2` also starts with it
+        "demo://docs/guide/",
+        "demo://docs/gu",
+        "demo://docs/",
+        "demo://docs",
+        "demo://",
+        "demo:",
+        "dem",  # not a prefix query: substring
+        "demo://api",
+        "demo://api?",
+        "demo://api?page=1",
+        "demo://api/",
+        "demo://docs/{",
+        "demo://{",
+        "demo://nothing/here",
+        "file://",
+        "file:///",
+        "file:///home/u/",
+        "urn:",
+        "urn:isbn:04",
+        "zzz://",
+    ],
+)
+def test_prefix_queries_match_brute_force(text: str) -> None:
+    tree, resources, templates = sample_tree()
+    check_against_brute(tree, resources, templates, text)
+
+
+def test_prefix_query_uses_whole_subtrees() -> None:
+    tree, resources, templates = sample_tree()
+    result = check_against_brute(tree, resources, templates, "demo://docs/gu")
+    assert result.mode == "prefix"
+    guide = tree.node_for("demo://docs/guide")
+    guide2 = tree.node_for("demo://docs/guide2")
+    assert result.whole == {guide, guide2}
+    docs = tree.node_for("demo://docs")
+    assert docs is not None
+    # Ancestors are opened so the matches are on screen; the whole subtrees themselves stay closed.
+    assert result.expand == (tree.root, tree.node_for("demo://"), docs)
+    assert result.counts[docs] == 4  # intro, setup, other, and the {page} template
+    assert result.first is guide
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "guide",
+        "GUIDE",
+        "readme",
+        "setup guide",
+        "md",
+        "Readme (b)",
+        "page",
+        "o",
+        "/",
+        "api?",
+        "e/u",
+        "{",
+        "zzz",
+    ],
+)
+def test_substring_queries_match_brute_force(text: str) -> None:
+    tree, resources, templates = sample_tree()
+    result = check_against_brute(tree, resources, templates, text)
+    assert result.mode == "substring"
+
+
+def test_substring_matches_names_titles_and_templates() -> None:
+    tree, _resources, _templates = sample_tree()
+    result = compute_filter(tree, "setup guide")  # only in a title
+    setup = tree.node_for("demo://docs/guide/setup.md")
+    assert result.total == 1
+    assert result.first is setup
+    assert setup in result.matched and setup not in result.whole
+    by_name = compute_filter(tree, "guide page")  # a template's name
+    assert by_name.total == 1
+    assert isinstance(by_name.first, PatternNode)
+    assert by_name.first.uri_template == "demo://docs/guide/{page}"
+
+
+def test_substring_prefix_match_takes_the_whole_subtree() -> None:
+    tree, _resources, _templates = sample_tree()
+    result = compute_filter(tree, "explorer")
+    explorer = tree.node_for("demo://src/explorer")
+    assert explorer in result.whole
+    assert result.total == 1
+
+
+def test_empty_text_matches_everything() -> None:
+    tree, _resources, _templates = sample_tree()
+    result = compute_filter(tree, "")
+    assert result.total == tree.root.resource_count + tree.root.template_count
+    assert tree.root in result.whole
+
+
+def test_limit_truncates_and_counts_what_was_found() -> None:
+    tree = UriTree()
+    entries = [res("a", f"x://h/d{d}/f{i}.txt", f"file {i}") for d in range(20) for i in range(50)]
+    tree.add_resources(entries)
+    full = compute_filter(tree, "file")
+    assert full.total == 1000 and not full.truncated
+    partial = compute_filter(tree, "file", limit=120)
+    assert partial.truncated
+    assert 120 <= partial.total < 1000
+    assert partial.counts[tree.root] == partial.total
+
+
+def test_expand_lists_ancestors_of_the_first_matches_only() -> None:
+    tree = UriTree()
+    tree.add_resources(res("a", f"x://h/d{d:02d}/f.txt", "match") for d in range(30))
+    result = compute_filter(tree, "match", expand=5)
+    expected = {tree.root, tree.node_for("x://"), tree.node_for("x://h")}
+    expected |= {tree.node_for(f"x://h/d{d:02d}") for d in range(5)}
+    assert set(result.expand) == expected
+    depths = [node.depth for node in result.expand]
+    assert depths == sorted(depths)  # top-down
+
+
+def test_cancelled_scan_stops() -> None:
+    tree = UriTree()
+    tree.add_resources(res("a", f"x://h/d{d}/e{e}/f.txt") for d in range(60) for e in range(60))
+    calls = []
+
+    def cancelled() -> bool:
+        calls.append(1)
+        return True
+
+    result = compute_filter(tree, "nothing", cancelled=cancelled)
+    assert calls
+    assert result.cancelled
+
+
+def test_case_insensitive_and_multi_server() -> None:
+    tree = UriTree()
+    tree.add_resources([res("a", "x://h/Alpha.TXT", "one"), res("b", "x://h/Alpha.TXT", "two")])
+    result = compute_filter(tree, "alpha.txt")
+    assert result.total == 1  # one URI listed by two servers counts once
+    prefix = compute_filter(tree, "x://h/alpha")
+    assert prefix.total == 0  # prefix queries are exact wire text
+
+
+def test_core_module_imports_no_ui() -> None:
+    code = (
+        "import sys, explorer.model.tree_filter; "
+        "print(any(m.split('.')[0] in ('textual', 'rich') for m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+# ------------------------------------------------------------------------------------ property tests
+
+_SEGMENTS = st.sampled_from(["a", "ab", "b", "", "B", "a?x", "c#f", "Ab", "x.y"])
+_SCHEMES = st.sampled_from(["s://", "t://", "u:", "s:", ""])
+
+
+@st.composite
+def uris(draw: st.DrawFn) -> str:
+    scheme = draw(_SCHEMES)
+    parts = draw(st.lists(_SEGMENTS, min_size=1, max_size=4))
+    return scheme + "/".join(parts)
+
+
+@st.composite
+def listings(draw: st.DrawFn) -> tuple[list[ResourceEntry], list[TemplateEntry]]:
+    resources = [
+        res(draw(st.sampled_from(["a", "b"])), uri, draw(st.sampled_from(["", "Name", "ab", "zz"])))
+        for uri in draw(st.lists(uris(), min_size=1, max_size=25))
+    ]
+    templates = [
+        tpl(draw(st.sampled_from(["a", "b"])), uri + "{" + var + "}", draw(st.sampled_from(["", "T", "tab"])))
+        for uri, var in draw(st.lists(st.tuples(uris(), st.sampled_from(["id", "+p", "/x*"])), max_size=6))
+    ]
+    return resources, templates
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    listings(), st.one_of(uris(), st.sampled_from(["a", "b", "ab", "/", "?", "{", "zz", "x.", "s:/", "t:"]))
+)
+def test_filter_matches_brute_force_on_random_trees(
+    listing: tuple[list[ResourceEntry], list[TemplateEntry]], text: str
+) -> None:
+    resources, templates = listing
+    # Entries of one server for one URI replace each other: keep the last, as the tree does.
+    kept_res = list({(entry.server, entry.uri): entry for entry in resources}.values())
+    kept_tpl = list({(entry.server, entry.uri_template): entry for entry in templates}.values())
+    tree = UriTree()
+    tree.add_resources(kept_res)
+    tree.add_templates(kept_tpl)
+    for query in {text, text[: len(text) // 2], text[:-1]} - {""}:
+        check_against_brute(tree, kept_res, kept_tpl, query)
