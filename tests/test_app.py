@@ -151,3 +151,43 @@ async def test_refresh_keeps_the_listing_on_screen() -> None:
         await wait_settled(pilot, app)
         assert screen.catalogue.tree.root.resource_count == 50
         assert screen.catalogue.servers["fx"].state == "ready"
+
+
+@pytest.mark.interop
+async def test_reference_and_demo_servers_together(reference_server: str) -> None:
+    from tests.app_helpers import stdio_spec
+
+    app = make_app(demo_spec(), stdio_spec("everything", reference_server))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_settled(pilot, app)
+        screen = main_screen(app)
+        assert [s.state for s in screen.catalogue.servers.values()] == ["ready", "ready"]
+        assert screen.tree_widget.show_servers
+        lines = tree_lines(app)
+        assert any("demo://resource" in line for line in lines) and any("docs://" in line for line in lines)
+        assert screen.tree_widget.select_prefix("demo://resource/static/document/architecture.md")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "Architecture" in preview_text(app))
+        bar = str(screen.query_one(ServerBar).render())
+        assert "2025-11-25" in bar and "2026-07-28" in bar
+
+
+async def test_tree_is_usable_while_50000_resources_stream_in() -> None:
+    app = make_app(raw_spec("big", "slow-list", resources=50_000, page_size=500, delay=0.05))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main_screen(app)
+        tree = screen.catalogue.tree
+        await wait_for(pilot, lambda: tree.root.resource_count >= 1000)
+        status = screen.catalogue.servers["big"]
+        assert status.state == "listing"  # still streaming
+        widget = screen.tree_widget
+        await pilot.press("down", "right")  # onto fixture:// and expand it
+        await pilot.press("down", "right", "down")
+        assert widget.cursor_line == 3
+        assert status.state == "listing" and tree.root.resource_count < 50_000
+        expanded_before = widget.row_count
+        on_node = widget.cursor_node.prefix
+        await wait_settled(pilot, app, timeout=60)
+        assert status.state == "ready" and tree.root.resource_count == 50_000
+        assert widget.row_count >= expanded_before  # expansions kept while pages arrived
+        assert widget.cursor_node.prefix == on_node  # the cursor stayed on its node as siblings arrived
