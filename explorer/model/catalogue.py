@@ -113,22 +113,26 @@ class Catalogue:
         return self.tree.version != before
 
     def finish_listing(self, name: str, listing: Listing) -> None:
-        """Record how a listing ended; a complete refresh replaces the old entries in one step."""
+        """Record how a listing ended; a complete refresh replaces the old entries in one step.
+
+        A listing that is not the one on screen is a refresh, even when the connection failed
+        meanwhile (which clears `refreshing`): it must never replace the kept listing half-done.
+        """
         status = self.servers[name]
-        if status.refreshing:
-            status.refreshing = False
-            status.pending = None
+        if listing is not status.listing:
+            if status.pending is listing:
+                status.refreshing = False
+                status.pending = None
             if listing.complete:
                 self.tree.replace_server(name, listing.resources, listing.templates)
                 status.listing = listing
                 status.state = "ready"
-                status.error = None
-            else:
+                status.error = status.error_code = status.error_data = None
+            elif status.state != "failed":
                 # Keep the last good listing on screen; say why the refresh did not replace it.
                 status.error = listing.error or f"refresh stopped at the {listing.stopped_by} bound"
                 status.error_code = listing.error_code
             return
-        status.listing = listing
         if listing.error is not None:
             status.state = "failed"
             status.error = listing.error
@@ -137,6 +141,7 @@ class Catalogue:
             status.state = "incomplete"
         else:
             status.state = "ready"
+            status.error = status.error_code = status.error_data = None
 
     def failed(self, name: str, message: str, code: int | None, data: Any, stderr_tail: str) -> None:
         """The connection itself failed (or died): what was listed stays in the tree, marked."""

@@ -1,0 +1,255 @@
+"""describe_exception: whatever a server or transport raised becomes one clear sentence."""
+
+from __future__ import annotations
+
+import asyncio
+
+import anyio
+import pytest
+from mcp import MCPError
+from mcp.types import ListResourcesResult
+from pydantic import ValidationError
+
+from explorer.connection.errors import (
+    CONNECTION_CLOSED,
+    LEGACY_NOT_FOUND,
+    METHOD_NOT_FOUND,
+    REQUEST_TIMEOUT,
+    ProtocolProblems,
+    ServerFault,
+    describe_exception,
+)
+
+
+def describe(exc: BaseException, timeout: float | None = None) -> ServerFault:
+    return describe_exception(exc, action="listing resources", timeout=timeout)
+
+
+# ------------------------------------------------------------------------------------------ MCPError
+
+
+def test_request_timeout_code_says_timeout_with_the_limit() -> None:
+    fault = describe(MCPError(REQUEST_TIMEOUT, "Request timed out"), timeout=2.5)
+
+    assert fault.message == "listing resources: the server did not answer after 2.5 s (timeout)"
+    assert fault.code == REQUEST_TIMEOUT
+
+
+def test_timeout_without_a_known_limit_still_says_timeout() -> None:
+    fault = describe(MCPError(REQUEST_TIMEOUT, "whatever"))
+
+    assert fault.message == "listing resources: the server did not answer (timeout)"
+
+
+def test_timed_out_text_under_another_code_is_a_timeout() -> None:
+    fault = describe(MCPError(-32099, "Upstream Timed Out while waiting"), timeout=30)
+
+    assert "did not answer after 30 s (timeout)" in fault.message
+    assert fault.code == -32099
+
+
+def test_connection_closed_says_the_server_closed_it() -> None:
+    fault = describe(MCPError(CONNECTION_CLOSED, "Connection closed"))
+
+    assert fault.message == "listing resources: the server closed the connection (did it exit?)"
+    assert fault.code == CONNECTION_CLOSED
+
+
+def test_minus_32000_for_another_reason_keeps_the_servers_message() -> None:
+    fault = describe(MCPError(CONNECTION_CLOSED, "quota exceeded for tenant 7"))
+
+    assert fault.message == "listing resources: the server answered error -32000: quota exceeded for tenant 7"
+
+
+@pytest.mark.parametrize(
+    ("code", "message"),
+    [
+        (METHOD_NOT_FOUND, "Method not found"),
+        (LEGACY_NOT_FOUND, "Resource not found: x://1"),
+        (-32602, "Unknown prompt: nope"),
+        (0, "missing argument: who"),
+        (1234, "custom failure \x1b[31m kept raw"),
+    ],
+)
+def test_other_codes_name_the_code_and_the_message(code: int, message: str) -> None:
+    fault = describe(MCPError(code, message, {"detail": 1}))
+
+    assert fault.message == f"listing resources: the server answered error {code}: {message}"
+    assert fault.code == code
+    assert fault.data == {"detail": 1}
+    assert str(fault) == fault.message
+
+
+def test_an_empty_error_message_is_named_as_such() -> None:
+    fault = describe(MCPError(-32603, ""))
+
+    assert fault.message == "listing resources: the server answered error -32603: (no message)"
+
+
+# ------------------------------------------------------------------------------------------ groups
+
+
+def test_nested_exception_groups_pick_the_mcp_error() -> None:
+    inner = BaseExceptionGroup(
+        "transport",
+        [anyio.ClosedResourceError(), BaseExceptionGroup("deeper", [MCPError(-32002, "Resource not found")])],
+    )
+    exc = BaseExceptionGroup("task group", [RuntimeError("secondary"), inner])
+
+    fault = describe(exc)
+
+    assert fault.code == -32002
+    assert fault.message == "listing resources: the server answered error -32002: Resource not found"
+
+
+def test_noise_is_ignored_for_the_real_cause() -> None:
+    exc = BaseExceptionGroup(
+        "teardown",
+        [
+            asyncio.CancelledError(),
+            anyio.ClosedResourceError(),
+            ExceptionGroup("inner", [anyio.BrokenResourceError(), ValueError("bad frame from server")]),
+        ],
+    )
+
+    fault = describe(exc)
+
+    assert fault.message == "listing resources: bad frame from server (ValueError)"
+
+
+def test_a_group_of_only_noise_still_gives_a_sentence() -> None:
+    fault = describe(ExceptionGroup("teardown", [anyio.ClosedResourceError(), anyio.BrokenResourceError()]))
+
+    assert fault.message == "listing resources: the connection to the server broke (did it exit?)"
+
+
+def test_a_server_fault_inside_a_group_comes_out_unchanged() -> None:
+    original = ServerFault("listing resources: already explained", 7, {"x": 1})
+
+    assert describe(ExceptionGroup("g", [original])) is original
+
+
+# ------------------------------------------------------------------------------------------ OS and transport
+
+
+def test_missing_command_says_command_not_found() -> None:
+    exc = FileNotFoundError(2, "No such file or directory", "my-mcp-server")
+
+    fault = describe_exception(exc, action="connecting")
+
+    assert fault.message == "connecting: command not found: my-mcp-server"
+    assert fault.code is None
+
+
+def test_missing_command_without_a_filename_still_says_command_not_found() -> None:
+    fault = describe_exception(FileNotFoundError("spawn failed"), action="connecting")
+
+    assert fault.message.startswith("connecting: command not found: ")
+    assert "spawn failed" in fault.message
+
+
+def test_permission_denied_names_the_file() -> None:
+    fault = describe_exception(PermissionError(13, "Permission denied", "/opt/server"), action="connecting")
+
+    assert fault.message == "connecting: permission denied: /opt/server"
+
+
+def test_a_plain_timeout_error_is_a_timeout() -> None:
+    fault = describe(TimeoutError(), timeout=1)
+
+    assert fault.message == "listing resources: the server did not answer after 1 s (timeout)"
+
+
+def test_a_pydantic_validation_error_says_not_valid_mcp_and_where() -> None:
+    with pytest.raises(ValidationError) as info:
+        ListResourcesResult.model_validate({"resources": [{"uri": "x://1"}]})
+
+    fault = describe(info.value)
+
+    assert fault.message.startswith("listing resources: the server sent a result that is not valid MCP (")
+    assert "resources.0.name" in fault.message
+    assert "\n" not in fault.message
+
+
+def test_a_connect_error_says_cannot_connect() -> None:
+    class ConnectError(Exception):
+        """Shaped like httpx2.ConnectError: only the class name matters."""
+
+    fault = describe_exception(ConnectError("[Errno 111] Connection refused"), action="connecting")
+
+    assert fault.message == "connecting: cannot connect: [Errno 111] Connection refused"
+
+
+def test_the_real_httpx2_connect_error_says_cannot_connect() -> None:
+    httpx2 = pytest.importorskip("httpx2")
+
+    fault = describe_exception(httpx2.ConnectError("All connection attempts failed"), action="connecting")
+
+    assert fault.message == "connecting: cannot connect: All connection attempts failed"
+
+
+def test_an_http_status_error_says_http_error() -> None:
+    class HTTPStatusError(Exception):
+        pass
+
+    fault = describe_exception(HTTPStatusError("401 Unauthorized for https://h/mcp"), action="connecting")
+
+    assert fault.message == "connecting: HTTP error: 401 Unauthorized for https://h/mcp"
+
+
+def test_end_of_stream_means_the_connection_broke() -> None:
+    fault = describe(anyio.EndOfStream())
+
+    assert fault.message == "listing resources: the connection to the server broke (did it exit?)"
+
+
+def test_anything_else_names_the_text_and_the_type() -> None:
+    assert describe(KeyError("resources")).message == "listing resources: 'resources' (KeyError)"
+    assert describe(RuntimeError()).message == "listing resources: RuntimeError (RuntimeError)"
+
+
+def test_server_fault_is_an_exception_with_its_message_as_text() -> None:
+    fault = ServerFault("reading x://1: nope", -32002, {"uri": "x://1"})
+
+    with pytest.raises(ServerFault, match="nope") as info:
+        raise fault
+    assert str(info.value) == "reading x://1: nope"
+    assert (info.value.code, info.value.data) == (-32002, {"uri": "x://1"})
+
+
+# ------------------------------------------------------------------------------------------ protocol problems
+
+
+def test_protocol_problems_say_nothing_when_all_was_well() -> None:
+    assert ProtocolProblems().describe() is None
+
+
+def test_protocol_problems_count_bad_lines_and_quote_the_first() -> None:
+    problems = ProtocolProblems()
+    problems.bad_line("this is not JSON {{{")
+    problems.bad_line("second bad line")
+
+    assert (
+        problems.describe() == "sent 2 lines that are not JSON-RPC messages (first: 'this is not JSON {{{')"
+    )
+
+
+def test_protocol_problems_use_the_singular_and_cap_the_sample() -> None:
+    problems = ProtocolProblems()
+    problems.bad_line("x" * 500)
+
+    described = problems.describe()
+    assert described is not None
+    assert described.startswith("sent 1 line that is not a JSON-RPC message (first: 'xxx")
+    assert len(described) < 200
+
+
+def test_protocol_problems_name_oversized_messages_and_transport_errors() -> None:
+    problems = ProtocolProblems()
+    problems.oversized_message()
+    problems.transport_error(ValueError("bad SSE event\nsecond line"))
+
+    assert problems.describe() == (
+        "sent 1 line that is not a JSON-RPC message (first: 'bad SSE event') and "
+        "1 message(s) over the size limit, which were dropped"
+    )
