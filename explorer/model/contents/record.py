@@ -1,0 +1,48 @@
+"""The `Content` record a classification produces, its kind vocabulary and the default size cap.
+
+Why a module of its own: the UI only draws `Content` records, and every part of the classification (MIME
+tables, image sniffing, base64 decoding) speaks in these kinds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from explorer.model.contents.images import ImageInfo
+
+ContentKind = Literal["text", "markdown", "json", "code", "binary", "image", "empty", "invalid"]
+
+DEFAULT_CAP: Final = 1_000_000
+TEXT_KINDS: Final = frozenset({"text", "markdown", "json", "code"})
+
+
+@dataclass(frozen=True, slots=True)
+class Content:
+    """One content item of a read result, classified and capped. Strings are raw: sanitize before display."""
+
+    kind: ContentKind
+    uri: str
+    mime_type: str | None = None
+    language: str | None = None
+    text: str | None = None
+    data: bytes | None = None
+    size: int = 0
+    truncated: bool = False
+    problem: str | None = None
+    image: ImageInfo | None = None
+    pretty_json: str | None = None
+
+    @property
+    def shown_size(self) -> int:
+        """How much of `size` is held here (characters of `text` or bytes of `data`)."""
+        if self.text is not None:
+            return len(self.text)
+        if self.data is not None:
+            return len(self.data)
+        return 0
+
+    @property
+    def display_text(self) -> str | None:
+        """The text to show for text-like kinds: pretty-printed JSON when there is one, else `text`."""
+        return self.pretty_json if self.pretty_json is not None else self.text

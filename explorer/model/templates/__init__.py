@@ -1,0 +1,121 @@
+"""RFC 6570 URI templates: parse, expand (through `uritemplate`), and match a URI back to its values.
+
+Why: servers advertise resource templates; the explorer fills them in a form and resolves a typed URI
+back to "which template of which server, with which values". Filling goes through `uritemplate`
+(never string replacement), and matching is confirmed by re-expanding, so a match always round-trips.
+
+API: `parse_template`, `expand`, `match`, `diagnose`, `match_all`, `round_trips` (see each docstring).
+Modules: `percent` (RFC 3986 characters, pct-encoding both ways), `syntax` (types, parsing), `expansion`
+(`expand` and the `uritemplate` fixes), `pattern` (template -> pattern tree and regex), `matching` (`match`,
+`match_all`, `round_trips`), `diagnose` (why a URI does not match).
+Values are ``str``, a list of ``str`` or a ``dict`` of ``str``; a variable that is missing or ``None`` is
+undefined and expands to nothing, as are an empty list and an empty dict (RFC 6570 section 2.3).
+
+Matching (one consistent decomposition, always confirmed by re-expansion)
+-------------------------------------------------------------------------
+Every template compiles to a pattern tree built from the RFC character classes: values of ``{x}``,
+``{.x}``, ``{/x}``, ``{;x}``, ``{?x}`` and ``{&x}`` may hold unreserved characters and pct-encoded
+triplets only, ``{+x}`` and ``{#x}`` may hold reserved characters too. A raw ``/`` or space in ``{id}``
+is therefore not a match (`diagnose` explains why). Values come back percent-decoded, and a candidate
+is returned only if its values re-expand to the URI. The tree becomes one anchored regex, used when
+its expressions cannot run into each other (then Python's backtracking stays linear); otherwise, and
+whenever the regex's parse does not re-expand, a memoized search walks the tree in the same
+preference order, capped at 10,000 steps (a very long URI against a template like ``{a}{b}{c}`` may
+then be reported as no match rather than hang the UI). Tie-breaking:
+
+- Between expressions the earlier one is greedy: ``{a}{b}`` against ``xyz`` gives ``a="xyz"`` and leaves
+  ``b`` undefined; ``{+path}/here`` gives ``path`` everything before the last ``/here``.
+- Within one expression variables take one item each, in order, and the last one takes any surplus:
+  ``{x,y}`` against ``1024,768`` gives ``x="1024", y="768"``; against ``a`` it gives ``x="a"`` only.
+- An expression that expanded to nothing leaves all its variables undefined (``{x}`` against ``""``).
+- Named operators (``;``, ``?``, ``&``) must list their parameters in the template's order; any of them
+  may be absent; an unknown parameter is no match (unless an exploded variable can take it as a key,
+  and never a key that names a later variable). ``{?q}`` needs ``q=``; ``{;x}`` accepts ``x`` for "".
+- Non-exploded values come back as ``str`` (no ``,``) or ``list``; exploded ones as ``list``, or as
+  ``dict`` when the items are ``key=value`` pairs (named operators: when the keys are not the name).
+  ``{+x}`` and ``{#x}`` always give a ``str`` (``,`` and ``=`` are legal inside their values).
+- ``{+x}``/``{#x}`` decode only the triplets that expansion would re-create (``%20`` -> space), and keep
+  triplets of reserved characters as they are (``a%2Fb`` -> ``"a%2Fb"``, because ``"a/b"`` would
+  expand to ``a/b``); ``%25`` becomes ``%`` unless two hex digits follow.
+- A URI is compared after normalizing percent-encoding (hex case, triplets of unreserved characters).
+- A variable repeated in the template (``{x}/{x}``, ``{/v:1,v}``) takes the value of its first
+  occurrence without a prefix; re-expansion checks that the others agree.
+
+Where RFC 6570 expansion is not recoverable (``match(t, expand(t, v))`` re-expands identically but can
+differ from ``v``; `round_trips` tolerates the first group, which is representation only):
+
+- representation only: an empty list or dict vs undefined; ``""`` vs undefined for ``{x}``/``{+x}``
+  when the whole expression is empty; a list of one item vs a string; a non-exploded dict vs the flat
+  list ``[k1, v1, ...]``; an exploded dict under ``;``/``?``/``&`` whose keys are all the variable's own
+  name vs a list; for ``{+x}``/``{#x}`` any list or dict vs its joined string, and a value holding
+  pct-encoded triplets vs its decoded form (``50%25`` and ``50%`` both expand to ``50%25``).
+- information lost: adjacent expressions without a separating literal (``{a}{b}``), and a literal
+  after an expression that occurs again from that expression's start on (``{a}-{b}`` with
+  ``a="x-y"``, ``{+a}/x/{b}`` with ``a="1/x"``: the earlier expression is greedy); prefix modifiers
+  ``{x:3}`` (the URI carries the truncated prefix only); in a multi-variable unnamed expression which
+  variables are undefined (``{x,y}`` with only ``y`` gives ``x``) and how list items split between
+  variables; under ``.`` a value or key containing ``.`` (the separator is unreserved, never encoded);
+  under ``;``/``?``/``&`` an exploded dict whose keys name variables, or that follows another exploded
+  variable (which may take its pairs).
+
+Where `uritemplate` 4.2 deviates from RFC 6570 (tests pin each one):
+
+1. Literal text is copied verbatim; RFC 3.1 pct-encodes characters not allowed in a URI. Fixed here:
+   literals are encoded before joining (``a b/{x}`` -> ``a%20b/...``).
+2. ``{+x}``/``{#x}``: a value holding any pct-encoded triplet is copied whole without encoding the rest
+   (``a%20b c`` stays ``a%20b c``). Fixed here: values are pre-encoded (keeping valid triplets).
+3. An empty list or dict is not treated as undefined for ``""``, ``+``, ``#`` and ``;`` (``{#list}``
+   with ``[]`` gives ``#``). Fixed here: they are dropped before expansion.
+4. Dict items are sorted by key; RFC examples keep the given order. Fixed here: passed as pairs.
+5. ``{+x:n}`` truncates inside a pct-encoded triplet. Fixed here: truncation counts a triplet as one.
+6. Not fixed: ``;`` with an exploded list item ``""`` or dict value ``""`` writes ``name=``; the RFC
+   writes ``name``. `match` confirms against `expand`, so the RFC form does not match strictly
+   (`diagnose` explains).
+7. A prefix modifier on a list or dict value is silently ignored; RFC 2.4.1 says prefixes do not apply
+   to composite values. Here `expand` raises `TypeError` for it.
+8. `uritemplate` accepts malformed templates (unbalanced braces, ``{=x}``, defaults ``{x=1}``);
+   `parse_template` rejects them first.
+"""
+
+from __future__ import annotations
+
+from explorer.model.templates.diagnose import diagnose
+from explorer.model.templates.expansion import expand
+from explorer.model.templates.matching import match, match_all, round_trips
+from explorer.model.templates.percent import RESERVED, UNRESERVED
+from explorer.model.templates.syntax import (
+    OPERATORS,
+    Expression,
+    InputValue,
+    Literal,
+    MatchReport,
+    ParsedTemplate,
+    TemplateError,
+    TemplateMatch,
+    Value,
+    Values,
+    Variable,
+    parse_template,
+)
+
+__all__ = [
+    "OPERATORS",
+    "RESERVED",
+    "UNRESERVED",
+    "Expression",
+    "InputValue",
+    "Literal",
+    "MatchReport",
+    "ParsedTemplate",
+    "TemplateError",
+    "TemplateMatch",
+    "Value",
+    "Values",
+    "Variable",
+    "diagnose",
+    "expand",
+    "match",
+    "match_all",
+    "parse_template",
+    "round_trips",
+]

@@ -1,0 +1,225 @@
+"""URI template syntax: the value and template types, and the strict RFC 6570 parser.
+
+Why a module of its own: every other part (expansion, matching, diagnosis, the form) works on a
+`ParsedTemplate`; parsing is cached per text and rejects malformed templates before `uritemplate` sees them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Final, TypeAlias
+
+from explorer.model.entries import TemplateEntry
+from explorer.model.templates.percent import _encode_keeping
+
+Value: TypeAlias = str | list[str] | dict[str, str]
+Values: TypeAlias = dict[str, Value]
+InputValue: TypeAlias = str | Sequence[str] | Mapping[str, str] | None
+
+OPERATORS: Final = ("", "+", "#", ".", "/", ";", "?", "&")
+_RESERVED_OPERATORS: Final = "=,!@|"
+
+
+@dataclass(frozen=True, slots=True)
+class _OpSpec:
+    """The RFC 6570 appendix A table row of one operator."""
+
+    first: str
+    sep: str
+    named: bool
+    ifemp: str
+    allow_reserved: bool
+
+
+_OPS: Final = {
+    "": _OpSpec("", ",", False, "", False),
+    "+": _OpSpec("", ",", False, "", True),
+    "#": _OpSpec("#", ",", False, "", True),
+    ".": _OpSpec(".", ".", False, "", False),
+    "/": _OpSpec("/", "/", False, "", False),
+    ";": _OpSpec(";", ";", True, "", False),
+    "?": _OpSpec("?", "&", True, "=", False),
+    "&": _OpSpec("&", "&", True, "=", False),
+}
+
+
+class TemplateError(ValueError):
+    """A malformed URI template; the message says what and where."""
+
+
+@dataclass(frozen=True, slots=True)
+class Variable:
+    """One varspec: ``operator`` is the enclosing expression's, so a variable knows how it expands."""
+
+    name: str
+    operator: str = ""
+    explode: bool = False
+    prefix: int | None = None
+
+    def __str__(self) -> str:
+        return self.name + ("*" if self.explode else "") + (f":{self.prefix}" if self.prefix else "")
+
+
+@dataclass(frozen=True, slots=True)
+class Literal:
+    """Literal template text, kept as written (expansion pct-encodes what a URI cannot hold)."""
+
+    text: str
+
+    @property
+    def encoded(self) -> str:
+        """The text as it appears in an expanded URI (RFC 6570 section 3.1)."""
+        return _encode_keeping(self.text)
+
+
+@dataclass(frozen=True, slots=True)
+class Expression:
+    """One ``{...}`` expression: an operator and its variables in order."""
+
+    operator: str
+    variables: tuple[Variable, ...]
+
+    @property
+    def text(self) -> str:
+        return "{" + self.operator + ",".join(str(v) for v in self.variables) + "}"
+
+    def __str__(self) -> str:
+        return self.text
+
+
+Part: TypeAlias = Literal | Expression
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedTemplate:
+    """A validated template; ``literal_length`` is the specificity used to rank matches.
+
+    ``variables`` lists every varspec in order (a repeated name appears each time); ``names`` is the
+    distinct names, one form field each.
+    """
+
+    text: str
+    parts: tuple[Part, ...]
+    variables: tuple[Variable, ...]
+    literal_prefix: str
+    literal_length: int
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Distinct variable names in order of first appearance (one form field each)."""
+        return tuple(dict.fromkeys(v.name for v in self.variables))
+
+    @property
+    def expressions(self) -> tuple[Expression, ...]:
+        return tuple(p for p in self.parts if isinstance(p, Expression))
+
+
+@dataclass(frozen=True, slots=True)
+class TemplateMatch:
+    """One template (of one server) that produces a URI, with the values that produce it."""
+
+    entry: TemplateEntry
+    values: Values
+    specificity: int
+
+
+@dataclass(frozen=True, slots=True)
+class MatchReport:
+    """Why a URI does or does not resolve: strict values, or lenient ones plus human sentences."""
+
+    matched: bool
+    values: Values | None
+    problems: list[str] = field(default_factory=list)
+    expanded: str | None = None
+
+
+# ---------------------------------------------------------------------------------------------- parsing
+
+_VARCHAR = r"(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})"
+_VARNAME = re.compile(rf"{_VARCHAR}+(?:\.{_VARCHAR}+)*")
+_PREFIX = re.compile(r"[1-9][0-9]{0,3}")
+
+
+def parse_template(text: str) -> ParsedTemplate:
+    """Parse and validate an RFC 6570 template (raises `TemplateError`); cached per text.
+
+    Expressions are checked strictly (operators, varnames, prefixes); literal text is accepted as
+    servers write it, and characters a URI cannot hold are pct-encoded when expanding.
+    """
+    return _parse_cached(text)
+
+
+@lru_cache(maxsize=2048)
+def _parse_cached(text: str) -> ParsedTemplate:
+    parts: list[Part] = []
+    literal: list[str] = []
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if char == "}":
+            raise TemplateError(f"'}}' at position {i} has no matching '{{' in {text!r}")
+        if char != "{":
+            literal.append(char)
+            i += 1
+            continue
+        end = text.find("}", i + 1)
+        if end < 0:
+            raise TemplateError(f"unclosed '{{' at position {i} in {text!r}")
+        nested = text.find("{", i + 1, end)
+        if nested >= 0:
+            raise TemplateError(f"unclosed '{{' at position {i} in {text!r}: another '{{' comes first")
+        if literal:
+            parts.append(Literal("".join(literal)))
+            literal = []
+        parts.append(_parse_expression(text[i + 1 : end], i, text))
+        i = end + 1
+    if literal:
+        parts.append(Literal("".join(literal)))
+    variables = tuple(v for p in parts if isinstance(p, Expression) for v in p.variables)
+    brace = text.find("{")
+    return ParsedTemplate(
+        text=text,
+        parts=tuple(parts),
+        variables=variables,
+        literal_prefix=text if brace < 0 else text[:brace],
+        literal_length=sum(len(p.text) for p in parts if isinstance(p, Literal)),
+    )
+
+
+def _parse_expression(body: str, position: int, text: str) -> Expression:
+    where = f"{{{body}}} at position {position} of {text!r}"
+    if not body:
+        raise TemplateError(f"empty expression {where}")
+    operator = body[0] if body[0] in OPERATORS[1:] else ""
+    if body[0] in _RESERVED_OPERATORS:
+        raise TemplateError(f"operator {body[0]!r} in {where} is reserved by RFC 6570, not usable")
+    specs = body[len(operator) :]
+    if not specs:
+        raise TemplateError(f"expression {where} has an operator but no variable")
+    variables: list[Variable] = []
+    for spec in specs.split(","):
+        if not spec:
+            raise TemplateError(f"empty variable name in {where}")
+        explode = spec.endswith("*")
+        name = spec[:-1] if explode else spec
+        prefix: int | None = None
+        if ":" in name:
+            name, _, length = name.partition(":")
+            if explode:
+                raise TemplateError(f"{spec!r} in {where} has both a prefix and '*' (RFC allows one)")
+            if not _PREFIX.fullmatch(length):
+                raise TemplateError(f"bad prefix length ':{length}' for {name!r} in {where} (1-9999)")
+            prefix = int(length)
+        if not _VARNAME.fullmatch(name):
+            raise TemplateError(
+                f"bad variable name {name!r} in {where} (letters, digits, '_', %XX and inner dots)"
+            )
+        variables.append(Variable(name, operator, explode, prefix))
+    return Expression(operator, tuple(variables))
+
+
+def _coerce(template: str | ParsedTemplate) -> ParsedTemplate:
+    return template if isinstance(template, ParsedTemplate) else parse_template(template)
