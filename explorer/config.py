@@ -43,6 +43,8 @@ __all__ = [
     "parse_header",
     "parse_server_option",
     "redact",
+    "redact_value",
+    "secrets_of",
     "select_servers",
 ]
 
@@ -152,11 +154,11 @@ def _url_secrets(url: str) -> list[str]:
     return found
 
 
-def redact(text: str, spec: ServerSpec) -> str:
-    """`text` with every header value, env value and URL secret of `spec` replaced by `***`.
+def secrets_of(spec: ServerSpec) -> list[str]:
+    """Every header value, env value and URL secret of `spec`, longest first; what `redact` masks.
 
-    For error messages, stderr tails and logs, which may echo a token back. The credential after an auth
-    scheme (`Bearer abc`) is scrubbed on its own too. Values shorter than 4 characters are left alone.
+    The credential after an auth scheme (`Bearer abc`) counts on its own too. Values shorter than 4
+    characters are left out (`DEBUG=1` is no secret).
     """
     candidates: list[str] = []
     for value in [*spec.headers.values(), *spec.env.values()]:
@@ -167,9 +169,28 @@ def redact(text: str, spec: ServerSpec) -> str:
     if spec.url:
         candidates.extend(_url_secrets(spec.url))
     secrets = {value for value in candidates if len(value) >= _MIN_SECRET_LENGTH}
-    for secret in sorted(secrets, key=len, reverse=True):  # longest first: a value containing another
+    return sorted(secrets, key=len, reverse=True)  # longest first: a value containing another
+
+
+def redact(text: str, spec: ServerSpec) -> str:
+    """`text` with every header value, env value and URL secret of `spec` replaced by `***`.
+
+    For error messages, stderr tails and logs, which may echo a token back.
+    """
+    for secret in secrets_of(spec):
         text = text.replace(secret, MASK)
     return text
+
+
+def redact_value(value: Any, spec: ServerSpec) -> Any:
+    """`redact` applied to every string inside a JSON-like value (error `data` a server sent back)."""
+    if isinstance(value, str):
+        return redact(value, spec)
+    if isinstance(value, dict):
+        return {redact(str(k), spec): redact_value(v, spec) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact_value(v, spec) for v in value]
+    return value
 
 
 # ------------------------------------------------------------------------------------------------ Config

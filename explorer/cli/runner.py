@@ -11,7 +11,7 @@ from typing import Any, Generic, TypeVar
 
 import anyio
 
-from explorer.config import ServerSpec, redact
+from explorer.config import ServerSpec, redact, redact_value
 from explorer.connection.errors import ServerFault, describe_exception
 from explorer.connection.session import ProtocolMode, ServerConnection, ServerIdentity
 from explorer.paths import server_log_path
@@ -28,6 +28,7 @@ class Outcome(Generic[T]):
     value: T | None = None
     fault: ServerFault | None = None
     stderr_tail: str = ""
+    problems: str | None = None  # what the server sent that was not a message (ignored), one phrase
 
     @property
     def name(self) -> str:
@@ -68,7 +69,12 @@ async def run_on_servers(
         except Exception as exc:  # a server fault the facade did not classify: still one line
             outcome.fault = describe_exception(exc, action="talking to the server", timeout=timeout)
         if outcome.fault is not None:
-            outcome.stderr_tail = conn.stderr_tail()
+            raw = outcome.fault  # masked for every output (JSON too), not only the stderr line
+            outcome.fault = ServerFault(
+                redact(raw.message, outcome.spec), raw.code, redact_value(raw.data, outcome.spec)
+            )
+            outcome.stderr_tail = redact(conn.stderr_tail(), outcome.spec)
+        outcome.problems = conn.problems.describe()
 
     async with anyio.create_task_group() as group:
         for outcome in outcomes:

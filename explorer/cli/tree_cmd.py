@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from explorer.cli.output import EXIT_FAILED, EXIT_INCOMPLETE, EXIT_OK, emit_json, error, out, safe_line
+from explorer.cli.output import EXIT_FAILED, EXIT_INCOMPLETE, EXIT_OK, emit_json, error, note, out, safe_line
 from explorer.cli.runner import Outcome
 from explorer.config import ListingBounds
 from explorer.connection.discovery import Listing, list_server
@@ -70,14 +70,17 @@ def exit_code(outcomes: Sequence[Outcome[Listing]]) -> int:
 
 
 def report_errors(outcomes: Sequence[Outcome[Listing]]) -> None:
-    """One line per failed or incomplete server on stderr."""
+    """One line per failed or incomplete server on stderr, and a warning for one that sent junk."""
     for o in outcomes:
         if o.fault is not None:
             error(o.error_line())
         elif o.value is not None and o.value.error is not None:
-            error(f"server {o.name}: {o.value.error} (kept {o.value.summary()})")
+            kept = f"{len(o.value.resources)} resources, {len(o.value.templates)} templates"
+            error(f"server {o.name}: {o.value.error} (kept the {kept} listed before)")
         elif o.value is not None and not o.value.complete:
             error(f"server {o.name}: {o.value.summary()}")
+        if o.fault is None and o.problems is not None:
+            note(f"warning: server {o.name} {o.problems}; ignored them")
 
 
 def server_json(o: Outcome[Listing]) -> dict[str, Any]:
@@ -99,6 +102,8 @@ def server_json(o: Outcome[Listing]) -> dict[str, Any]:
         data["stoppedBy"] = listing.stopped_by
         data["skipped"] = listing.skipped
         data["duplicates"] = listing.duplicates
+    if o.problems is not None:
+        data["warning"] = f"the server {o.problems}; ignored them"
     return data
 
 

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 import anyio
 
-from explorer.config import ListingBounds
+from explorer.config import ListingBounds, redact
 from explorer.connection.errors import METHOD_NOT_FOUND, ServerFault
 from explorer.connection.session import ServerConnection
 from explorer.model.entries import ResourceEntry, TemplateEntry
@@ -141,7 +141,7 @@ async def list_server(
             if stopped:
                 break
     except ServerFault as fault:
-        result.error = fault.message
+        result.error = redact(fault.message, conn.spec)  # a cursor may echo a token, too
         result.error_code = fault.code
     result.elapsed += time.monotonic() - start
     return result

@@ -7,7 +7,6 @@ kept raw here; callers sanitize before printing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 # JSON-RPC / MCP codes people meet when exploring servers (see ../shared/notes/mcp-sdk.md).
@@ -19,16 +18,33 @@ REQUEST_TIMEOUT = -32001
 CONNECTION_CLOSED = -32000
 
 
-@dataclass(frozen=True, slots=True)
 class ServerFault(Exception):
-    """A failure caused by a server (or reaching it): what the explorer shows, never raises further."""
+    """A failure caused by a server (or reaching it): what the explorer shows, never raises further.
 
-    message: str
-    code: int | None = None
-    data: Any = None
+    A plain exception class, not a frozen dataclass: Python sets `__traceback__` on an exception that
+    passes through a `@contextmanager` (`anyio.fail_after`, for one), and a frozen dataclass refuses that
+    assignment with a TypeError that would replace the fault (found by fuzzing the transport).
+    """
+
+    def __init__(self, message: str, code: int | None = None, data: Any = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+        self.data = data
 
     def __str__(self) -> str:
         return self.message
+
+    def __repr__(self) -> str:
+        return f"ServerFault(message={self.message!r}, code={self.code!r}, data={self.data!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ServerFault):
+            return NotImplemented
+        return (self.message, self.code, self.data) == (other.message, other.code, other.data)
+
+    def __hash__(self) -> int:
+        return hash((self.message, self.code))
 
 
 def _leaves(exc: BaseException) -> list[BaseException]:
@@ -97,3 +113,49 @@ def _is_noise(exc: BaseException) -> bool:
         "BrokenResourceError",
         "GeneratorExit",
     }
+
+
+class ProtocolProblems:
+    """What a server wrote that was not a usable message: counted, not raised, one sentence on demand.
+
+    A broken line on stdout is no reason to drop a connection that otherwise works, but when a request
+    then times out, the reason is usually here, so the connection appends `describe()` to its fault.
+    """
+
+    def __init__(self) -> None:
+        self.not_json = 0
+        self.oversized = 0
+        self.limit = 0  # bytes: the message size limit that `oversized` messages went over
+        self.sample: str | None = None
+
+    def bad_line(self, line: str) -> None:
+        self.not_json += 1
+        if self.sample is None:
+            self.sample = line[:80]
+
+    def oversized_message(self, limit: int) -> None:
+        self.oversized += 1
+        self.limit = limit
+
+    def transport_error(self, exc: BaseException) -> None:
+        """An error a transport delivered instead of a message (HTTP/SSE parse failures)."""
+        self.bad_line(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+
+    def describe(self) -> str | None:
+        """`sent 3 lines that are not JSON-RPC messages (first: 'oops')`, or None when all was well."""
+        parts = []
+        if self.not_json:
+            lines = (
+                "1 line that is not a JSON-RPC message"
+                if self.not_json == 1
+                else (f"{self.not_json} lines that are not JSON-RPC messages")
+            )
+            parts.append(lines + (f" (first: {self.sample!r})" if self.sample else ""))
+        if self.oversized:
+            many = "1 message" if self.oversized == 1 else f"{self.oversized} messages"
+            parts.append(f"{many} over the {_size(self.limit)} limit, which the explorer dropped")
+        return "sent " + " and ".join(parts) if parts else None
+
+
+def _size(n: int) -> str:
+    return f"{n / 2**20:g} MB" if n >= 2**20 else f"{n:,} bytes"

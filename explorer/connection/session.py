@@ -17,12 +17,21 @@ from typing import TYPE_CHECKING, Any, Literal
 import anyio
 
 from explorer import __version__
-from explorer.config import ServerSpec
-from explorer.connection.errors import ServerFault, describe_exception
+from explorer.config import ServerSpec, redact, redact_value
+from explorer.connection.errors import (
+    CONNECTION_CLOSED,
+    REQUEST_TIMEOUT,
+    ProtocolProblems,
+    ServerFault,
+    describe_exception,
+)
+from explorer.connection.sdk_logs import route_sdk_logs
 from explorer.connection.transports import open_transport, tail
 
 if TYPE_CHECKING:
     from mcp import Client
+
+    from explorer.connection.stdio import StderrPump
 
 ProtocolMode = Literal["auto", "legacy", "2026-07-28"]
 PROTOCOL_MODES: tuple[ProtocolMode, ...] = ("auto", "legacy", "2026-07-28")
@@ -63,7 +72,9 @@ class ServerConnection:
         self._message_handler = message_handler
         self._stack: AsyncExitStack | None = None
         self._client: Client | None = None
+        self._pumps: list[StderrPump] = []
         self.identity: ServerIdentity | None = None
+        self.problems = ProtocolProblems()  # what the server sent that was not a message
 
     @property
     def name(self) -> str:
@@ -74,22 +85,37 @@ class ServerConnection:
         from mcp.types import Implementation
         from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
+        route_sdk_logs(self.spec)
         stack = AsyncExitStack()
         try:
             streams = await stack.enter_async_context(
-                open_transport(self.spec, timeout=self.timeout, stderr_log=self.stderr_log)
+                open_transport(
+                    self.spec,
+                    timeout=self.timeout,
+                    stderr_log=self.stderr_log,
+                    problems=self.problems,
+                    pump_holder=self._pumps,
+                )
             )
             client = Client(
                 _StreamsTransport(streams),
                 mode=self.protocol,
                 read_timeout_seconds=self.timeout,
-                message_handler=self._message_handler,  # type: ignore[arg-type]
+                message_handler=self._handle_message,
                 client_info=Implementation(name="mcp-url-explorer", version=__version__),
                 cache=None,  # an explorer must always see what the server says now
             )
             await stack.enter_async_context(client)
+            if self.protocol not in ("auto", "legacy"):
+                # A pinned modern version makes the SDK skip server/discover entirely, which would
+                # leave us without the server's name, capabilities and instructions: ask once.
+                from mcp.types import DiscoverResult
+
+                raw_discover = await client.session.send_discover(self.protocol)
+                client.session.adopt(DiscoverResult.model_validate(raw_discover))
         except BaseException as exc:
             cause = await _close_collecting(stack)
+            await self._settle_stderr()
             if isinstance(exc, Exception | BaseExceptionGroup):
                 raise self._fault(exc, "connecting") from None
             if cause is not None:
@@ -128,13 +154,34 @@ class ServerConnection:
             raise ServerFault(f"{self.name}: not connected")
         return self._client
 
+    async def _handle_message(self, message: Any) -> None:
+        """Transport errors (an HTTP server's unparsable event) are counted; the rest goes to the caller."""
+        if isinstance(message, Exception):
+            self.problems.transport_error(message)
+            return
+        if self._message_handler is not None:
+            await self._message_handler(message)
+
+    async def _settle_stderr(self) -> None:
+        """Let the stderr pump write what a server said before dying, so the fault can quote it."""
+        for pump in self._pumps:
+            await pump.settle()
+
     def _fault(self, exc: BaseException, action: str) -> ServerFault:
+        """One sentence for the failure, with the stderr line or stdout problems that explain it.
+
+        Masked here, at the one place every fault passes: a server may echo a token back in an error.
+        """
         fault = describe_exception(exc, action=action, timeout=self.timeout)
-        if fault.code in (None, -32000) and self.spec.transport == "stdio":
+        message = fault.message
+        if fault.code in (None, CONNECTION_CLOSED) and self.spec.transport == "stdio":
             last = _last_line(tail(self.stderr_log, 2048))
             if last:
-                fault = ServerFault(f"{fault.message}; its stderr ends with: {last}", fault.code, fault.data)
-        return fault
+                message = f"{message}; its stderr ends with: {last}"
+        problems = self.problems.describe()
+        if problems is not None and fault.code in (None, CONNECTION_CLOSED, REQUEST_TIMEOUT):
+            message = f"{message}; the server also {problems}"
+        return ServerFault(redact(message, self.spec), fault.code, redact_value(fault.data, self.spec))
 
     def stderr_tail(self, max_bytes: int = 4096) -> str:
         """The end of a stdio server's stderr log (empty for HTTP servers)."""
@@ -156,6 +203,8 @@ class ServerConnection:
             session._stamp(data, opts)  # type: ignore[arg-type]
             raw = await session._dispatcher.send_raw_request(method, data.get("params"), opts)  # type: ignore[arg-type]
         except Exception as exc:
+            if getattr(exc, "code", CONNECTION_CLOSED) == CONNECTION_CLOSED:
+                await self._settle_stderr()
             raise self._fault(exc, action) from None
         if not isinstance(raw, dict):
             raise ServerFault(f"{action}: the server's result is not a JSON object")

@@ -2,6 +2,7 @@
 
 A stdio server's stderr goes to its own log file, never the terminal: under Textual the default
 `sys.stderr` has no real file descriptor, so the child would write straight over the screen.
+stdio itself is `stdio.py` (a linear, bounded reader; secrets masked on the way to the log).
 """
 
 from __future__ import annotations
@@ -12,18 +13,37 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from explorer.config import ServerSpec
+from explorer.connection.errors import ProtocolProblems
 
 if TYPE_CHECKING:
     from mcp.client._transport import TransportStreams
 
+    from explorer.connection.stdio import StderrPump
+
 
 @asynccontextmanager
 async def open_transport(
-    spec: ServerSpec, *, timeout: float, stderr_log: Path | None
+    spec: ServerSpec,
+    *,
+    timeout: float,
+    stderr_log: Path | None,
+    problems: ProtocolProblems | None = None,
+    pump_holder: list[StderrPump] | None = None,
 ) -> AsyncIterator[TransportStreams]:
-    """Open the transport a spec describes; the caller builds an `mcp.Client` on the streams."""
+    """Open the transport a spec describes; the caller builds an `mcp.Client` on the streams.
+
+    `problems` collects what a stdio server wrote that was not a message; `pump_holder` receives the
+    stderr pump when one masks secrets on the way to the log (so callers can wait for it to settle).
+    """
     if spec.transport == "stdio":
-        async with _stdio(spec, stderr_log) as streams:
+        from explorer.connection.stdio import stdio_transport
+
+        async with stdio_transport(
+            spec,
+            stderr_log=stderr_log,
+            problems=problems if problems is not None else ProtocolProblems(),
+            pump_holder=pump_holder,
+        ) as streams:
             yield streams
     elif spec.transport == "sse":
         from mcp.client.sse import sse_client
@@ -41,27 +61,6 @@ async def open_transport(
             headers=dict(spec.headers), timeout=httpx2.Timeout(timeout, read=max(timeout, 300.0))
         )
         async with http, streamable_http_client(spec.url, http_client=http) as streams:
-            yield streams
-
-
-@asynccontextmanager
-async def _stdio(spec: ServerSpec, stderr_log: Path | None) -> AsyncIterator[TransportStreams]:
-    from mcp import StdioServerParameters
-    from mcp.client.stdio import stdio_client
-
-    assert spec.command is not None
-    params = StdioServerParameters(
-        command=spec.command,
-        args=list(spec.args),
-        env=dict(spec.env) or None,
-        cwd=spec.cwd,
-        # A hostile or broken server may write bytes that are not UTF-8: show them, do not die.
-        encoding_error_handler="replace",
-    )
-    log_path = stderr_log if stderr_log is not None else Path("/dev/null")
-    log_path.parent.mkdir(parents=True, exist_ok=True)
-    with log_path.open("a", encoding="utf-8", errors="replace") as errlog:
-        async with stdio_client(params, errlog=errlog) as streams:
             yield streams
 
 

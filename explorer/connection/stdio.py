@@ -1,0 +1,296 @@
+"""The stdio transport: a server subprocess speaking newline-delimited JSON-RPC on stdin/stdout.
+
+Why not the SDK's `stdio_client` as is: its reader joins text chunks by string concatenation, so one
+50 MB answer costs seconds of quadratic copying (about 20 s measured), and a server that never ends a
+line grows memory without limit. This reader keeps one byte buffer (linear), caps a message at
+`MAX_MESSAGE_BYTES`, and records instead of raising what a server wrote that is not a message
+(`ProtocolProblems`), so a connection that otherwise works keeps working and a later fault can say why.
+Spawning and stopping the process (own process group; close stdin, grace period, kill the tree) are
+the SDK's own helpers, so shutdown behaves exactly as the SDK's transport does.
+
+A server's stderr goes to its log file. When the spec carries secrets (env values), it passes through
+`StderrPump`, which masks them before they reach the disk.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager, suppress
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+import anyio
+import anyio.lowlevel
+import anyio.to_thread
+
+from explorer.config import MASK, ServerSpec, secrets_of
+from explorer.connection.errors import ProtocolProblems
+
+if TYPE_CHECKING:
+    from mcp.client._transport import TransportStreams
+
+MAX_MESSAGE_BYTES = 256 * 1024 * 1024  # one JSON-RPC message; past it the line is dropped, not buffered
+_CHUNK = 1024 * 1024
+_RELEASE_AFTER_BYTES = 1024 * 1024
+_WRITER_FLUSH_SECONDS = 0.5
+
+
+@asynccontextmanager
+async def stdio_transport(
+    spec: ServerSpec,
+    *,
+    stderr_log: Path | None,
+    problems: ProtocolProblems,
+    pump_holder: list[StderrPump] | None = None,
+    max_message_bytes: int | None = None,
+) -> AsyncIterator[TransportStreams]:
+    """Start the server and yield (read, write) streams of `SessionMessage`s for `mcp.Client`."""
+    from mcp.client import stdio as sdk
+
+    assert spec.command is not None
+    log_path = stderr_log if stderr_log is not None else Path(os.devnull)
+    if log_path != Path(os.devnull):
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+    secrets = secrets_of(spec)
+    if sys.platform == "win32":  # pragma: no cover - the SDK's own transport (its Windows process wrapper)
+        from mcp import StdioServerParameters
+
+        params = StdioServerParameters(
+            command=spec.command,
+            args=list(spec.args),
+            env=dict(spec.env) or None,
+            cwd=spec.cwd,
+            encoding_error_handler="replace",
+        )
+        with log_path.open("a", encoding="utf-8", errors="replace") as errlog:
+            async with sdk.stdio_client(params, errlog=errlog) as streams:
+                yield streams
+        return
+
+    command = await sdk._get_executable_command(spec.command)
+    env = sdk.get_default_environment() | dict(spec.env)
+    pump = StderrPump(log_path, secrets) if secrets else None
+    errlog: IO[Any] = pump.child_end() if pump is not None else log_path.open("ab")
+    try:
+        process = await sdk._create_platform_compatible_process(
+            command=command,
+            args=list(spec.args),
+            env=env,
+            errlog=errlog,  # type: ignore[arg-type]  # a binary file: only its fileno() is used
+            cwd=spec.cwd,
+        )
+    except BaseException:
+        errlog.close()
+        if pump is not None:
+            pump.close_reader()
+        raise
+    errlog.close()  # the child holds its own copy
+    if pump is not None:
+        pump.start()
+        if pump_holder is not None:
+            pump_holder.append(pump)
+    limit = max_message_bytes if max_message_bytes is not None else MAX_MESSAGE_BYTES
+    async with _streams(process, problems, limit) as streams:
+        yield streams
+
+
+@asynccontextmanager
+async def _streams(
+    process: Any, problems: ProtocolProblems, max_message_bytes: int
+) -> AsyncIterator[TransportStreams]:
+    from mcp.client import stdio as sdk
+    from mcp.shared.message import SessionMessage
+
+    read_send, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    write_stream, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
+    writer_done = anyio.Event()
+
+    async def deliver(line: str) -> bool:
+        """Parse one line and pass it on; False once nobody reads any more."""
+        big = len(line) > _RELEASE_AFTER_BYTES
+        message = _parse(line, problems)  # 50 MB parse in ~0.4 s (a thread would not help: GIL held)
+        if message is None:
+            return True
+        try:
+            await read_send.send(message)
+            if big:
+                # The SDK's read loop keeps its last message referenced until the next one arrives: a
+                # 50 MB answer would stay in memory while the connection idles. A response to an id
+                # nobody uses is dropped at once (debug log) and releases it.
+                await read_send.send(_release_marker())
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            return False
+        return True
+
+    async def read_stdout() -> None:
+        buffer = bytearray()
+        dropping = False  # inside a line that went over the limit: skip to its end
+        async with read_send:
+            while True:
+                try:
+                    chunk = await process.stdout.receive(_CHUNK)
+                except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                    break
+                start = 0
+                while True:
+                    end = chunk.find(b"\n", start)
+                    piece = chunk[start:] if end < 0 else chunk[start:end]
+                    if not dropping:
+                        if len(buffer) + len(piece) > max_message_bytes:
+                            problems.oversized_message(max_message_bytes)
+                            buffer = bytearray()
+                            dropping = True
+                        else:
+                            buffer += piece
+                    if end < 0:
+                        break
+                    start = end + 1
+                    if dropping:
+                        dropping = False
+                        continue
+                    # Decoded, then the bytes dropped: one copy fewer at the peak of a 50 MB answer.
+                    line, buffer = _decode(buffer), bytearray()
+                    delivered = await deliver(line)
+                    del line  # not kept while waiting for the next chunk
+                    if not delivered:
+                        await _discard(process)
+                        return
+            if buffer and not dropping:
+                await deliver(_decode(buffer))
+
+    async def write_stdin() -> None:
+        try:
+            async with write_receive:
+                async for item in write_receive:
+                    data = item.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
+                    await process.stdin.send(data.encode("utf-8", errors="replace"))
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            # The server stopped reading: end the read side so no request waits forever.
+            await read_send.aclose()
+        finally:
+            writer_done.set()
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(read_stdout)
+        group.start_soon(write_stdin)
+        try:
+            yield read_stream, write_stream
+        finally:
+            with anyio.CancelScope(shield=True):
+                read_stream.close()
+                write_stream.close()
+                with anyio.move_on_after(_WRITER_FLUSH_SECONDS):
+                    await writer_done.wait()
+                await sdk._stop_server_process(process)
+                for stream in (read_stream, write_stream, read_send, write_receive):
+                    await stream.aclose()
+                await anyio.lowlevel.checkpoint()
+            group.cancel_scope.cancel()
+
+
+def _release_marker() -> Any:
+    """A response to an id no request has: the SDK drops it (see `deliver`)."""
+    import mcp_types as types
+    from mcp.shared.message import SessionMessage
+
+    return SessionMessage(types.JSONRPCResponse(jsonrpc="2.0", id="mcp-url-explorer:release", result={}))
+
+
+def _decode(line: bytearray) -> str:
+    """A hostile server's bytes that are not UTF-8 become U+FFFD: shown, never fatal."""
+    return line.decode("utf-8", errors="replace")
+
+
+def _parse(text: str, problems: ProtocolProblems) -> Any:
+    """One stdout line -> a SessionMessage, or None (blank, or not JSON-RPC: counted in `problems`)."""
+    import mcp_types as types
+    from mcp.shared.message import SessionMessage
+
+    if not text or text.isspace():  # (not .strip(): that may copy a 50 MB line)
+        return None
+    try:
+        message = types.jsonrpc_message_adapter.validate_json(text, by_name=False)
+    except ValueError:
+        problems.bad_line(text[:200].strip())
+        return None
+    return SessionMessage(message)
+
+
+async def _discard(process: Any) -> None:
+    """Keep reading (and dropping) stdout after the session is gone, so the server never blocks writing."""
+    with suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+        while True:
+            await process.stdout.receive(_CHUNK)
+
+
+class StderrPump:
+    """Copies a server's stderr to its log file with the spec's secrets masked.
+
+    A thread, because the child writes into a pipe at its own pace and a 5 MB flood must not cost the
+    event loop anything. A secret split across two reads is still masked: the tail that could begin a
+    secret is held back until the next read decides it.
+    """
+
+    def __init__(self, log_path: Path, secrets: Sequence[str]) -> None:
+        self.log_path = log_path
+        self.secrets = [s.encode("utf-8", errors="replace") for s in secrets]
+        self.finished = threading.Event()
+        self._read_fd, self._write_fd = os.pipe()
+        self._thread = threading.Thread(target=self._run, name="stderr-pump", daemon=True)
+
+    def child_end(self) -> IO[Any]:
+        """The write end, as a file object for the child's stderr (closed by the caller after spawning)."""
+        return open(self._write_fd, "wb", closefd=True)
+
+    def close_reader(self) -> None:
+        os.close(self._read_fd)
+        self.finished.set()
+
+    def start(self) -> None:
+        self._thread.start()
+
+    async def settle(self, timeout: float = 0.5) -> None:
+        """Wait (briefly) until everything the server wrote so far is in the log: it exited, pipe at EOF."""
+        if not self.finished.is_set():
+            await anyio.to_thread.run_sync(self.finished.wait, timeout)
+
+    def _run(self) -> None:
+        held = b""
+        try:
+            with self.log_path.open("ab") as log:
+                while True:
+                    chunk = os.read(self._read_fd, 65536)
+                    if not chunk:
+                        break
+                    ready, held = mask_secrets(held + chunk, self.secrets)
+                    log.write(ready)
+                    log.flush()
+                log.write(mask_secrets(held, self.secrets, final=True)[0])
+        except OSError:
+            pass
+        finally:
+            with suppress(OSError):
+                os.close(self._read_fd)
+            self.finished.set()
+
+
+def mask_secrets(data: bytes, secrets: Sequence[bytes], *, final: bool = False) -> tuple[bytes, bytes]:
+    """`(ready, held)`: `ready` has every whole secret replaced by `***`; `held` might begin one.
+
+    Secrets are replaced longest first (a value containing another is masked whole). Unless `final`,
+    the longest tail of `data` that is a proper prefix of a secret is held back for the next chunk.
+    """
+    for secret in sorted(secrets, key=len, reverse=True):
+        if secret:
+            data = data.replace(secret, MASK.encode())
+    keep = 0
+    if not final:
+        for secret in secrets:
+            for size in range(min(len(secret) - 1, len(data)), keep, -1):
+                if data.endswith(secret[:size]):
+                    keep = size
+                    break
+    return data[: len(data) - keep], data[len(data) - keep :]

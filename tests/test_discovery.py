@@ -1,0 +1,635 @@
+"""Bounded, streamed discovery (design.md, "Listing rules") against a scripted fake connection.
+
+The fake answers `resources/list` and `resources/templates/list` from a table keyed by the cursor it
+receives, so a test fails loudly (AssertionError out of `list_server`) when the explorer asks for a
+page with a cursor the server never gave. No subprocess: every test here runs in milliseconds.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import anyio
+import pytest
+
+from explorer.config import ListingBounds, ServerSpec
+from explorer.connection.discovery import Listing, Page, list_server
+from explorer.connection.errors import ServerFault
+
+pytestmark = pytest.mark.anyio
+
+RESOURCES = "resources/list"
+TEMPLATES = "resources/templates/list"
+BIG = ListingBounds()
+
+Answer = dict[str, Any] | ServerFault
+Table = dict[str | None, Answer]
+
+
+def res(i: int | str, **extra: Any) -> dict[str, Any]:
+    return {"uri": f"test://r/{i}", "name": f"resource {i}", **extra}
+
+
+def tpl(i: int | str, **extra: Any) -> dict[str, Any]:
+    return {"uriTemplate": f"test://t/{i}/{{id}}", "name": f"template {i}", **extra}
+
+
+def chain(key: str, pages: list[list[Any]], cursors: list[str] | None = None) -> Table:
+    """Pages linked by cursors: page 1 answers no cursor, page k answers cursors[k-2]."""
+    cursors = cursors if cursors is not None else [f"c{i}" for i in range(1, len(pages))]
+    assert len(cursors) == len(pages) - 1
+    table: Table = {}
+    for index, items in enumerate(pages):
+        page: dict[str, Any] = {key: items}
+        if index < len(cursors):
+            page["nextCursor"] = cursors[index]
+        table[None if index == 0 else cursors[index - 1]] = page
+    return table
+
+
+def resource_pages(count: int, size: int) -> list[list[dict[str, Any]]]:
+    return [[res(p * size + i) for i in range(size)] for p in range(count)]
+
+
+class FakeConn:
+    """Just what `list_server` uses of a ServerConnection: `.name`, `.spec` and `request`."""
+
+    def __init__(
+        self,
+        resources: Table | None = None,
+        templates: Table | None = None,
+        *,
+        name: str = "fake",
+        delays: Mapping[tuple[str, str | None], float] | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        self.name = name
+        self.spec = ServerSpec(name=name, transport="stdio", command="fake-server", env=dict(env or {}))
+        self.tables: dict[str, Table] = {
+            RESOURCES: resources if resources is not None else {None: {"resources": []}},
+            TEMPLATES: templates if templates is not None else {None: {"resourceTemplates": []}},
+        }
+        self.delays = dict(delays or {})
+        self.requests: list[tuple[str, dict[str, Any] | None]] = []
+        self.actions: list[str] = []
+
+    async def request(self, method: str, params: Mapping[str, Any] | None, *, action: str) -> dict[str, Any]:
+        self.requests.append((method, None if params is None else dict(params)))
+        self.actions.append(action)
+        assert params is None or set(params) == {"cursor"}, params
+        cursor = None if params is None else params["cursor"]
+        table = self.tables[method]
+        assert cursor in table, f"{method} asked with cursor {cursor!r}, which the server never sent"
+        delay = self.delays.get((method, cursor), 0.0)
+        if delay:
+            await anyio.sleep(delay)
+        answer = table[cursor]
+        if isinstance(answer, ServerFault):
+            raise answer
+        return copy.deepcopy(answer)
+
+    def cursors(self, method: str = RESOURCES) -> list[str | None]:
+        return [None if p is None else p["cursor"] for m, p in self.requests if m == method]
+
+
+def uris(listing: Listing) -> list[str]:
+    return [entry.uri for entry in listing.resources]
+
+
+async def run(conn: FakeConn, bounds: ListingBounds = BIG, **kwargs: Any) -> Listing:
+    return await list_server(conn, bounds, **kwargs)  # type: ignore[arg-type]
+
+
+# ------------------------------------------------------------------------------------------ cursors
+
+
+async def test_follows_every_cursor_and_sends_it_back_exactly() -> None:
+    odd = [
+        "page two ✓ ünïcødé",
+        "  leading and trailing spaces  ",
+        '{"offset": 200, "sig": "a+b/c=="}',
+        "tab\there\nnewline",
+        "\u202ertl\u200b zero width",
+    ]
+    pages = resource_pages(6, 3)
+    conn = FakeConn(chain("resources", pages, odd), chain("resourceTemplates", [[tpl(0)]]))
+
+    listing = await run(conn)
+
+    assert conn.requests == [
+        (RESOURCES, None),
+        *[(RESOURCES, {"cursor": cursor}) for cursor in odd],
+        (TEMPLATES, None),
+    ]
+    assert uris(listing) == [item["uri"] for page in pages for item in page]
+    assert [t.uri_template for t in listing.templates] == ["test://t/0/{id}"]
+    assert listing.complete
+    assert listing.pages == 7
+    assert listing.error is None and listing.stopped_by is None
+    assert listing.summary() == "18 resources, 1 templates in 7 pages"
+
+
+async def test_an_empty_string_cursor_is_a_real_cursor() -> None:
+    conn = FakeConn(chain("resources", [[res(0)], [res(1)]], [""]))
+
+    listing = await run(conn)
+
+    assert conn.cursors() == [None, ""]
+    assert uris(listing) == ["test://r/0", "test://r/1"]
+    assert listing.complete
+
+
+async def test_a_null_next_cursor_ends_the_list() -> None:
+    conn = FakeConn({None: {"resources": [res(0)], "nextCursor": None}})
+
+    listing = await run(conn)
+
+    assert conn.cursors() == [None]
+    assert listing.complete
+
+
+async def test_the_same_cursor_text_in_both_lists_is_not_a_loop() -> None:
+    conn = FakeConn(
+        chain("resources", [[res(0)], [res(1)]], ["next"]),
+        chain("resourceTemplates", [[tpl(0)], [tpl(1)]], ["next"]),
+    )
+
+    listing = await run(conn)
+
+    assert listing.complete, listing.error
+    assert len(listing.resources) == 2 and len(listing.templates) == 2
+
+
+@pytest.mark.parametrize(
+    ("cursors", "repeated"),
+    [(["c1", "c1"], "c1"), (["c1", "c2", "c1"], "c1"), (["", ""], "")],
+    ids=["immediately", "later", "empty-string"],
+)
+async def test_a_repeated_cursor_is_a_loop_error_keeping_what_came_before(
+    cursors: list[str], repeated: str
+) -> None:
+    pages = resource_pages(len(cursors), 2)
+    table: Table = {}
+    keys: list[str | None] = [None, *cursors[:-1]]
+    for key, items, nxt in zip(keys, pages, cursors, strict=True):
+        table[key] = {"resources": items, "nextCursor": nxt}
+    conn = FakeConn(table)
+
+    listing = await run(conn)
+
+    assert listing.error is not None
+    assert repr(repeated) in listing.error
+    assert "loop" in listing.error
+    assert uris(listing) == [item["uri"] for page in pages for item in page]
+    assert not listing.complete
+    assert listing.stopped_by is None
+    assert len(conn.requests) == len(pages)  # the looping page is not asked for again
+    assert conn.cursors(TEMPLATES) == []  # the server's listing stops there
+    assert "failed:" in listing.summary()
+
+
+async def test_a_secret_echoed_in_a_cursor_is_masked_in_the_error() -> None:
+    token = "tok-9f8e7d6c5b4a"
+    conn = FakeConn(
+        {
+            None: {"resources": [res(0)], "nextCursor": f"k={token}"},
+            f"k={token}": {"resources": [], "nextCursor": f"k={token}"},
+        },
+        env={"API_TOKEN": token},
+    )
+
+    listing = await run(conn)
+
+    assert conn.cursors() == [None, f"k={token}"]  # sent back exactly, secret or not
+    assert listing.error is not None and "loop" in listing.error
+    assert token not in listing.error
+    assert "***" in listing.error
+
+
+async def test_a_non_string_next_cursor_is_an_error() -> None:
+    for bad in (2, 1.5, True, ["a"], {"page": 2}):
+        conn = FakeConn({None: {"resources": [res(0)], "nextCursor": bad}})
+
+        listing = await run(conn)
+
+        assert listing.error is not None, bad
+        assert "nextCursor" in listing.error and "not a string" in listing.error
+        assert type(bad).__name__ in listing.error
+        assert not listing.complete
+        assert conn.requests == [(RESOURCES, None)]
+        assert uris(listing) == ["test://r/0"]  # the page itself arrived and stays
+
+
+# ------------------------------------------------------------------------------------------ bounds
+
+
+def three_pages_of_100() -> FakeConn:
+    return FakeConn(chain("resources", resource_pages(3, 100)), chain("resourceTemplates", [[tpl(0)]]))
+
+
+def page_size(page: dict[str, Any]) -> int:
+    return len(json.dumps(page, ensure_ascii=False))
+
+
+@pytest.mark.parametrize(
+    ("bounds", "bound"),
+    [
+        (ListingBounds(max_items=150), "max_items"),
+        (ListingBounds(max_pages=2), "max_pages"),
+        # A page is a bit over 4 KB: after one page the budget is not spent, after two it is.
+        (
+            ListingBounds(
+                max_bytes=page_size({"resources": resource_pages(1, 100)[0], "nextCursor": "c1"}) + 1
+            ),
+            "max_bytes",
+        ),
+    ],
+    ids=["items", "pages", "bytes"],
+)
+async def test_each_bound_stops_the_listing_visibly(bounds: ListingBounds, bound: str) -> None:
+    conn = three_pages_of_100()
+
+    listing = await run(conn, bounds)
+
+    assert listing.stopped_by == bound
+    assert not listing.complete
+    assert listing.error is None
+    assert conn.cursors() == [None, "c1"]  # two pages, then the bound: no third request
+    assert conn.cursors(TEMPLATES) == []
+    assert len(listing.resources) == 200
+    assert listing.state["resources"].cursor == "c2"  # where "continue" picks up
+    assert listing.summary().endswith(f"incomplete: stopped at the {bound.replace('_', '-')} bound")
+
+
+async def test_the_bytes_bound_counts_the_metadata_received() -> None:
+    conn = three_pages_of_100()
+
+    listing = await run(conn)
+
+    answers = [*conn.tables[RESOURCES].values(), *conn.tables[TEMPLATES].values()]
+    assert listing.bytes == sum(page_size(answer) for answer in answers if isinstance(answer, dict))
+    assert len(answers) == 4
+
+
+async def test_the_pages_bound_counts_both_lists() -> None:
+    conn = FakeConn(
+        chain("resources", resource_pages(2, 5)),
+        chain("resourceTemplates", [[tpl(0)], [tpl(1)], [tpl(2)]]),
+    )
+
+    listing = await run(conn, ListingBounds(max_pages=3))
+
+    assert listing.stopped_by == "max_pages"
+    assert len(listing.resources) == 10
+    assert [t.uri_template for t in listing.templates] == ["test://t/0/{id}"]
+    assert listing.state["resources"].done and not listing.state["templates"].done
+    assert listing.state["templates"].cursor == "c1"
+
+
+async def test_the_seconds_bound_stops_a_server_that_never_answers() -> None:
+    conn = FakeConn(delays={(RESOURCES, None): 30.0})
+    started = time.monotonic()
+
+    listing = await run(conn, ListingBounds(max_seconds=0.05))
+
+    assert time.monotonic() - started < 5
+    assert listing.stopped_by == "max_seconds"
+    assert not listing.complete and listing.error is None
+    assert listing.resources == []
+    assert listing.summary().endswith("stopped at the max-seconds bound")
+
+
+async def test_the_seconds_bound_covers_a_slow_later_page_and_resume_asks_for_it_again() -> None:
+    pages = resource_pages(3, 4)
+    conn = FakeConn(chain("resources", pages), delays={(RESOURCES, "c1"): 30.0})
+    started = time.monotonic()
+
+    listing = await run(conn, ListingBounds(max_seconds=0.3))
+
+    assert time.monotonic() - started < 5
+    assert listing.stopped_by == "max_seconds"
+    assert uris(listing) == [item["uri"] for item in pages[0]]
+    assert listing.state["resources"].cursor == "c1"
+
+    conn.delays.clear()  # the server has recovered
+    resumed = await run(conn, listing=listing)
+
+    assert resumed is listing
+    assert resumed.complete, resumed.summary()
+    assert conn.cursors() == [None, "c1", "c1", "c2"]
+    assert uris(resumed) == [item["uri"] for page in pages for item in page]
+    assert resumed.duplicates == 0
+
+
+# ------------------------------------------------------------------------------------------ resuming
+
+
+async def test_resuming_a_stopped_listing_continues_from_the_saved_cursor() -> None:
+    pages = resource_pages(5, 3)
+    conn = FakeConn(chain("resources", pages), chain("resourceTemplates", [[tpl(0)]]))
+    seen: list[tuple[str, int]] = []
+
+    first = await run(conn, ListingBounds(max_pages=2), on_page=lambda p: seen.append((p.kind, p.number)))
+    assert first.stopped_by == "max_pages"
+    resumed = await run(conn, listing=first, on_page=lambda p: seen.append((p.kind, p.number)))
+
+    assert resumed is first
+    assert resumed.complete
+    assert resumed.stopped_by is None
+    assert conn.cursors() == [None, "c1", "c2", "c3", "c4"]  # never page 1 again
+    assert uris(resumed) == [item["uri"] for page in pages for item in page]
+    assert resumed.duplicates == 0
+    assert len(resumed.templates) == 1
+    assert resumed.pages == 6
+    assert seen == [("resources", n) for n in range(1, 6)] + [("templates", 1)]
+
+
+async def test_continuing_with_the_same_bounds_gives_one_more_batch_each_time() -> None:
+    conn = FakeConn(chain("resources", resource_pages(5, 2)))
+    bounds = ListingBounds(max_pages=2)
+
+    listing = await run(conn, bounds)
+    counts = [len(listing.resources)]
+    while not listing.complete:
+        assert len(counts) < 10, "continuing never finished"
+        listing = await run(conn, bounds, listing=listing)
+        counts.append(len(listing.resources))
+
+    assert counts == [4, 8, 10]
+    assert len(set(uris(listing))) == 10
+
+
+async def test_a_bound_reached_right_after_resources_resumes_with_templates() -> None:
+    conn = FakeConn(chain("resources", resource_pages(2, 50)), chain("resourceTemplates", [[tpl(0)]]))
+
+    listing = await run(conn, ListingBounds(max_items=100))
+
+    assert listing.stopped_by == "max_items"
+    assert listing.state["resources"].done
+    assert not listing.state["templates"].started
+    assert listing.templates == []
+    assert not listing.complete
+
+    listing = await run(conn, listing=listing)
+
+    assert listing.complete
+    assert conn.cursors() == [None, "c1"]  # resources were not listed twice
+    assert conn.cursors(TEMPLATES) == [None]
+    assert len(listing.resources) == 100 and len(listing.templates) == 1
+
+
+# ------------------------------------------------------------------------------------------ errors
+
+
+async def test_templates_method_not_found_means_no_templates() -> None:
+    conn = FakeConn(
+        chain("resources", [[res(0)]]),
+        {None: ServerFault("listing templates: the server answered error -32601: Method not found", -32601)},
+    )
+
+    listing = await run(conn)
+
+    assert listing.complete
+    assert listing.error is None and listing.error_code is None
+    assert listing.templates == []
+    assert listing.templates_supported is False
+    assert uris(listing) == ["test://r/0"]
+
+
+async def test_another_templates_error_is_the_servers_error_and_resources_stay() -> None:
+    message = "listing resources/templates: the server answered error -32603: templates exploded"
+    conn = FakeConn(chain("resources", resource_pages(2, 3)), {None: ServerFault(message, -32603)})
+
+    listing = await run(conn)
+
+    assert listing.error == message
+    assert listing.error_code == -32603
+    assert len(listing.resources) == 6
+    assert not listing.complete
+    assert listing.summary() == f"6 resources, 0 templates in 2 pages; failed: {message}"
+
+
+async def test_method_not_found_on_resources_is_an_error_not_an_empty_list() -> None:
+    conn = FakeConn({None: ServerFault("listing resources: the server answered error -32601: nope", -32601)})
+
+    listing = await run(conn)
+
+    assert listing.error_code == -32601
+    assert not listing.complete
+    assert conn.cursors(TEMPLATES) == []
+
+
+async def test_a_fault_on_a_later_page_keeps_the_earlier_pages_and_the_cursor() -> None:
+    table = chain("resources", resource_pages(3, 2))
+    table["c1"] = ServerFault("listing resources: the server closed the connection (did it exit?)", -32000)
+    conn = FakeConn(table)
+
+    listing = await run(conn)
+
+    assert listing.error is not None and "closed the connection" in listing.error
+    assert listing.error_code == -32000
+    assert uris(listing) == ["test://r/0", "test://r/1"]
+    assert listing.state["resources"].cursor == "c1"
+
+
+@pytest.mark.parametrize(
+    "bad_page",
+    [{}, {"resources": None}, {"resources": {"uri": "test://x", "name": "x"}}, {"items": [res(9)]}],
+    ids=["empty", "null", "object", "other-key"],
+)
+async def test_a_page_without_the_resources_list_is_an_error(bad_page: dict[str, Any]) -> None:
+    table = chain("resources", resource_pages(2, 2))
+    table["c1"] = bad_page
+    conn = FakeConn(table)
+
+    listing = await run(conn)
+
+    assert listing.error is not None
+    assert "page 2" in listing.error and "'resources'" in listing.error
+    assert uris(listing) == ["test://r/0", "test://r/1"]
+    assert not listing.complete
+
+
+async def test_a_templates_page_without_its_list_is_an_error() -> None:
+    conn = FakeConn(chain("resources", [[res(0)]]), {None: {"templates": [tpl(0)]}})
+
+    listing = await run(conn)
+
+    assert listing.error is not None and "'resourceTemplates'" in listing.error
+    assert listing.templates == []
+    assert uris(listing) == ["test://r/0"]
+
+
+# ------------------------------------------------------------------------------------------ items
+
+
+async def test_malformed_items_are_skipped_and_counted_with_reasons() -> None:
+    good_first = res("good-0")
+    good_last = res("good-1", size=0, annotations={}, title="t", description="d", mimeType="text/plain")
+    items: list[Any] = [
+        good_first,
+        {"name": "no uri"},  # 1
+        {"uri": 42, "name": "uri not a string"},  # 2
+        "not an object",  # 3
+        None,  # 4
+        {"uri": "test://r/no-name"},  # 5
+        {"uri": "test://r/bad-title", "name": "x", "title": 5},  # 6
+        {"uri": "test://r/bad-description", "name": "x", "description": ["d"]},  # 7
+        {"uri": "test://r/bad-mime", "name": "x", "mimeType": 1},  # 8
+        {"uri": "test://r/bad-size", "name": "x", "size": "big"},  # 9
+        {"uri": "test://r/bool-size", "name": "x", "size": True},  # 10
+        {"uri": "test://r/float-size", "name": "x", "size": 1.5},  # 11
+        {"uri": "test://r/bad-annotations", "name": "x", "annotations": "x"},  # 12
+        good_last,
+    ]
+    expected = {
+        1: "'uri' missing or not a string",
+        2: "'uri' missing or not a string",
+        3: "not an object (str)",
+        4: "not an object (NoneType)",
+        5: "'name' missing or not a string",
+        6: "'title' is not a string",
+        7: "'description' is not a string",
+        8: "'mimeType' is not a string",
+        9: "'size' is not an integer",
+        10: "'size' is not an integer",
+        11: "'size' is not an integer",
+        12: "'annotations' is not an object",
+    }
+    pages: list[Page] = []
+    conn = FakeConn({None: {"resources": items}})
+
+    listing = await run(conn, on_page=pages.append)
+
+    assert uris(listing) == [good_first["uri"], good_last["uri"]]
+    assert listing.complete  # a bad item costs that item only
+    assert listing.skipped == len(expected) == pages[0].skipped
+    assert listing.skip_reasons == [
+        f"resources page 1 item {index}: {reason}" for index, reason in expected.items()
+    ]
+    assert f"{len(expected)} malformed items skipped" in listing.summary()
+
+
+async def test_malformed_templates_are_skipped_with_reasons() -> None:
+    conn = FakeConn(
+        templates={
+            None: {
+                "resourceTemplates": [
+                    {"uri": "test://looks/like/a/resource", "name": "wrong kind"},
+                    {"uriTemplate": "test://t/{id}", "name": 7},
+                    tpl(0),
+                ]
+            }
+        }
+    )
+
+    listing = await run(conn)
+
+    assert [t.uri_template for t in listing.templates] == ["test://t/0/{id}"]
+    assert listing.skipped == 2
+    assert listing.skip_reasons == [
+        "templates page 1 item 0: 'uriTemplate' missing or not a string",
+        "templates page 1 item 1: 'name' missing or not a string",
+    ]
+
+
+async def test_skip_reasons_stay_bounded_while_every_skip_is_counted() -> None:
+    conn = FakeConn({None: {"resources": [{"bad": i} for i in range(500)] + [res(0)]}})
+
+    listing = await run(conn)
+
+    assert listing.skipped == 500
+    assert 0 < len(listing.skip_reasons) <= 50
+    assert uris(listing) == ["test://r/0"]
+
+
+async def test_duplicates_are_counted_and_the_first_one_kept() -> None:
+    conn = FakeConn(
+        chain(
+            "resources",
+            [
+                [res(0, name="first"), res(1), res(0, name="again in the same page")],
+                [res(1, name="again on the next page"), res(2)],
+            ],
+        ),
+        chain("resourceTemplates", [[tpl(0), tpl(0, name="again")]]),
+    )
+    pages: list[Page] = []
+
+    listing = await run(conn, on_page=pages.append)
+
+    assert uris(listing) == ["test://r/0", "test://r/1", "test://r/2"]
+    assert [e.name for e in listing.resources] == ["first", "resource 1", "resource 2"]
+    assert [t.name for t in listing.templates] == ["template 0"]
+    assert [p.duplicates for p in pages] == [1, 1, 1]
+    assert listing.duplicates == 3
+    assert listing.complete
+    assert "3 duplicates" in listing.summary()
+
+
+async def test_entries_keep_the_raw_item_with_unknown_fields_and_the_server_name() -> None:
+    item = res(0, mimeType="text/markdown", **{"x-vendor": {"rank": 1}, "_meta": {"k": "v"}})
+    conn = FakeConn(
+        {None: {"resources": [item]}}, {None: {"resourceTemplates": [tpl(0, **{"x-t": 1})]}}, name="srv"
+    )
+
+    listing = await run(conn)
+
+    [entry] = listing.resources
+    assert entry.server == "srv"
+    assert entry.raw == item
+    assert entry.mime_type == "text/markdown"
+    assert listing.templates[0].raw["x-t"] == 1
+    assert listing.templates[0].server == "srv"
+
+
+# ------------------------------------------------------------------------------------------ on_page
+
+
+def sync_recorder(log: list[Any], conn: FakeConn) -> Callable[[Page], None]:
+    def on_page(page: Page) -> None:
+        log.append((page.kind, page.number, [e.uri for e in page.resources], len(conn.requests)))
+
+    return on_page
+
+
+def async_recorder(log: list[Any], conn: FakeConn) -> Callable[[Page], Any]:
+    async def on_page(page: Page) -> None:
+        await anyio.sleep(0.001)  # a real await: the listing must wait for it
+        log.append((page.kind, page.number, [e.uri for e in page.resources], len(conn.requests)))
+
+    return on_page
+
+
+@pytest.mark.parametrize("make", [sync_recorder, async_recorder], ids=["sync", "async"])
+async def test_on_page_is_called_once_per_page_in_order_as_pages_arrive(make: Any) -> None:
+    pages = resource_pages(3, 2)
+    conn = FakeConn(chain("resources", pages), chain("resourceTemplates", [[tpl(0)]]))
+    log: list[Any] = []
+
+    listing = await run(conn, on_page=make(log, conn))
+
+    assert log == [
+        ("resources", 1, [i["uri"] for i in pages[0]], 1),
+        ("resources", 2, [i["uri"] for i in pages[1]], 2),
+        ("resources", 3, [i["uri"] for i in pages[2]], 3),
+        ("templates", 1, [], 4),
+    ]
+    assert listing.complete
+
+
+async def test_pages_carry_the_server_name_kind_and_entries() -> None:
+    conn = FakeConn({None: {"resources": [res(0)]}}, {None: {"resourceTemplates": [tpl(0)]}}, name="alpha")
+    pages: list[Page] = []
+
+    await run(conn, on_page=pages.append)
+
+    assert [(p.server, p.kind, len(p.resources), len(p.templates)) for p in pages] == [
+        ("alpha", "resources", 1, 0),
+        ("alpha", "templates", 0, 1),
+    ]
+    assert pages[1].templates[0].literal_prefix == "test://t/0/"
