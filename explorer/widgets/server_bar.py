@@ -13,6 +13,7 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widget import Widget
 
+from explorer.config import redact
 from explorer.model.catalogue import ServerStatus
 from explorer.sanitize import sanitize_line
 
@@ -76,9 +77,10 @@ class ServerBar(Widget):
         if ident is not None:
             who = " ".join(x for x in (ident.name, ident.version) if x)
             if who:
-                parts.append("  " + sanitize_line(who, 60))
+                # A server may echo a token from its env into its own name: mask config secrets.
+                parts.append("  " + sanitize_line(redact(who, status.spec), 60))
             parts.append((f"  {ident.protocol_version} ({ident.era})", "$text-muted"))
         parts.append(("  " + status.progress_text(), style))
         if status.error is not None:
-            parts.append(("  " + sanitize_line(status.error, 160), "$status-failed"))
+            parts.append(("  " + sanitize_line(redact(status.error, status.spec), 160), "$status-failed"))
         return Content.assemble(*parts)
