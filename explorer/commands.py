@@ -51,6 +51,8 @@ class ExplorerCommands(Provider):
                 screen.action_continue_listing,
             ),
             ("Toggle auto-preview", "Read resources on highlight", screen.action_toggle_auto_preview),
+            ("Prompts", "List every server's prompts; fill one and get its messages", screen.action_prompts),
+            ("Fill template…", "Open the form of the highlighted template", screen.action_fill_template),
         ]
         for status in screen.failed_servers():
             name = sanitize_line(status.name, 40)
@@ -107,17 +109,17 @@ class UriJumpCommands(Provider):
                 )
         # A query that is a URI prefix goes straight to the trie; anything else scans a bounded slice.
         source = tree.resources_under(query) if "://" in query or ":" in query else tree.resources_under("")
-        for scanned, entry in enumerate(source):
+        for scanned, resource in enumerate(source):
             if scanned >= SCAN_LIMIT or hits >= HIT_LIMIT:
                 break
-            score = matcher.match(entry.uri)
+            score = matcher.match(resource.uri)
             if score > 0:
                 hits += 1
-                label = sanitize_line(entry.uri, 200)
+                label = sanitize_line(resource.uri, 200)
                 yield Hit(
                     score,
                     Content(label),
-                    partial(screen.tree_widget.select_prefix, entry.uri),
+                    partial(screen.tree_widget.select_prefix, resource.uri),
                     text=label,
-                    help=sanitize_line(entry.name, 100),
+                    help=sanitize_line(resource.name, 100),
                 )

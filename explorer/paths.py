@@ -75,7 +75,7 @@ def data_dir(*, create: bool = False) -> Path:
 
 
 def history_file() -> Path:
-    """Typed URIs and filters, one per line; its folder is created because the caller is about to write."""
+    """Filled template values and prompt arguments (JSON, per server and template or prompt); its folder is created because the caller is about to write."""
     return data_dir(create=True) / "history"
 
 

@@ -1,0 +1,263 @@
+"""Form fields for template variables and prompt arguments: what to ask, how to read the typed text,
+and what is wrong with it. Pure logic, shared by the template and prompt forms (no Textual here).
+
+Template fields
+---------------
+One field per distinct variable name, labelled the way the template writes it (`{id}`, `{+path}`,
+`{/segments*}`, `{?q}`, `{x:3}`). RFC 6570 makes every variable optional; the form calls a variable
+*required* when leaving it out would leave a hole in the URI: simple and reserved expansion (`{x}`,
+`{+x}`), which usually stand for a path segment. Variables under an operator that brings its own
+prefix (`#`, `.`, `/`, `;`, `?`, `&`) simply vanish when empty, so they are optional.
+
+Explode variables (`{/segments*}`, `{?tags*}`) take several values in one input, separated by `/` for
+the `/` operator, `.` for `.`, and `,` for every other operator (so `eu-west/checkout` fills
+`{/segments*}` as two segments, and a path suggested by the server can be accepted as typed). Empty
+items are dropped. Under a named operator (`;`, `?`, `&`) items that all look like `key=value` make a
+dict: `{?params*}` with `a=1,b=2` expands to `?a=1&b=2`. A non-explode variable always takes the text as
+one string: `a,b` in `{x}` expands to `a%2Cb`.
+
+Checks
+------
+An empty required field is an error. A value that the URI cannot carry faithfully is an error for that
+field: alone (a value longer than a `{x:3}` prefix, a `.` inside a `{.x}` value) or together with the
+others (`{a}{b}`: `a` would swallow `b`). `check_template` says which, using `round_trips` and the
+values `match` reads back from the expanded URI.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from explorer.model.templates import (
+    ParsedTemplate,
+    TemplateError,
+    Value,
+    Values,
+    Variable,
+    expand,
+    match,
+    round_trips,
+)
+
+__all__ = [
+    "FieldSpec",
+    "FormCheck",
+    "check_prompt",
+    "check_template",
+    "format_value",
+    "parse_text",
+    "prompt_fields",
+    "template_fields",
+]
+
+_NAMED = frozenset(";?&")
+_OPTIONAL_OPERATORS = frozenset("#./;?&")
+
+
+@dataclass(frozen=True, slots=True)
+class FieldSpec:
+    """One input of a form. `variable` is set for template fields, `separator` for list-valued ones."""
+
+    name: str
+    label: str
+    required: bool
+    title: str | None = None
+    description: str | None = None
+    variable: Variable | None = None
+    separator: str | None = None
+
+    @property
+    def is_list(self) -> bool:
+        return self.separator is not None
+
+    @property
+    def hint(self) -> str:
+        """A short note on how to type the value ("" when it is a plain string)."""
+        if self.separator is None:
+            if self.variable is not None and self.variable.prefix:
+                return f"only the first {self.variable.prefix} characters go into the URI"
+            return ""
+        text = f"several values: separate them with {self.separator}"
+        if self.variable is not None and self.variable.operator in _NAMED:
+            text += " (key=value items make pairs)"
+        return text
+
+
+@dataclass(frozen=True, slots=True)
+class FormCheck:
+    """The result of checking a form: what to send, and what is wrong (field name -> sentence)."""
+
+    values: dict[str, Any] = field(default_factory=dict)
+    errors: dict[str, str] = field(default_factory=dict)
+    uri: str | None = None
+    problem: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors and self.problem is None
+
+
+def _separator(var: Variable) -> str | None:
+    if not var.explode:
+        return None
+    if var.operator == "/":
+        return "/"
+    if var.operator == ".":
+        return "."
+    return ","
+
+
+def _label(var: Variable) -> str:
+    return "{" + var.operator + str(var) + "}"
+
+
+def template_fields(parsed: ParsedTemplate) -> list[FieldSpec]:
+    """One field per distinct variable, in order of first appearance."""
+    first: dict[str, Variable] = {}
+    required: dict[str, bool] = {}
+    for var in parsed.variables:
+        first.setdefault(var.name, var)
+        required[var.name] = required.get(var.name, False) or var.operator not in _OPTIONAL_OPERATORS
+    return [
+        FieldSpec(name, _label(var), required[name], variable=var, separator=_separator(var))
+        for name, var in first.items()
+    ]
+
+
+def prompt_fields(prompt: Mapping[str, Any]) -> list[FieldSpec]:
+    """One field per declared argument of a prompt (as listed, raw JSON); malformed ones are skipped."""
+    arguments = prompt.get("arguments")
+    if not isinstance(arguments, list):
+        return []
+    fields: list[FieldSpec] = []
+    seen: set[str] = set()
+    for argument in arguments:
+        if not isinstance(argument, Mapping):
+            continue
+        name = argument.get("name")
+        if not isinstance(name, str) or not name or name in seen:
+            continue
+        seen.add(name)
+        title = argument.get("title")
+        description = argument.get("description")
+        fields.append(
+            FieldSpec(
+                name,
+                name,
+                argument.get("required") is True,
+                title=title if isinstance(title, str) and title else None,
+                description=description if isinstance(description, str) and description else None,
+            )
+        )
+    return fields
+
+
+def parse_text(spec: FieldSpec, text: str) -> Value | None:
+    """The value a typed text stands for; None when it is empty (the variable stays undefined)."""
+    if spec.separator is None:
+        return text if text else None
+    items = [item for item in text.split(spec.separator) if item]
+    if not items:
+        return None
+    var = spec.variable
+    if var is not None and var.operator in _NAMED and all("=" in item for item in items):
+        pairs = [item.split("=", 1) for item in items]
+        if len({key for key, _ in pairs}) == len(pairs) and all(key for key, _ in pairs):
+            return {key: value for key, value in pairs}
+    return items
+
+
+def format_value(spec: FieldSpec, value: object) -> str:
+    """The text to put in a field for a stored or matched value (the inverse of `parse_text`)."""
+    if isinstance(value, str):
+        return value
+    sep = spec.separator or ","
+    if isinstance(value, Mapping):
+        return sep.join(f"{k}={v}" for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return sep.join(str(item) for item in value)
+    return ""
+
+
+def _same_expansion(parsed: ParsedTemplate, name: str, a: object, b: object) -> bool:
+    """Whether two values of one variable put the same text into the URI (representation aside)."""
+    try:
+        return expand(parsed, {name: a}) == expand(parsed, {name: b})  # type: ignore[dict-item]
+    except (TypeError, TemplateError):
+        return False
+
+
+def _items(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Mapping):
+        return [str(v) for pair in value.items() for v in pair]
+    if isinstance(value, list | tuple):
+        return [str(v) for v in value]
+    return []
+
+
+def _shown(value: object) -> str:
+    return "nothing" if value is None else repr(value)
+
+
+def _field_problem(parsed: ParsedTemplate, spec: FieldSpec, mine: object, theirs: object) -> str | None:
+    """Why one field's value does not come back from the URI (None when it does)."""
+    var = spec.variable
+    if var is not None and var.prefix and isinstance(mine, str) and len(mine) > var.prefix:
+        return (
+            f"{len(mine)} characters, but {{{var.operator}{var}}} keeps only the first {var.prefix}: "
+            "the URI would not give this value back"
+        )
+    if _same_expansion(parsed, spec.name, mine, theirs):
+        return None
+    if var is not None and var.operator == "." and any("." in item for item in _items(mine)):
+        return "a '.' inside this value cannot be told apart from the separator: it would not round-trip"
+    if mine is None:
+        return f"left empty, but the URI would read back {spec.name} = {_shown(theirs)}"
+    return f"runs into the other values: the URI would read back {spec.name} = {_shown(theirs)}"
+
+
+def check_template(
+    parsed: ParsedTemplate, fields: Sequence[FieldSpec], texts: Mapping[str, str]
+) -> FormCheck:
+    """Values, expanded URI and per-field errors for the typed texts of a template form."""
+    values: Values = {}
+    errors: dict[str, str] = {}
+    for spec in fields:
+        value = parse_text(spec, texts.get(spec.name, ""))
+        if value is not None:
+            values[spec.name] = value
+        elif spec.required:
+            errors[spec.name] = "required: the URI has a hole without it"
+    try:
+        uri = expand(parsed, values)
+        faithful = round_trips(parsed, values)
+    except (TypeError, TemplateError) as error:
+        return FormCheck(dict(values), errors, None, f"cannot expand: {error}")
+    if faithful:
+        return FormCheck(dict(values), errors, uri)
+    read_back = match(parsed, uri) or {}
+    flagged = False
+    for spec in fields:
+        problem = _field_problem(parsed, spec, values.get(spec.name), read_back.get(spec.name))
+        if problem is not None:
+            flagged = True
+            errors.setdefault(spec.name, problem)
+    problem_text = None if flagged else "these values together would not come back from the URI"
+    return FormCheck(dict(values), errors, uri, problem_text)
+
+
+def check_prompt(fields: Sequence[FieldSpec], texts: Mapping[str, str]) -> FormCheck:
+    """Arguments to send (non-empty fields only) and an error for each empty required one."""
+    values: dict[str, Any] = {}
+    errors: dict[str, str] = {}
+    for spec in fields:
+        text = texts.get(spec.name, "")
+        if text:
+            values[spec.name] = text
+        elif spec.required:
+            errors[spec.name] = "required: the server needs this argument"
+    return FormCheck(values, errors)

@@ -1,0 +1,424 @@
+"""`p`: the prompts of every connected server; fill one's arguments, get it, read the messages.
+
+Prompts are listed when the screen opens, one worker per server, so a slow or failing server only
+shows its own error line. Nothing runs until the user asks: `enter` on a prompt opens its argument
+form (with completion suggestions, `ref/prompt`); a missing required argument is caught there, before
+anything is sent. `prompts/get` then runs in a worker and the result (or the server's error, with its
+code) appears on the right. An embedded resource's URI can be opened in the tree (`t`): the screen
+closes and hands the URI to the main screen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any, ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Footer, OptionList, Static
+from textual.widgets.option_list import Option
+from textual.worker import Worker, WorkerState
+
+from explorer.completion import Completer, Suggestions
+from explorer.connection.errors import ServerFault
+from explorer.connection.session import ServerConnection
+from explorer.history import History, HistoryValues
+from explorer.model.fields import FieldSpec, check_prompt, prompt_fields
+from explorer.sanitize import sanitize, sanitize_line
+from explorer.screens.template_form import remember_in_background
+from explorer.widgets.argument_form import ArgumentForm
+from explorer.widgets.prompt_result import PromptResultView, ResourceLink
+
+__all__ = ["PromptEntry", "PromptFormScreen", "PromptsScreen", "ServerPrompts"]
+
+
+@dataclass(frozen=True)
+class PromptEntry:
+    """One prompt as one server listed it (`raw` is the wire JSON object)."""
+
+    server: str
+    name: str
+    raw: dict[str, Any] = field(compare=False, hash=False)
+
+    @property
+    def title(self) -> str | None:
+        title = self.raw.get("title")
+        return title if isinstance(title, str) and title else None
+
+    @property
+    def description(self) -> str | None:
+        description = self.raw.get("description")
+        return description if isinstance(description, str) and description else None
+
+    @property
+    def fields(self) -> list[FieldSpec]:
+        return prompt_fields(self.raw)
+
+
+@dataclass
+class ServerPrompts:
+    """The listing state of one server: prompts, or why there are none."""
+
+    server: str
+    state: str = "listing"  # listing | ready | failed | unavailable
+    prompts: list[PromptEntry] = field(default_factory=list)
+    error: str | None = None
+
+
+def _arguments_text(entry: PromptEntry) -> str:
+    parts = [f"{sanitize_line(f.name, 40)}{'*' if f.required else '?'}" for f in entry.fields]
+    return ", ".join(parts)
+
+
+class PromptFormScreen(ModalScreen[dict[str, str] | None]):
+    """The arguments of one prompt; returns them (non-empty ones) or None when cancelled."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+s", "submit", "Get prompt", id="prompt_form.submit"),
+        Binding("escape", "cancel", "Cancel", id="prompt_form.cancel"),
+    ]
+    HELP = """
+## Prompt arguments
+Fill the arguments (`required` ones cannot be left empty: that is checked here, before anything is
+sent), then `enter` or `ctrl+s` gets the prompt. Suggestions come from the server's completions;
+`ctrl+r` recalls the values you used before. `escape` cancels: nothing is sent.
+"""
+    DEFAULT_CSS = """
+    PromptFormScreen { align: center top; }
+    PromptFormScreen > #pf-box {
+        width: 90%; max-width: 120; height: auto; max-height: 90%;
+        margin-top: 2; border: thick $accent; background: $surface; padding: 0 1;
+    }
+    PromptFormScreen #pf-header { height: auto; margin-bottom: 1; }
+    PromptFormScreen #pf-fields { height: auto; max-height: 30; }
+    PromptFormScreen #pf-status { height: auto; color: $text-muted; }
+    PromptFormScreen #pf-status.-error { color: $text-error; }
+    """
+
+    def __init__(self, entry: PromptEntry, completer: Completer | None = None) -> None:
+        super().__init__()
+        self.entry = entry
+        self.completer = completer
+        self.fields = entry.fields
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="pf-box"):
+            yield Static(self._header(), id="pf-header")
+            with VerticalScroll(id="pf-fields"):
+                yield ArgumentForm(
+                    self.fields, complete=self._complete if self._can_complete else None, id="pf-form"
+                )
+            yield Static(Content("enter gets the prompt · escape cancels"), id="pf-status")
+
+    def _header(self) -> Content:
+        e = self.entry
+        parts: list[Content | str | tuple[str, str]] = [(sanitize_line(e.name, 120), "bold")]
+        if e.title:
+            parts += ["  ", sanitize_line(e.title, 160)]
+        parts += [("  [", "$text-muted"), (sanitize_line(e.server, 60), "$accent"), ("]", "$text-muted")]
+        if e.description:
+            parts += ["\n", (sanitize(e.description, limit=1000), "$text-muted")]
+        if self.completer is not None and self.fields:
+            why = self.completer.unavailable
+            if why is not None:
+                parts += ["\n", (f"No suggestions: {why}", "$text-muted")]
+        return Content.assemble(*parts)
+
+    @property
+    def form(self) -> ArgumentForm:
+        return self.query_one(ArgumentForm)
+
+    def on_mount(self) -> None:
+        self.form.focus_field()
+        self.run_worker(
+            partial(self._load_history, self.entry.server, self.entry.name),
+            thread=True,
+            group="prompt-form-history",
+            exit_on_error=False,
+        )
+
+    @staticmethod
+    def _load_history(server: str, name: str) -> list[HistoryValues]:
+        return History.load().entries("prompt", server, name)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "prompt-form-history" and event.state == WorkerState.SUCCESS:
+            entries = event.worker.result
+            if isinstance(entries, list) and entries:
+                self.form.set_history(entries)
+
+    @property
+    def _can_complete(self) -> bool:
+        return self.completer is not None and self.completer.unavailable is None
+
+    async def _complete(self, name: str, value: str, context: dict[str, str]) -> Suggestions:
+        assert self.completer is not None
+        return await self.completer.prompt(self.entry.name, name, value, context)
+
+    @on(ArgumentForm.Changed)
+    def _changed(self) -> None:
+        texts = self.form.texts
+        errors = {k: v for k, v in check_prompt(self.fields, texts).errors.items() if texts.get(k)}
+        self.form.set_errors(errors)
+
+    @on(ArgumentForm.Submitted)
+    def _form_submitted(self) -> None:
+        self.action_submit()
+
+    def action_submit(self) -> None:
+        check = check_prompt(self.fields, self.form.texts)
+        self.form.set_errors(check.errors)
+        status = self.query_one("#pf-status", Static)
+        if not check.ok:
+            missing = [spec.name for spec in self.fields if spec.name in check.errors]
+            status.update(
+                Content(f"Missing required argument(s): {', '.join(sanitize_line(m, 40) for m in missing)}")
+            )
+            status.add_class("-error")
+            self.form.focus_field(missing[0])
+            return
+        arguments = {k: str(v) for k, v in check.values.items()}
+        if arguments:
+            remember_in_background(self, "prompt", self.entry.server, self.entry.name, arguments)
+        self.dismiss(arguments)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class PromptsScreen(Screen[str | None]):
+    """Prompts of all servers on the left, details or the last result on the right.
+
+    Dismisses with a URI to open in the tree (`t` on an embedded resource), or None (`escape`).
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Back", id="prompts.close"),
+        Binding("t", "open_resource", "Open resource in tree", id="prompts.open_resource"),
+        Binding("r", "refresh", "Refresh", id="prompts.refresh"),
+    ]
+    HELP = """
+## Prompts
+Every prompt of every connected server, with its arguments (`*` required, `?` optional).
+
+- `enter` on a prompt opens its argument form; the prompt is fetched (`prompts/get`) only when you
+  submit it. The messages appear on the right, or the server's error with its code.
+- `t` opens an embedded resource of the result in the tree (the focused one, else the first).
+- `r` lists the prompts again; `escape` goes back to the tree.
+"""
+    DEFAULT_CSS = """
+    PromptsScreen { layout: vertical; }
+    PromptsScreen #prompts-title { height: 1; padding: 0 1; background: $panel; text-style: bold; }
+    PromptsScreen #prompts-panes { height: 1fr; }
+    PromptsScreen #prompt-list { width: 40%; min-width: 30; height: 1fr; border-right: solid $panel; }
+    PromptsScreen #prompt-right { width: 1fr; }
+    PromptsScreen #prompt-detail { height: auto; max-height: 40%; padding: 0 1; border-bottom: solid $panel; }
+    """
+
+    def __init__(
+        self,
+        connections: Mapping[str, ServerConnection],
+        servers: Sequence[str],
+        failures: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__()
+        self.connections = connections
+        self.server_names = list(servers)
+        self.failures = dict(failures or {})
+        self.listings: dict[str, ServerPrompts] = {}
+        self._options: list[PromptEntry | None] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static(Content("Prompts"), id="prompts-title")
+        with Horizontal(id="prompts-panes"):
+            yield OptionList(id="prompt-list")
+            with Vertical(id="prompt-right"):
+                with VerticalScroll(id="prompt-detail"):
+                    yield Static(Content("Highlight a prompt."), id="prompt-detail-body")
+                yield PromptResultView(id="prompt-result")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#prompt-list", OptionList).focus()
+        self.action_refresh()
+
+    @property
+    def result_view(self) -> PromptResultView:
+        return self.query_one(PromptResultView)
+
+    @property
+    def prompts(self) -> list[PromptEntry]:
+        """Every listed prompt, in server order."""
+        return [p for name in self.server_names for p in self.listings.get(name, ServerPrompts(name)).prompts]
+
+    # --- listing ------------------------------------------------------------------------------------------
+
+    def action_refresh(self) -> None:
+        for name in self.server_names:
+            conn = self.connections.get(name)
+            if conn is None:
+                reason = self.failures.get(name) or "not connected"
+                self.listings[name] = ServerPrompts(name, "failed", error=reason)
+                continue
+            identity = conn.identity
+            if identity is not None and not identity.has("prompts"):
+                self.listings[name] = ServerPrompts(name, "unavailable", error="does not offer prompts")
+                continue
+            self.listings[name] = ServerPrompts(name)
+            self.run_worker(
+                self._list(name, conn), group=f"prompts-list-{name}", exclusive=True, exit_on_error=False
+            )
+        self._render_list()
+
+    async def _list(self, name: str, conn: ServerConnection) -> None:
+        try:
+            raw = await conn.list_prompts()
+        except ServerFault as fault:
+            self.listings[name] = ServerPrompts(name, "failed", error=fault.message)
+        except Exception as exc:  # one server's odd failure stays that server's line
+            self.listings[name] = ServerPrompts(name, "failed", error=f"unexpected error: {exc}")
+        else:
+            entries = [PromptEntry(name, str(p["name"]), p) for p in raw]
+            self.listings[name] = ServerPrompts(name, "ready", entries)
+        self._render_list()
+
+    def _render_list(self) -> None:
+        options_widget = self.query_one("#prompt-list", OptionList)
+        keep = options_widget.highlighted
+        options: list[Option] = []
+        self._options = []
+        for name in self.server_names:
+            listing = self.listings.get(name, ServerPrompts(name))
+            server = sanitize_line(name, 60)
+            if listing.state == "listing":
+                header = Content.assemble((server, "bold $accent"), ("  listing prompts…", "$text-muted"))
+            elif listing.state == "ready":
+                count = len(listing.prompts)
+                header = Content.assemble(
+                    (server, "bold $accent"), (f"  {count} prompt{'s' if count != 1 else ''}", "$text-muted")
+                )
+            elif listing.state == "unavailable":
+                header = Content.assemble((server, "bold $accent"), (f"  {listing.error}", "$text-muted"))
+            else:
+                header = Content.assemble(
+                    (server, "bold $accent"),
+                    ("  error: ", "$text-error"),
+                    (sanitize_line(listing.error or "", 300), "$text-error"),
+                )
+            options.append(Option(header, disabled=True))
+            self._options.append(None)
+            for entry in listing.prompts:
+                label: list[Content | str | tuple[str, str]] = ["  ", (sanitize_line(entry.name, 80), "bold")]
+                details = [sanitize_line(entry.title, 100) if entry.title else "", _arguments_text(entry)]
+                shown = "  ·  ".join(d for d in details if d)
+                if shown:
+                    label += ["\n    ", (shown, "$text-muted")]
+                options.append(Option(Content.assemble(*label)))
+                self._options.append(entry)
+        options_widget.set_options(options)
+        if keep is not None and keep < len(options) and self._options[keep] is not None:
+            options_widget.highlighted = keep
+        elif any(self._options):
+            options_widget.highlighted = next(i for i, e in enumerate(self._options) if e is not None)
+
+    # --- selection ----------------------------------------------------------------------------------------
+
+    def _entry_at(self, index: int | None) -> PromptEntry | None:
+        if index is None or not 0 <= index < len(self._options):
+            return None
+        return self._options[index]
+
+    @on(OptionList.OptionHighlighted, "#prompt-list")
+    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        entry = self._entry_at(event.option_index)
+        body = self.query_one("#prompt-detail-body", Static)
+        if entry is None:
+            body.update(Content("Highlight a prompt."))
+            return
+        body.update(self._details(entry))
+
+    @staticmethod
+    def _details(entry: PromptEntry) -> Content:
+        parts: list[Content | str | tuple[str, str]] = [(sanitize_line(entry.name, 120), "bold")]
+        if entry.title:
+            parts += ["  ", sanitize_line(entry.title, 160)]
+        parts += [("  [", "$text-muted"), (sanitize_line(entry.server, 60), "$accent"), ("]", "$text-muted")]
+        if entry.description:
+            parts += ["\n", sanitize(entry.description, limit=2000)]
+        fields = entry.fields
+        if not fields:
+            parts += ["\n", ("No arguments.", "$text-muted")]
+        for spec in fields:
+            marker = ("required", "$text-warning") if spec.required else ("optional", "$text-muted")
+            parts += ["\n  ", (sanitize_line(spec.name, 60), "bold"), "  ", marker]
+            if spec.description:
+                parts += ["  ", (sanitize_line(spec.description, 300), "$text-muted")]
+        parts += ["\n", ("enter fills the arguments and gets the prompt", "$text-muted")]
+        return Content.assemble(*parts)
+
+    @on(OptionList.OptionSelected, "#prompt-list")
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        entry = self._entry_at(event.option_index)
+        if entry is not None:
+            self.open_form(entry)
+
+    def open_form(self, entry: PromptEntry) -> None:
+        """Ask for the arguments of `entry`, then get it (never without the user submitting)."""
+        completer = Completer(self.connections.get(entry.server))
+        self.app.push_screen(PromptFormScreen(entry, completer), partial(self._form_done, entry))
+
+    def _form_done(self, entry: PromptEntry, arguments: dict[str, str] | None) -> None:
+        if arguments is None:
+            return
+        self.get_prompt(entry, arguments)
+
+    def get_prompt(self, entry: PromptEntry, arguments: Mapping[str, str]) -> None:
+        self.result_view.show_loading(entry.server, entry.name)
+        self.run_worker(
+            self._get(entry, dict(arguments)), group="prompts-get", exclusive=True, exit_on_error=False
+        )
+
+    async def _get(self, entry: PromptEntry, arguments: dict[str, str]) -> None:
+        view = self.result_view
+        conn = self.connections.get(entry.server)
+        if conn is None:
+            view.show_error(entry.server, entry.name, "the server is not connected", None)
+            return
+        try:
+            result = await conn.get_prompt(entry.name, arguments)
+        except ServerFault as fault:
+            view.show_error(entry.server, entry.name, fault.message, fault.code, fault.data)
+            return
+        except Exception as exc:
+            view.show_error(entry.server, entry.name, f"unexpected error: {exc}", None)
+            return
+        view.show_result(entry.server, entry.name, result)
+        self.refresh_bindings()  # `t` becomes available when the result embeds a resource
+
+    # --- actions ------------------------------------------------------------------------------------------
+
+    @on(PromptResultView.OpenResource)
+    def _open_resource(self, event: PromptResultView.OpenResource) -> None:
+        event.stop()
+        self.dismiss(event.uri)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "open_resource":
+            return bool(self.result_view.resource_uris)
+        return True
+
+    def action_open_resource(self) -> None:
+        focused = self.focused
+        if isinstance(focused, ResourceLink):
+            self.dismiss(focused.uri)
+        elif self.result_view.resource_uris:
+            self.dismiss(self.result_view.resource_uris[0])
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,251 @@
+"""`enter` on a template: fill its variables, watch the URI being built, read it.
+
+The screen shows the template's name, title, description, MIME type and server (all sanitized), an
+`ArgumentForm` with one field per variable, and a live preview of the expanded URI (RFC 6570 encoding:
+a `/` typed into `{id}` shows as `%2F`). Submitting (enter in a field, or ctrl+s) checks every field
+and, when nothing is wrong, returns a `TemplateFormResult` to the caller, which reads the URI. The
+values are remembered per (server, template) and offered the next time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Static
+from textual.worker import Worker, WorkerState
+
+from explorer.completion import Completer, Suggestions
+from explorer.history import History, HistoryValues
+from explorer.model.entries import TemplateEntry
+from explorer.model.fields import FieldSpec, FormCheck, check_template, template_fields
+from explorer.model.templates import ParsedTemplate, TemplateError, parse_template
+from explorer.sanitize import sanitize, sanitize_line
+from explorer.widgets.argument_form import ArgumentForm
+
+__all__ = ["TemplateFormResult", "TemplateFormScreen", "remember_in_background"]
+
+
+@dataclass(frozen=True)
+class TemplateFormResult:
+    """What the user built: read `uri` on `server`."""
+
+    server: str
+    template: str
+    values: dict[str, Any]
+    uri: str
+
+
+def remember_in_background(
+    screen: ModalScreen[Any], kind: str, server: str, key: str, texts: dict[str, str]
+) -> None:
+    """Save a submitted value set to the history file in a thread (on the app: it outlives the screen)."""
+
+    def save() -> None:
+        history = History.load()
+        history.remember("prompt" if kind == "prompt" else "template", server, key, texts)
+
+    screen.app.run_worker(save, thread=True, group="history-save", exit_on_error=False)
+
+
+class TemplateFormScreen(ModalScreen[TemplateFormResult | None]):
+    """A form for one template of one server, with a live URI preview."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+s", "submit", "Read", id="template_form.submit"),
+        Binding("escape", "cancel", "Cancel", id="template_form.cancel"),
+    ]
+    HELP = """
+## Fill a template
+Type a value for each variable; the line at the bottom shows the URI as it will be sent, encoded as
+RFC 6570 says (a `/` in `{id}` becomes `%2F`, `{+path}` keeps it).
+
+- `enter` (or `ctrl+s`) reads the URI; `escape` closes without reading.
+- Errors appear under a field: a required variable left empty, or a value the URI could not give
+  back (it would not round-trip).
+- Suggestions come from the server's completions when it offers them. `ctrl+r` recalls the values
+  you used for this template before.
+"""
+    DEFAULT_CSS = """
+    TemplateFormScreen { align: center top; }
+    TemplateFormScreen > #tf-box {
+        width: 90%; max-width: 140; height: auto; max-height: 90%;
+        margin-top: 2; border: thick $accent; background: $surface; padding: 0 1;
+    }
+    TemplateFormScreen #tf-header { height: auto; }
+    TemplateFormScreen #tf-meta { height: auto; color: $text-muted; margin-bottom: 1; }
+    TemplateFormScreen #tf-fields { height: auto; max-height: 30; }
+    TemplateFormScreen #tf-preview { height: auto; background: $panel; padding: 0 1; }
+    TemplateFormScreen #tf-status { height: auto; color: $text-muted; }
+    TemplateFormScreen #tf-status.-error { color: $text-error; }
+    """
+
+    def __init__(self, entry: TemplateEntry, completer: Completer | None = None) -> None:
+        super().__init__()
+        self.entry = entry
+        self.completer = completer
+        self.parsed: ParsedTemplate | None
+        self.template_error: str | None = None
+        try:
+            self.parsed = parse_template(entry.uri_template)
+        except TemplateError as error:
+            self.parsed = None
+            self.template_error = str(error)
+        self.fields: list[FieldSpec] = template_fields(self.parsed) if self.parsed is not None else []
+        self.check: FormCheck = FormCheck()
+
+    # --- layout -------------------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="tf-box"):
+            yield Static(self._header(), id="tf-header")
+            yield Static(self._meta(), id="tf-meta")
+            with VerticalScroll(id="tf-fields"):
+                yield ArgumentForm(
+                    self.fields, complete=self._complete if self._can_complete else None, id="tf-form"
+                )
+            yield Static(Content(""), id="tf-preview")
+            yield Static(Content(""), id="tf-status")
+
+    def _header(self) -> Content:
+        raw = self.entry.raw
+        title = raw.get("title")
+        parts: list[Content | str | tuple[str, str]] = [
+            (sanitize_line(self.entry.name or "(no name)", 120), "bold"),
+        ]
+        if isinstance(title, str) and title and title != self.entry.name:
+            parts += ["  ", sanitize_line(title, 160)]
+        parts += [
+            ("  [", "$text-muted"),
+            (sanitize_line(self.entry.server, 60), "$accent"),
+            ("]", "$text-muted"),
+        ]
+        parts += ["\n", (sanitize_line(self.entry.uri_template, 400), "$text-muted")]
+        return Content.assemble(*parts)
+
+    def _meta(self) -> Content:
+        raw = self.entry.raw
+        lines: list[str] = []
+        description = raw.get("description")
+        if isinstance(description, str) and description:
+            lines.append(sanitize(description, limit=1000))
+        mime = raw.get("mimeType")
+        lines.append(
+            f"MIME type: {sanitize_line(mime, 100)}"
+            if isinstance(mime, str) and mime
+            else "MIME type: not given"
+        )
+        if self.completer is not None:
+            why = self.completer.unavailable
+            lines.append(
+                "Suggestions: from the server's completions" if why is None else f"No suggestions: {why}"
+            )
+        return Content("\n".join(lines))
+
+    def on_mount(self) -> None:
+        form = self.form
+        if self.template_error is not None:
+            self._status(f"This template cannot be filled: {self.template_error}", error=True)
+            return
+        form.focus_field()
+        self._update()
+        self.run_worker(
+            partial(self._load_history, self.entry.server, self.entry.uri_template),
+            thread=True,
+            group="template-form-history",
+            exit_on_error=False,
+        )
+
+    @staticmethod
+    def _load_history(server: str, template: str) -> list[HistoryValues]:
+        return History.load().entries("template", server, template)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "template-form-history" and event.state == WorkerState.SUCCESS:
+            entries = event.worker.result
+            if isinstance(entries, list) and entries:
+                self.form.set_history(entries)
+                if not any(self.form.texts.values()):
+                    self._status("ctrl+r recalls the values you used last time.")
+
+    @property
+    def form(self) -> ArgumentForm:
+        return self.query_one(ArgumentForm)
+
+    # --- completion ---------------------------------------------------------------------------------------
+
+    @property
+    def _can_complete(self) -> bool:
+        return self.completer is not None and self.completer.unavailable is None
+
+    async def _complete(self, name: str, value: str, context: dict[str, str]) -> Suggestions:
+        assert self.completer is not None
+        return await self.completer.template(self.entry.uri_template, name, value, context)
+
+    # --- live preview -------------------------------------------------------------------------------------
+
+    @on(ArgumentForm.Changed)
+    def _changed(self) -> None:
+        self._update(show_required=False)
+
+    def _update(self, *, show_required: bool = False) -> FormCheck:
+        if self.parsed is None:
+            return self.check
+        check = check_template(self.parsed, self.fields, self.form.texts)
+        self.check = check
+        errors = dict(check.errors)
+        if not show_required:
+            # while typing, an empty required field is not an error yet: only wrong values are
+            errors = {k: v for k, v in errors.items() if self.form.texts.get(k)}
+        self.form.set_errors(errors)
+        preview = self.query_one("#tf-preview", Static)
+        if check.uri is None:
+            preview.update(
+                Content.assemble(("URI  ", "bold"), (sanitize_line(check.problem or "", 300), "$text-error"))
+            )
+        else:
+            preview.update(Content.assemble(("URI  ", "bold"), sanitize_line(check.uri, 2000)))
+        if check.problem:
+            self._status(check.problem, error=True)
+        else:
+            self._status("enter reads it · escape cancels · ctrl+r recalls earlier values")
+        return check
+
+    def _status(self, text: str, *, error: bool = False) -> None:
+        status = self.query_one("#tf-status", Static)
+        status.update(Content(text))
+        status.set_class(error, "-error")
+
+    # --- submit -------------------------------------------------------------------------------------------
+
+    @on(ArgumentForm.Submitted)
+    def _form_submitted(self) -> None:
+        self.action_submit()
+
+    def action_submit(self) -> None:
+        if self.parsed is None:
+            return
+        check = self._update(show_required=True)
+        if not check.ok or check.uri is None:
+            count = len(check.errors)
+            self._status(
+                check.problem or f"{count} field{'s' if count != 1 else ''} to fix before reading.",
+                error=True,
+            )
+            first = next((spec.name for spec in self.fields if spec.name in check.errors), None)
+            if first is not None:
+                self.form.focus_field(first)
+            return
+        texts = {k: v for k, v in self.form.texts.items() if v}
+        remember_in_background(self, "template", self.entry.server, self.entry.uri_template, texts)
+        self.dismiss(TemplateFormResult(self.entry.server, self.entry.uri_template, check.values, check.uri))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
