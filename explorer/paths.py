@@ -75,7 +75,10 @@ def data_dir(*, create: bool = False) -> Path:
 
 
 def history_file() -> Path:
-    """Filled template values and prompt arguments (JSON, per server and template or prompt); its folder is created because the caller is about to write."""
+    """Filled template values and prompt arguments (JSON, keyed by server and template or prompt).
+
+    Its folder is created because the caller is about to write.
+    """
     return data_dir(create=True) / "history"
 
 
