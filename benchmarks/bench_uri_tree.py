@@ -47,7 +47,7 @@ def timed(action: Callable[[], object], repeat: int = 1) -> float:
     return best
 
 
-def per_call(action: Callable[[str], object], keys: list[str]) -> float:
+def per_call(action: Callable[[Any], object], keys: list[Any]) -> float:
     started = time.perf_counter()
     for key in keys:
         action(key)
@@ -188,6 +188,15 @@ def main() -> None:
         "dict lookup, mean",
         per_call(baseline.get, probes),
     )
+
+    if hasattr(tree, "subtree_servers"):  # absent from versions before the subtree bitmasks
+        folders = [node.parent for node in map(tree.node_for, probes) if node is not None and node.parent]
+        row(
+            "subtree_servers(parent node), mean of 10,000",
+            per_call(tree.subtree_servers, folders),
+            "servers(node) (own + patterns), mean",
+            per_call(tree.servers, folders),
+        )
 
     beta_keys = [e.uri for e in beta if e.uri.startswith("beta://")]
     beta_count = tree.server_counts("beta").resources

@@ -83,6 +83,12 @@ class TreeApp(App[None]):
     def on_resource_tree_filter_applied(self, message: ResourceTree.FilterApplied) -> None:
         self.messages.append(message)
 
+    def on_resource_tree_drill_requested(self, message: ResourceTree.DrillRequested) -> None:
+        self.messages.append(message)
+
+    def on_resource_tree_drill_selected(self, message: ResourceTree.DrillSelected) -> None:
+        self.messages.append(message)
+
 
 def screen_lines(view: ResourceTree) -> list[str]:
     """The viewport as text, trailing blank lines dropped."""
@@ -197,7 +203,7 @@ async def test_names_counts_and_templates() -> None:
         view.expand_node(node(tree, "demo://docs/guide"))
         await pilot.pause()
         lines = screen_lines(view)
-        assert "│ │ ├╴⟨T⟩ {id}  Doc by id" in lines
+        assert "│ │ ├╴▸ ⟨T⟩ {id}  Doc by id" in lines
         assert "│ │ ├╴▾ guide  2" in lines  # resources and templates below
         assert "│ │ │ ├╴  intro.md" in lines  # the name equals the label: not repeated
         assert "│ │ │ └╴  setup.md  Setting up" in lines  # the title wins over the name
@@ -242,6 +248,37 @@ async def test_badges_only_with_show_servers() -> None:
         assert readme.endswith("Readme  alpha   beta")  # one URI, two servers: two badges
         today = next(line for line in screen_lines(view) if "today.txt" in line)
         assert today.endswith(" beta")
+
+
+async def test_prefix_rows_badge_every_server_below_them() -> None:
+    tree = UriTree()
+    tree.add_resources([res("everything", f"demo://resource/static/{i}") for i in range(3)])
+    tree.add_resources([res("demo", "docs://handbook/a"), res("everything", "docs://other/b")])
+    tree.add_templates([tpl("demo", "docs://handbook/{chapter}", "chapter")])
+    app = TreeApp(tree, show_servers=True)
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ResourceTree)
+        view.expand_node(node(tree, "docs://"))
+        view.expand_node(node(tree, "docs://handbook"))
+        await pilot.pause()
+        lines = screen_lines(view)
+        # A prefix whose subtree belongs to one server, though nothing is listed at the prefix itself.
+        assert "├╴▸ demo://resource/static  3  everything" in lines
+        assert any(
+            line.startswith("└╴▾ docs://  3") and line.endswith(" demo   everything") for line in lines
+        )
+        assert any(line.startswith("  ├╴▾ handbook  2") and line.endswith("  demo") for line in lines)
+        assert "  │ ├╴▸ ⟨T⟩ {chapter}  chapter  demo" in lines  # a template and a leaf: their own servers
+        assert "  │ └╴  a  demo" in lines
+        assert "  └╴  other/b  everything" in lines
+        # The badges follow removals (the model clears the bits; the rows repaint).
+        tree.remove_server("demo")
+        view.model_changed()
+        await pilot.pause()
+        assert screen_lines(view)[1:] == [
+            "├╴▸ demo://resource/static  3  everything",
+            "└╴  docs://other/b  everything",  # now a chain: one row, a leaf
+        ]
 
 
 async def test_incomplete_servers_marked_on_the_root_row() -> None:
@@ -432,37 +469,66 @@ async def test_incremental_updates_match_a_full_rebuild() -> None:
     async with app.run_test(size=SIZE) as pilot:
         view = app.query_one(ResourceTree)
         listed: dict[str, list[ResourceEntry]] = {"s1": [], "s2": []}
-        for step in range(250):
+        templates: dict[str, list[TemplateEntry]] = {"s1": [], "s2": []}
+        answered = 0
+        for step in range(400):
             action = rng.random()
             server = rng.choice(["s1", "s2"])
-            if action < 0.45:
+            rows = view.visible_rows()
+            drillable = [i for i, (_d, _label, item) in enumerate(rows) if isinstance(item, PatternNode)]
+            if action < 0.4:
                 page = [res(server, random_uri()) for _ in range(rng.randint(1, 6))]
                 listed[server].extend(page)
                 tree.add_resources(page)
-                if rng.random() < 0.2:
-                    tree.add_templates([tpl(server, random_uri() + "{id}")])
-            elif action < 0.55:
+                if rng.random() < 0.4:
+                    template = tpl(server, random_uri() + rng.choice(["{id}", "{id}/{v}"]))
+                    templates[server].append(template)
+                    tree.add_templates([template])
+            elif action < 0.5:
                 keep = [entry for entry in listed[server] if rng.random() < 0.6]
                 listed[server] = keep
-                tree.replace_server(server, keep, [])
+                templates[server] = [t for t in templates[server] if rng.random() < 0.8]
+                tree.replace_server(server, keep, templates[server])
             elif action < 0.58:
                 view.set_filter(rng.choice(["", "", "x://", "y://b", "z:a", "a", "d1", "?q", "x://b/"]))
             elif action < 0.61:
                 listed[server] = []
+                templates[server] = []
                 tree.remove_server(server)
+            elif action < 0.78 and (drillable or templates[server]):  # drill a template or a candidate
+                if drillable and (rng.random() < 0.7 or not templates[server]):
+                    view.action_cursor_home()
+                    for _ in range(rng.choice(drillable)):
+                        view.action_cursor_down()
+                else:
+                    view.select_prefix(rng.choice(templates[server]).uri_template)
+                view.action_toggle_node()
+                await pilot.pause()
+                for ask in requested(app)[answered:]:
+                    values = rng.sample(["a", "b", "c", "d"], rng.randint(0, 3))
+                    view.set_drill_children(ask.node, ask.drill, values, total=rng.choice([None, 9]))
+                answered = len(requested(app))
             elif action < 0.85 and view.row_count:
                 view.action_cursor_home()
                 for _ in range(rng.randrange(view.row_count)):
                     view.action_cursor_down()
                 view.action_expand_or_child()
+                if isinstance(view.cursor_node, PatternNode):  # a template drilled: answer it
+                    await pilot.pause()
+                    for ask in requested(app)[answered:]:
+                        values = rng.sample(["a", "b", "c", "d"], rng.randint(0, 3))
+                        view.set_drill_children(ask.node, ask.drill, values, total=rng.choice([None, 9]))
+                    answered = len(requested(app))
             elif view.row_count:
                 view.action_cursor_end()
                 view.action_collapse_or_parent()
             view.model_changed()
             incremental = view.visible_rows()
             cursor = view.cursor_node
+            drill = view.cursor_drill
             view.rebuild()
             assert view.visible_rows() == incremental, f"step {step}"
+            assert view.cursor_drill == drill or drill is None
             assert view.cursor_node is cursor or not isinstance(cursor, UriNode) or not tree.attached(cursor)
             if step % 50 == 0:
                 await pilot.pause()
@@ -542,7 +608,7 @@ async def test_filter_by_substring_hides_rows_counts_matches_and_clears() -> Non
         assert view.filter_result is None
         # The cursor stays on the node it was on, now among all rows.
         assert view.cursor_node is node(tree, "demo://docs/guide/setup.md")
-        assert "│ │ ├╴⟨T⟩ {id}  Doc by id" in screen_lines(view)
+        assert "│ │ ├╴▸ ⟨T⟩ {id}  Doc by id" in screen_lines(view)
 
 
 async def test_filter_by_prefix_uses_the_tree_and_shows_whole_subtrees() -> None:
@@ -558,7 +624,7 @@ async def test_filter_by_prefix_uses_the_tree_and_shows_whole_subtrees() -> None
             "▾ All resources  4",
             "└╴▾ demo://  4",
             "  └╴▾ docs  4",
-            "    ├╴⟨T⟩ {id}  Doc by id",
+            "    ├╴▸ ⟨T⟩ {id}  Doc by id",
             "    ├╴▸ guide  2",
             "    └╴  readme.md  Readme",
         ]
@@ -695,3 +761,205 @@ async def test_50000_resources_usable_while_pages_stream_in() -> None:
         assert view.visible_rows() == rows
         summary = view.set_filter("big://host/area3/group4/item00")
         assert summary is not None and summary.total == 100
+
+
+# ------------------------------------------------------------------------------------- drill-down
+
+METRICS = "metrics://{region}/{service}/latest"
+
+
+def drill_tree() -> UriTree:
+    tree = UriTree()
+    tree.add_resources([res("demo", "metrics://live/clock"), res("demo", "metrics://eu-west/summary")])
+    tree.add_templates([tpl("demo", METRICS, "Latest"), tpl("demo", "metrics://rollup{/segments*}")])
+    return tree
+
+
+def drill_labels(view: ResourceTree) -> list[str]:
+    """Labels of the virtual rows (below templates), indented by depth."""
+    return [
+        "  " * depth + label
+        for depth, label, item in view.visible_rows()
+        if isinstance(item, PatternNode) and label != item.label
+    ]
+
+
+def requested(app: TreeApp) -> list[ResourceTree.DrillRequested]:
+    return [m for m in app.messages if isinstance(m, ResourceTree.DrillRequested)]
+
+
+async def test_drill_keys_messages_and_virtual_rows() -> None:
+    tree = drill_tree()
+    app = TreeApp(tree)
+    async with app.run_test(size=(110, 30)) as pilot:
+        view = app.query_one(ResourceTree)
+        assert view.select_prefix(METRICS)
+        await pilot.pause()
+        assert "├╴▸ ⟨T⟩ {region}/{service}/latest  Latest" in "\n".join(screen_lines(view))
+        app.messages.clear()
+        await pilot.press("enter")  # enter on a template still asks for the form
+        assert [type(m) for m in app.messages] == [ResourceTree.NodeSelected]
+        await pilot.press("right")
+        (ask,) = requested(app)
+        pattern = tree.pattern_for(METRICS)
+        assert ask.node is pattern and ask.drill.next_variable == "region" and ask.drill.server == "demo"
+        assert drill_labels(view) == ["      … {region}"]  # waiting
+        assert "  ├╴▾ ⟨T⟩ {region}/{service}/latest  Latest" in screen_lines(view)
+        assert "  │ └╴  … {region}" in screen_lines(view)
+        assert pattern is not None
+        assert view.set_drill_children(pattern, ask.drill, ["eu-west", "us-east", "eu-west", ""])
+        await pilot.pause()
+        assert drill_labels(view) == ["      {region} = eu-west", "      {region} = us-east"]
+        await pilot.press("down")  # to eu-west
+        assert view.cursor_drill is not None and view.cursor_drill.fixed == {"region": "eu-west"}
+        assert isinstance(view.cursor_node, PatternNode)  # highlight and details stay on the template
+        await pilot.press("enter")  # not concrete yet: enter drills it too
+        second = requested(app)[-1]
+        assert second.drill.next_variable == "service" and second.drill.context() == {"region": "eu-west"}
+        view.set_drill_children(pattern, second.drill, ["checkout", "payments"], total=250, has_more=True)
+        await pilot.pause()
+        assert drill_labels(view) == [
+            "      {region} = eu-west",
+            "        {service} = checkout",
+            "        {service} = payments",
+            "        +248 more: type in the form to narrow",
+            "      {region} = us-east",
+        ]
+        lines = screen_lines(view)
+        assert "  │ │ ├╴  {service} = checkout  metrics://eu-west/checkout/latest" in lines
+        assert "  │ ├╴▾ {region} = eu-west" in lines and "  │ └╴▸ {region} = us-east" in lines
+        app.messages.clear()
+        await pilot.press("down", "enter")  # checkout: concrete, a leaf
+        (chosen,) = [m for m in app.messages if isinstance(m, ResourceTree.DrillSelected)]
+        assert chosen.drill.uri == "metrics://eu-west/checkout/latest" and chosen.drill.server == "demo"
+        await pilot.press("down", "down", "enter")  # "+N more": the form
+        assert isinstance(app.messages[-1], ResourceTree.NodeSelected)
+        await pilot.press("left")  # a leaf: to its parent
+        assert view.cursor_drill is not None and view.cursor_drill.fixed == {"region": "eu-west"}
+        await pilot.press("left")  # close it: its services go
+        assert drill_labels(view) == ["      {region} = eu-west", "      {region} = us-east"]
+        assert view.open_drills == [(METRICS, ())]
+        await pilot.press("up", "space")  # the template: close the drill
+        assert drill_labels(view) == [] and view.open_drills == []
+        # An answer for a closed position is dropped.
+        assert not view.set_drill_children(pattern, second.drill, ["late"])
+
+
+async def test_drill_without_completions_says_so_with_the_reason_and_caps_candidates() -> None:
+    tree = drill_tree()
+    app = TreeApp(tree)
+    async with app.run_test(size=(120, 30)) as pilot:
+        view = app.query_one(ResourceTree)
+        view.select_prefix("metrics://rollup{/segments*}")
+        await pilot.press("l")
+        ask = requested(app)[-1]
+        pattern = ask.node
+        view.set_drill_children(pattern, ask.drill, [], "the server does not offer completions")
+        await pilot.pause()
+        assert drill_labels(view) == ["      no completions: press enter for the form"]
+        assert any(
+            line.endswith("no completions: press enter for the form  (the server does not offer completions)")
+            for line in screen_lines(view)
+        )
+        await pilot.press("down", "enter")
+        assert isinstance(app.messages[-1], ResourceTree.NodeSelected) and app.messages[-1].node is pattern
+        view.set_drill_children(pattern, ask.drill, [])  # answered, but nothing suggested
+        await pilot.pause()
+        assert drill_labels(view) == ["      nothing suggested: press enter for the form"]
+        many = [f"v{i:04d}" for i in range(1000)]
+        view.set_drill_children(pattern, ask.drill, many)
+        await pilot.pause()
+        shown = drill_labels(view)
+        assert len(shown) == 201 and shown[-1] == "      +800 more: type in the form to narrow"
+        assert shown[0] == "      {/segments*} = v0000"
+
+
+async def test_drill_candidates_are_untrusted_text() -> None:
+    tree = drill_tree()
+    app = TreeApp(tree)
+    async with app.run_test(size=(120, 30)) as pilot:
+        view = app.query_one(ResourceTree)
+        view.select_prefix(METRICS)
+        await pilot.press("right")
+        ask = requested(app)[-1]
+        view.set_drill_children(ask.node, ask.drill, HOSTILE, "[@click=app.quit]why[/] \x1b[2J")
+        await pilot.pause()
+        text = "\n".join(screen_lines(view))
+        for shown in ("[@click=app.quit]x[/]", "[/b]", "\\x1b[2J", "a\\u202eb", "[@click=app.quit]why[/]"):
+            assert shown in text, shown
+        assert "\x1b" not in text and "\u202e" not in text
+        await pilot.press("down", "enter", "down", "right")
+        assert app.is_running
+
+
+async def test_virtual_rows_survive_pages_refreshes_and_rebuilds() -> None:
+    tree = drill_tree()
+    app = TreeApp(tree)
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ResourceTree)
+        view.select_prefix(METRICS)
+        await pilot.press("right")
+        ask = requested(app)[-1]
+        view.set_drill_children(ask.node, ask.drill, ["eu-west", "us-east"])
+        await pilot.press("down", "right")
+        view.set_drill_children(ask.node, requested(app)[-1].drill, ["checkout"])
+        await pilot.press("down")
+        drilled = drill_labels(view)
+        assert drilled == [
+            "      {region} = eu-west",
+            "        {service} = checkout",
+            "      {region} = us-east",
+        ]
+        assert view.cursor_drill is not None and view.cursor_drill.uri == "metrics://eu-west/checkout/latest"
+
+        # A page that adds siblings before the template: rows shift, the drill and the cursor stay.
+        tree.add_resources([res("demo", "metrics://aaa/x"), res("demo", "metrics://ab")])
+        view.model_changed()
+        await pilot.pause()
+        assert drill_labels(view) == drilled
+        assert view.cursor_drill is not None and view.cursor_drill.fixed["service"] == "checkout"
+        rows = view.visible_rows()
+        view.rebuild()
+        assert view.visible_rows() == rows
+        assert view.cursor_drill is not None and view.cursor_drill.fixed["service"] == "checkout"
+
+        # A refresh that replaces every node (a new PatternNode): rebuilt under the new template row.
+        old_pattern = tree.pattern_for(METRICS)
+        tree.remove_server("demo")
+        tree.replace_server(
+            "demo",
+            [res("demo", "metrics://live/clock")],
+            [tpl("demo", METRICS), tpl("demo", "metrics://{x}")],
+        )
+        view.model_changed()
+        await pilot.pause()
+        assert tree.pattern_for(METRICS) is not old_pattern
+        assert drill_labels(view) == drilled
+        assert view.cursor_drill is not None and view.cursor_drill.fixed["service"] == "checkout"
+        rows = view.visible_rows()
+        view.rebuild()
+        assert view.visible_rows() == rows
+
+        # A filter that hides the template and a clear: the drill is still there.
+        view.set_filter("clock")
+        await pilot.pause()
+        assert drill_labels(view) == []
+        view.set_filter("")
+        await pilot.pause()
+        assert drill_labels(view) == drilled
+
+        # Collapsing the prefix above closes the drills below it, like nested expansions.
+        assert view.select_prefix("metrics://")
+        await pilot.press("left")
+        await pilot.press("right")
+        assert drill_labels(view) == [] and view.open_drills == []
+
+        # The template disappears: its drills are dropped.
+        view.select_prefix(METRICS)
+        await pilot.press("right")
+        assert view.open_drills == [(METRICS, ())]
+        tree.replace_server("demo", [res("demo", "metrics://live/clock")], [])
+        view.model_changed()
+        await pilot.pause()
+        assert view.open_drills == [] and drill_labels(view) == []
+        assert not isinstance(view.cursor_node, PatternNode) or view.cursor_node.uri_template != METRICS

@@ -1,7 +1,7 @@
 """URI prefix tree: segmenting, template placement, incremental counts, server refresh, prefix queries.
 
-Counts and queries are checked against a brute-force recount of a plain dict model after random
-sequences of inserts, removals and refreshes from three servers.
+Counts, subtree servers and queries are checked against a brute-force recount of a plain dict model
+after random sequences of inserts, removals and refreshes from three servers.
 """
 
 from __future__ import annotations
@@ -236,6 +236,58 @@ def test_version_grows_on_every_mutation() -> None:
     tree.add_resources([])
     tree.remove_server("nobody")
     assert tree.version == seen[-1]
+
+
+def test_subtree_servers_cover_everything_below_and_follow_removals() -> None:
+    tree = UriTree()
+    tree.add_resources([res("a", "demo://resource/1"), res("a", "demo://resource/2"), res("b", "docs://x/y")])
+    tree.add_templates([tpl("c", "docs://x/{id}"), tpl("a", "docs://{+path}")])
+    assert tree.servers(node_at(tree, "demo://resource")) == frozenset()  # own only: nothing
+    assert tree.subtree_servers(node_at(tree, "demo://resource")) == {"a"}
+    assert tree.subtree_servers(node_at(tree, "docs://")) == {"a", "b", "c"}
+    assert tree.subtree_servers(node_at(tree, "docs://x")) == {"b", "c"}
+    assert tree.subtree_servers(node_at(tree, "docs://x/y")) == {"b"}
+    assert tree.subtree_servers(tree.root) == {"a", "b", "c"}
+    tree.add_resources([res("b", "demo://resource/1")])  # a collision adds b up the chain
+    assert tree.subtree_servers(node_at(tree, "demo://")) == {"a", "b"}
+    tree.remove_server("c")
+    assert tree.subtree_servers(node_at(tree, "docs://x")) == {"b"}
+    tree.replace_server("a", [res("a", "demo://resource/2")], [])
+    assert tree.subtree_servers(node_at(tree, "docs://")) == {"b"}
+    assert tree.subtree_servers(node_at(tree, "demo://resource")) == {"a", "b"}
+    tree.remove_server("b")
+    assert tree.subtree_servers(node_at(tree, "demo://resource")) == {"a"}
+    assert tree.subtree_servers(tree.root) == {"a"}
+    tree.remove_server("a")
+    assert tree.subtree_servers(tree.root) == frozenset()
+    # A server listed again gets its badge back (same bit).
+    tree.add_resources([res("c", "docs://again")])
+    assert tree.subtree_servers(tree.root) == {"c"}
+
+
+def test_subtree_servers_sets_are_shared_per_mask() -> None:
+    tree = UriTree()
+    tree.add_resources([res("a", f"x://h/{i}/f") for i in range(100)] + [res("b", "x://h/0/g")])
+    first = tree.subtree_servers(node_at(tree, "x://h/1"))
+    assert first is tree.subtree_servers(node_at(tree, "x://h/2"))
+    assert tree.subtree_servers(node_at(tree, "x://h/0")) == {"a", "b"}
+
+
+def test_pattern_for_finds_the_pattern_of_a_template_text() -> None:
+    tree = UriTree()
+    tree.add_templates([tpl("a", "file:///{+p}"), tpl("a", "file://{host}/x"), tpl("a", "{x}")])
+    tree.add_resources([res("a", "x://h/{id}")])  # a concrete URI with braces is not a pattern
+    for text in ("file:///{+p}", "file://{host}/x", "{x}"):
+        found = tree.pattern_for(text)
+        assert found is not None and found.uri_template == text
+    assert tree.pattern_for("x://h/{id}") is None
+    assert tree.pattern_for("nothing://{x}") is None
+
+
+def node_at(tree: UriTree, prefix: str) -> UriNode:
+    found = tree.node_for(prefix)
+    assert found is not None, prefix
+    return found
 
 
 # ------------------------------------------------------------------------------------ navigation
@@ -553,6 +605,10 @@ class TreeMachine(RuleBasedStateMachine):
             assert node.resource_count == expected, (path, node.resource_count, expected)
             below = [p for p in patterns.values() if _is_under(p.parent, node)]
             assert node.template_count == len(below), path
+            # Subtree servers: every server with a resource at or below the node, or a template below it.
+            owners = {s for uri, segs in seg_lists.items() if segs[: len(path)] == path for s in by_uri[uri]}
+            owners.update(s for p in below for s in p.templates)
+            assert tree.subtree_servers(node) == owners, (path, tree.subtree_servers(node), owners)
             children = tree.children(node)
             assert [c.segment for c in children] == sorted(c.segment for c in children)
             assert all(c.parent is node for c in children)
@@ -569,6 +625,8 @@ class TreeMachine(RuleBasedStateMachine):
         assert sorted(p.uri_template for p in patterns.values()) == sorted(texts)
         for pattern in patterns.values():
             assert dict(pattern.templates) == texts[pattern.uri_template]
+            assert tree.subtree_servers(pattern) == frozenset(pattern.templates)
+            assert tree.pattern_for(pattern.uri_template) is pattern
             parent_prefix = pattern.parent.prefix
             # The pattern hangs under a node whose text leads its literal prefix.
             assert pattern.literal_prefix.startswith(parent_prefix)

@@ -25,8 +25,17 @@ Templates are pattern nodes: ``docs://help/{id}`` is a `PatternNode` labelled ``
   of ``prefix``; ``count_under(prefix) -> Counts`` (distinct URIs, distinct templates).
 - ``children(node)`` sorted concrete children; ``patterns(node)`` sorted pattern children;
   ``chain_end(node)`` / ``chain_label(node)`` for collapsing single-child chains into one row.
-- ``servers(node)`` servers of the node's own resources and pattern children; ``server_counts(server)``.
+- ``servers(node)`` servers of the node's own resources and pattern children; ``subtree_servers(node)``
+  servers with anything (a resource or a template) at or below the node; ``server_counts(server)``.
+- ``pattern_for(uri_template) -> PatternNode | None``: the pattern node of a template text.
 - ``version`` grows on every mutation; ``iter_depth_first()`` rows for text rendering; ``to_json()``.
+
+Subtree servers are one int bitmask per inner node (servers numbered on first sight; a node's own
+resources are not in its mask, they are read from the node). Inserting a pair ORs its bit into the
+ancestors and stops at the first one that has it already, so a page costs about one check per entry.
+Removing or refreshing a server clears its bit up the ancestors of that server's old nodes (a walk stops at
+a node cleared by an earlier walk), then sets it again from its remaining nodes: only that server's nodes
+and their ancestors are visited, never other servers' nodes. A mask maps to a cached frozenset.
 
 Sequences handed out (``children``) are never mutated afterwards: a change builds a new list, so a UI may
 hold one while pages keep arriving. Removed nodes keep their ``parent`` link (their ``prefix`` still
@@ -137,7 +146,7 @@ class Row(NamedTuple):
 class _Kids:
     """Everything a node needs only once it has children: kept out of leaves to keep leaves small."""
 
-    __slots__ = ("below_res", "below_tpl", "children", "patterns", "pending", "sorted")
+    __slots__ = ("below_res", "below_tpl", "children", "mask", "patterns", "pending", "sorted")
 
     def __init__(self) -> None:
         self.children: dict[str, UriNode] = {}
@@ -146,6 +155,7 @@ class _Kids:
         self.pending: list[UriNode] | None = None  # children added since `sorted` was built
         self.below_res = 0  # distinct URIs in descendants
         self.below_tpl = 0  # pattern nodes in the subtree (own patterns included)
+        self.mask = 0  # servers (bits) of the descendants and the patterns; not of the node itself
 
     def sorted_children(self) -> list[UriNode]:
         """Sorted by segment; new children are merged by one timsort pass instead of a full rebuild."""
@@ -329,6 +339,10 @@ class UriTree:
         # server touches only its own nodes. A list of references costs 8 bytes per entry.
         self._res_index: dict[str, list[UriNode]] = {}
         self._tpl_index: dict[str, list[PatternNode]] = {}
+        # Server -> bit for the subtree masks (never reused; a server listed again keeps its bit).
+        self._bits: dict[str, int] = {}
+        self._bit_names: list[str] = []
+        self._mask_sets: dict[int, frozenset[str]] = {0: frozenset()}
 
     # ----------------------------------------------------------------------------------- mutation
 
@@ -343,6 +357,8 @@ class UriTree:
         parent: UriNode | None = None
         run_parent: UriNode | None = None
         run_new = 0
+        bit_server: str | None = None
+        bit = 0
         try:
             for entry in entries:
                 touched = True
@@ -386,6 +402,11 @@ class UriTree:
                         continue
                     res[server] = entry
                 added += 1
+                if server != bit_server:
+                    bit_server, bit = server, self._bit(server)
+                up = node.parent
+                if up is not None and not up._kids.mask & bit:  # type: ignore[union-attr]
+                    self._mark_up(up, bit)
                 nodes = index.get(server)
                 if nodes is None:
                     index[server] = [node]
@@ -396,6 +417,61 @@ class UriTree:
             if touched:
                 self.version += 1
         return added
+
+    def _bit(self, server: str) -> int:
+        bit = self._bits.get(server)
+        if bit is None:
+            bit = self._bits[server] = 1 << len(self._bit_names)
+            self._bit_names.append(server)
+        return bit
+
+    @staticmethod
+    def _mark_up(node: UriNode | None, bit: int) -> None:
+        """Set `bit` in `node`'s mask and its ancestors', up to the first one that has it already."""
+        while node is not None:
+            kids = node._kids
+            assert kids is not None
+            if kids.mask & bit:
+                return
+            kids.mask |= bit
+            node = node.parent
+
+    @staticmethod
+    def _clear_up(node: UriNode | None, bit: int) -> None:
+        """Clear `bit` from `node` up; stops at a node without it (cleared by an earlier walk)."""
+        while node is not None:
+            kids = node._kids
+            if kids is None or not kids.mask & bit:
+                return
+            kids.mask &= ~bit
+            node = node.parent
+
+    def _clear_server_bit(self, server: str) -> None:
+        """Clear one server's bit everywhere, walking up from its nodes only (before they are dropped)."""
+        bit = self._bits.get(server)
+        if bit is None:
+            return
+        clear = self._clear_up
+        for node in self._res_index.get(server, ()):
+            up = node.parent
+            # Siblings share a parent: after the first one, the check fails here without a call.
+            if up is not None and up._kids.mask & bit:  # type: ignore[union-attr]
+                clear(up, bit)
+        for pattern in self._tpl_index.get(server, ()):
+            clear(pattern.parent, bit)
+
+    def _mark_server_bit(self, server: str) -> None:
+        """Set one server's bit above each of its nodes (after `_clear_server_bit` and the changes)."""
+        bit = self._bits.get(server)
+        if bit is None:
+            return
+        mark = self._mark_up
+        for node in self._res_index.get(server, ()):
+            up = node.parent
+            if up is not None and not up._kids.mask & bit:  # type: ignore[union-attr]
+                mark(up, bit)
+        for pattern in self._tpl_index.get(server, ()):
+            mark(pattern.parent, bit)
 
     @staticmethod
     def _count_up(node: UriNode | None, new: int) -> None:
@@ -432,6 +508,7 @@ class UriTree:
                 pattern._tpl[server] = entry
                 if is_new:
                     added += 1
+                    self._mark_up(parent, self._bit(server))
                     self._tpl_index.setdefault(server, []).append(pattern)
         finally:
             if touched:
@@ -440,6 +517,7 @@ class UriTree:
 
     def remove_server(self, server: str) -> None:
         """Drop everything one server listed; nodes left empty are pruned."""
+        self._clear_server_bit(server)
         nodes = self._res_index.pop(server, None)
         patterns = self._tpl_index.pop(server, None)
         for node in nodes or ():
@@ -464,6 +542,7 @@ class UriTree:
                 raise ValueError(f"template of server {template.server!r} in a refresh of {server!r}")
             new_tpl[template.uri_template] = template
         version = self.version
+        self._clear_server_bit(server)  # set again from what stays, once the listing is replaced
         kept: list[UriNode] = []
         dropped: list[UriNode] = []
         for node in self._res_index.pop(server, ()):
@@ -484,6 +563,7 @@ class UriTree:
             self._drop_resource(node, server)
         for pattern in dropped_tpl:
             self._drop_template(pattern, server)
+        self._mark_server_bit(server)
         self.version = version + 1
 
     def _ensure(self, segments: Iterable[str]) -> UriNode:
@@ -614,6 +694,42 @@ class UriTree:
         for pattern in _sorted_patterns(node):
             found.update(pattern._tpl)
         return frozenset(found)
+
+    def subtree_servers(self, node: UriNode | PatternNode) -> frozenset[str]:
+        """Servers with a resource or template at or below `node` (a pattern: its own servers). O(1)."""
+        if isinstance(node, PatternNode):
+            return frozenset(node._tpl)
+        kids = node._kids
+        mask = 0 if kids is None else kids.mask
+        res = node._res
+        if res is not None:
+            bits = self._bits
+            if isinstance(res, ResourceEntry):
+                mask |= bits[res.server]
+            else:
+                for server in res:
+                    mask |= bits[server]
+        found = self._mask_sets.get(mask)
+        if found is None:
+            names = self._bit_names
+            found = frozenset(names[i] for i in range(mask.bit_length()) if mask >> i & 1)
+            if len(self._mask_sets) >= 4096:  # many servers: keep the cache bounded
+                self._mask_sets = {0: frozenset()}
+            self._mask_sets[mask] = found
+        return found
+
+    def pattern_for(self, uri_template: str) -> PatternNode | None:
+        """The pattern node of a template text, if some server lists it. O(depth)."""
+        segments, label = _template_place(uri_template)
+        node: UriNode | None = self.root
+        for segment in segments:  # by segments: `file://` + empty authority has the text of `file://`
+            assert node is not None
+            node = node.child(segment)
+            if node is None:
+                return None
+        assert node is not None
+        pattern = node.pattern(label)
+        return pattern if pattern is not None and pattern.uri_template == uri_template else None
 
     def server_counts(self, server: str) -> Counts:
         """How many URIs and templates one server currently lists."""

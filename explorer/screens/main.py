@@ -22,17 +22,22 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Input
 
+from explorer.completion import Completer
 from explorer.config import ListingBounds, ServerSpec, redact
 from explorer.connection.discovery import Page, list_server
 from explorer.connection.errors import ServerFault
 from explorer.connection.session import ProtocolMode, ServerConnection
 from explorer.model.catalogue import Catalogue, ServerStatus
 from explorer.model.contents import classify
+from explorer.model.copy_as import jsonrpc_read, read_command
 from explorer.model.uri_tree import PatternNode, UriNode
 from explorer.paths import server_log_path
 from explorer.sanitize import sanitize_line
+from explorer.screens.copy_as import CopyAsDialog
 from explorer.screens.error_dialog import ErrorDialog
 from explorer.screens.goto import GoToDialog, GoToTarget
+from explorer.screens.prompts import PromptsScreen
+from explorer.screens.template_form import TemplateFormResult, TemplateFormScreen
 from explorer.widgets.detail import DetailPane
 from explorer.widgets.preview import ContentPreview
 from explorer.widgets.resource_tree import ResourceTree
@@ -51,20 +56,24 @@ class MainScreen(Screen[None]):
         Binding("escape", "clear_filter", "Clear filter", show=False, id="main.clear_filter"),
         Binding("g", "goto", "Go to URI", id="main.goto"),
         Binding("c", "copy_uri", "Copy URI", id="main.copy_uri"),
+        Binding("y", "copy_as", "Copy as", show=False, id="main.copy_as"),
         Binding("r", "refresh", "Refresh", id="main.refresh"),
         Binding("m", "continue_listing", "More", show=False, id="main.continue_listing"),
         Binding("e", "show_error", "Errors", show=False, id="main.show_error"),
         Binding("v", "toggle_auto_preview", "Auto-preview", show=False, id="main.auto_preview"),
+        Binding("p", "prompts", "Prompts", show=False, id="main.prompts"),
     ]
     HELP = """
 ## mcp-url-explorer
 Every server's resources and templates as one URI-prefix tree.
 
 - `enter` reads the highlighted resource (never on mere highlight, unless `v` turns auto-preview on);
-  on a template it opens the go-to box to build a URI.
+  on a template it opens a form to fill its variables (with suggestions) and read the URI.
 - `/` filters the tree as you type; `escape` clears it. `g` goes to a URI (typed or pasted).
-- `c` copies the highlighted URI, `r` refreshes every listing (the old one stays until the new one
-  is complete), `m` continues an incomplete listing, `e` shows a failed server's error.
+- `p` lists the prompts of every server; fill one's arguments and get its messages there.
+- `c` copies the highlighted URI; `y` copies it as the JSON-RPC request or the command line.
+- `r` refreshes every listing (the old one stays until the new one is complete), `m` continues an
+  incomplete listing, `e` shows a failed server's error.
 - `ctrl+p` opens the command palette, `?` this help, `q` quits.
 """
 
@@ -91,6 +100,7 @@ Every server's resources and templates as one URI-prefix tree.
         self._changed_servers: set[str] = set()
         self._change_timer: Timer | None = None
         self._previewing: tuple[str, str] | None = None  # (server, uri)
+        self._problems_told: dict[str, str] = {}  # per server: the protocol junk last notified
 
     # ------------------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -110,6 +120,16 @@ Every server's resources and templates as one URI-prefix tree.
         self._statuses_changed()
         for status in self.catalogue.servers.values():
             self.connect(status.name)
+
+    async def on_unmount(self) -> None:
+        """Close every connection before the loop ends, so no server process outlives the app."""
+        workers = [w for w in self.workers if w.group.startswith("conn-")]
+        for worker in workers:
+            worker.cancel()
+        with anyio.move_on_after(3):
+            for worker in workers:
+                with contextlib.suppress(Exception):
+                    await worker.wait()
 
     @property
     def tree_widget(self) -> ResourceTree:
@@ -229,7 +249,19 @@ Every server's resources and templates as one URI-prefix tree.
                 severity="warning",
                 markup=False,
             )
+        self._tell_problems(name, conn)
         self._flush_tree()
+
+    def _tell_problems(self, name: str, conn: ServerConnection) -> None:
+        """Junk a server wrote between its messages was ignored; say so once (it explains odd gaps)."""
+        problems = conn.problems.describe()
+        if problems is not None and self._problems_told.get(name) != problems:
+            self._problems_told[name] = problems
+            self.notify(
+                f"{sanitize_line(name, 40)} {sanitize_line(problems, 200)}; ignored them",
+                severity="warning",
+                markup=False,
+            )
 
     def _on_page(self, page: Page) -> None:
         if self.catalogue.add_page(page):
@@ -265,9 +297,69 @@ Every server's resources and templates as one URI-prefix tree.
     def _selected(self, event: ResourceTree.NodeSelected) -> None:
         node = event.node
         if isinstance(node, PatternNode):
-            self.app.push_screen(GoToDialog(self.catalogue.tree, node.literal_prefix), self._go_to)
+            self.fill_template(node)
         elif node.resources:
             self._read_node(node)
+
+    def fill_template(self, node: PatternNode) -> None:
+        """Open the form of a template (of the first connected server that lists it); submit reads it."""
+        servers = [s for s in self.catalogue.servers if s in node.templates]
+        live = [s for s in servers if s in self.connections] or servers
+        if not live:
+            return
+        entry = node.templates[live[0]]
+        completer = Completer(self.connections.get(live[0]))
+        self.app.push_screen(TemplateFormScreen(entry, completer), self._template_filled)
+
+    def action_fill_template(self) -> None:
+        node = self.tree_widget.cursor_node
+        if isinstance(node, PatternNode):
+            self.fill_template(node)
+        else:
+            self.notify("Highlight a template (a {…} row) first, or press g to go to a URI.", markup=False)
+
+    def _template_filled(self, result: TemplateFormResult | None) -> None:
+        if result is not None:
+            self.read(result.server, result.uri)
+
+    @on(ResourceTree.DrillRequested)
+    def _drill_requested(self, event: ResourceTree.DrillRequested) -> None:
+        self.run_worker(self._drill(event), group="drill", exit_on_error=False)
+
+    async def _drill(self, event: ResourceTree.DrillRequested) -> None:
+        """Completion for a drilled template variable (on a connected server of it), shown in the tree."""
+        drill = event.drill
+        if drill.server not in self.connections:
+            live = [s for s in self.catalogue.servers if s in event.node.templates and s in self.connections]
+            drill = drill.on_server(live[0]) if live else drill
+        variable = drill.next_variable
+        if variable is None:
+            return
+        completer = Completer(self.connections.get(drill.server))
+        found = await completer.template(drill.template, variable, drill.typed, drill.context())
+        self.tree_widget.set_drill_children(
+            event.node, drill, found.values, found.reason, total=found.total, has_more=found.has_more
+        )
+
+    @on(ResourceTree.DrillSelected)
+    def _drill_selected(self, event: ResourceTree.DrillSelected) -> None:
+        self.read(event.drill.server, event.drill.uri)
+
+    def action_prompts(self) -> None:
+        """The prompts of every server; an embedded resource opened there is selected in the tree."""
+        failures = {s.name: s.error or "failed" for s in self.catalogue.servers.values() if s.error}
+        screen = PromptsScreen(self.connections, list(self.catalogue.servers), failures)
+        self.app.push_screen(screen, self._prompts_closed)
+
+    def _prompts_closed(self, uri: str | None) -> None:
+        if uri is None:
+            return
+        if self.tree_widget.select_prefix(uri):
+            node = self.catalogue.tree.node_for(uri)
+            if node is not None and node.resources and node.prefix == uri:
+                self._read_node(node)
+        else:
+            self.app.push_screen(GoToDialog(self.catalogue.tree, uri), self._go_to)
 
     def _read_node(self, node: UriNode) -> None:
         servers = [s for s in self.catalogue.servers if s in node.resources]
@@ -358,8 +450,6 @@ Every server's resources and templates as one URI-prefix tree.
 
     def highlighted_uri(self) -> str | None:
         node = self.tree_widget.cursor_node
-        if node is None:
-            return None
         if isinstance(node, PatternNode):
             return node.uri_template
         if node.resources:
@@ -373,6 +463,38 @@ Every server's resources and templates as one URI-prefix tree.
             return
         self.app.copy_to_clipboard(uri)
         self.notify(Content.assemble("Copied ", (sanitize_line(uri, 200), "bold")).plain, markup=False)
+
+    def action_copy_as(self) -> None:
+        """URI, JSON-RPC request or command line for the previewed resource, else the highlighted one."""
+        target = self._previewing
+        if target is None:
+            node = self.tree_widget.cursor_node
+            if isinstance(node, UriNode) and node.resources:
+                entry = next(iter(node.resources.values()))
+                target = (entry.server, entry.uri)
+        if target is None:
+            self.notify("Highlight or read a resource first.", severity="warning", markup=False)
+            return
+        server, uri = target
+        spec = self.catalogue.servers[server].spec
+        config = getattr(self.app, "config", None)
+        source = config.source if config is not None else None
+        in_config = config is not None and server in config.servers
+        forms = [
+            ("URI", uri),
+            ("JSON-RPC request", jsonrpc_read(uri)),
+            (
+                "Command line",
+                read_command(spec, uri, protocol=self.protocol, config_path=source, in_config=in_config),
+            ),
+        ]
+
+        def copy(text: str | None) -> None:
+            if text is not None:
+                self.app.copy_to_clipboard(text)
+                self.notify("Copied: " + sanitize_line(text, 120), markup=False)
+
+        self.app.push_screen(CopyAsDialog(uri, forms), copy)
 
     def action_refresh(self) -> None:
         for name, status in self.catalogue.servers.items():

@@ -27,15 +27,30 @@ with 10^4 to 10^6 resources expanding a node and even moving the cursor get slow
 Every server string (segments, names, titles, server names) goes through `sanitize_line` and is painted as
 `rich.segment.Segment`s with explicit styles: nothing here parses markup.
 
+Server badges (`show_servers`): a prefix row shows every server with something below it
+(`UriTree.subtree_servers`, O(1) from the model's bitmasks), a leaf or template row its own servers.
+
 Incomplete listings: `incomplete_servers` names the servers whose listing stopped early; the root row
-(the top line, "All resources") then carries a `⚠ incomplete: <servers>` marker. Marking scheme rows
-instead would need the set of servers below each node, which the model does not keep.
+(the top line, "All resources") then carries a `⚠ incomplete: <servers>` marker.
+
+Template drill-down (`explorer.model.drilldown`): `→`/`l`/`space` on a template row posts
+`DrillRequested(pattern, drill)`; the app asks completion for `drill.next_variable` and answers with
+`set_drill_children`. The candidates are *virtual* rows (`_VRow`, never in the `UriTree`) below the
+template, each expandable to the next variable (or, for a folder-like path value, to a refinement of
+the same variable) until the URI is concrete: `enter` then posts `DrillSelected(drill)`. While waiting
+a `…` row shows; no completions (an error, no capability, nothing suggested) gives one muted row, where
+`enter` opens the form (`NodeSelected` for the template). Open drills are remembered by template text
+and chosen values (`Drill.key`), not by row: they survive `model_changed()` and `rebuild()` (dropped
+when their template disappears from the model) and are rebuilt wherever their template row appears.
+A template row's virtual rows count in its `size` like children do, so the row machinery (splicing,
+merging, collapsing) carries them without knowing what they are; normal rows pay nothing while no
+drill is open.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence, Set
+from collections.abc import Callable, Iterable, Sequence, Set
 from contextlib import suppress
 from operator import attrgetter
 from typing import ClassVar, NamedTuple
@@ -54,6 +69,8 @@ from textual.strip import Strip
 from textual.timer import Timer
 from textual.worker import get_current_worker
 
+from explorer.model.drilldown import Drill, DrillKey
+from explorer.model.templates import TemplateError
 from explorer.model.tree_filter import FilterResult, FilterSummary, compute_filter, is_prefix_query
 from explorer.model.uri_tree import PatternNode, UriNode, UriTree
 from explorer.sanitize import is_clean, sanitize_line
@@ -67,6 +84,10 @@ _LABEL_LIMIT = 200
 _NAME_LIMIT = 80
 _BADGE_CELLS = 12
 _EXPAND_CHILDREN_LIMIT = 1000
+DRILL_LIMIT = 200
+"""Candidates shown below one drilled template or value (the rest is a "+N more" row)."""
+NO_COMPLETIONS = "no completions: press enter for the form"
+NO_SUGGESTIONS = "nothing suggested: press enter for the form"
 _get_node = attrgetter("node")
 
 
@@ -121,6 +142,43 @@ class _Row:
         self.alive = True
         self.size = 0  # materialized rows below this one
         self.block: _Block | None = None  # set while expanded
+
+
+class _VRow(_Row):
+    """A virtual row below a drilled template: a candidate value, or a waiting / note / "+N more" line.
+
+    `node` and `head` are the template's `PatternNode` (highlight and the form refer to it); `drill` is
+    the position with this candidate fixed ("value"), or the parent's children drill (other kinds).
+    """
+
+    __slots__ = ("drill", "kind")
+
+    def __init__(
+        self,
+        pattern: PatternNode,
+        label: str,
+        depth: int,
+        parent: _Row,
+        kind: str,
+        drill: Drill,
+        version: int,
+    ) -> None:
+        super().__init__(pattern, pattern, label, depth, parent, parent.full, version)
+        self.kind = kind  # "value", "wait", "note" or "more"
+        self.drill = drill
+
+
+class _DrillState:
+    """One open drill position: the drill whose candidates lie below it and what completion answered."""
+
+    __slots__ = ("drill", "more", "note", "values", "waiting")
+
+    def __init__(self, drill: Drill) -> None:
+        self.drill = drill
+        self.values: tuple[str, ...] = ()
+        self.more: int | None = None  # None: nothing more; 0: more, count unknown; n: n more
+        self.note: str | None = None
+        self.waiting = True
 
 
 class _Palette(NamedTuple):
@@ -208,18 +266,21 @@ The resources and templates of every connected server, merged by URI prefix.
 | :- | :- |
 | `↑` `k` / `↓` `j` | Move the cursor |
 | `←` `h` | Collapse, or go to the parent |
-| `→` `l` | Expand, or go to the first child |
-| `space` | Expand or collapse |
-| `enter` | Open: read the resource, fill the template (a plain prefix expands) |
+| `→` `l` | Expand, or go to the first child; on a template, drill it by completion |
+| `space` | Expand or collapse (a template: drill or close) |
+| `enter` | Open: read the resource or a drilled URI, fill the template in a form (a plain prefix expands) |
 | `home` / `end` | First / last line |
 | `pageup` / `pagedown` | One screen up / down |
 | `*` `shift+→` | Expand the node and each of its children (one level) |
 | `-` | Collapse everything |
 
 `▸` / `▾` a prefix (collapsed / expanded) with the number of resources and templates below it (the
-number of matches while filtering), `⟨T⟩` a template, `▹` a directory resource. Server badges appear
-when several servers are connected; `⚠ incomplete` on the top line names servers whose listing stopped
-early. Names are shown with control characters escaped (`\\x1b`), exactly as the server sent them.
+number of matches while filtering), `⟨T⟩` a template, `▹` a directory resource. Drilling a template
+lists the server's suggestions for its first variable (`{region} = eu-west`); each expands to the next
+variable until the URI is complete, and `enter` reads it. Server badges appear when several servers
+are connected (on a prefix: every server with something below it); `⚠ incomplete` on the top line names
+servers whose listing stopped early. Names are shown with control characters escaped (`\\x1b`),
+exactly as the server sent them.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -247,10 +308,10 @@ early. Names are shown with control characters escaped (`\\x1b`), exactly as the
     | :- | :- | :- |
     | up, k | `tree.cursor_up` | Move the cursor up. |
     | down, j | `tree.cursor_down` | Move the cursor down. |
-    | left, h | `tree.collapse` | Collapse the node, or move to its parent. |
-    | right, l | `tree.expand` | Expand the node, or move to its first child. |
-    | space | `tree.toggle` | Expand or collapse the node. |
-    | enter | `tree.select` | Post `NodeSelected` (a plain prefix node also toggles). |
+    | left, h | `tree.collapse` | Collapse the node (or drill), or move to its parent. |
+    | right, l | `tree.expand` | Expand the node or drill the template, or move to its first child. |
+    | space | `tree.toggle` | Expand or collapse the node; drill or close a template. |
+    | enter | `tree.select` | `NodeSelected` (a prefix also toggles); `DrillSelected` on a drilled URI. |
     | home, end | `tree.cursor_home`, `tree.cursor_end` | First / last line. |
     | pageup, pagedown | `tree.page_up`, `tree.page_down` | Move by one screen. |
     | shift+right, * | `tree.expand_children` | Expand the node and its children, one level. |
@@ -374,6 +435,33 @@ early. Names are shown with control characters escaped (`\\x1b`), exactly as the
         def control(self) -> ResourceTree:
             return self._tree
 
+    class DrillRequested(Message):
+        """A template (or one of its candidates) was drilled: complete `drill.next_variable`, with
+        `drill.typed` as the value and `drill.context()` as context, then call `set_drill_children`."""
+
+        def __init__(self, tree: ResourceTree, node: PatternNode, drill: Drill) -> None:
+            self.node: PatternNode = node
+            self.drill: Drill = drill
+            self._tree = tree
+            super().__init__()
+
+        @property
+        def control(self) -> ResourceTree:
+            return self._tree
+
+    class DrillSelected(Message):
+        """`enter` on a drilled candidate whose URI is concrete: read `drill.uri` on `drill.server`."""
+
+        def __init__(self, tree: ResourceTree, node: PatternNode, drill: Drill) -> None:
+            self.node: PatternNode = node
+            self.drill: Drill = drill
+            self._tree = tree
+            super().__init__()
+
+        @property
+        def control(self) -> ResourceTree:
+            return self._tree
+
     class FilterApplied(Message):
         """A filter result is on screen (`summary` None: the filter was cleared)."""
 
@@ -425,6 +513,9 @@ early. Names are shown with control characters escaped (`\\x1b`), exactly as the
         self._rows: list[_Row] = []
         self._cursor = 0
         self._highlighted: Node | None = None
+        self._drills: dict[DrillKey, _DrillState] = {}  # open drill positions (the truth; see docstring)
+        self._vkids: dict[_Row, list[_VRow]] = {}  # materialized drilled rows -> their virtual rows
+        self._drillable: dict[str, bool] = {}  # template text -> it parses and has a variable
         self.set_reactive(ResourceTree.show_servers, show_servers)
         self._rebuild()
         self._cursor_row = self._rows[0]
@@ -504,9 +595,10 @@ early. Names are shown with control characters escaped (`\\x1b`), exactly as the
         changed the model without telling). Cost O(rows of expanded nodes).
         """
         self._version = self._tree.version
-        target = self._reanchor_target(self._cursor_row.node)
+        before = self._cursor_row
+        target = self._reanchor_target(before.node)
         self._rebuild()
-        found = self._find_row(target, expand=False)
+        found = self._relocate(before, self._find_row(target, expand=False))
         self._cursor_row = found
         self._cursor = self._rows.index(found)
         self._after_structure_change()
@@ -522,6 +614,8 @@ early. Names are shown with control characters escaped (`\\x1b`), exactly as the
         if version == self._version:
             return
         self._version = version
+        if self._drills:
+            self._prune_drills()
         force = False
         active = self._filter
         if active is not None:
@@ -589,6 +683,235 @@ early. Names are shown with control characters escaped (`\\x1b`), exactly as the
         self._filter_worker(text, self._filter_token)
         return None
 
+    @property
+    def cursor_drill(self) -> Drill | None:
+        """The drill position of the candidate row under the cursor (None on any other row)."""
+        row = self._cursor_row
+        return row.drill if isinstance(row, _VRow) and row.kind == "value" else None
+
+    @property
+    def open_drills(self) -> list[DrillKey]:
+        """Keys (template text, chosen values) of the open drill positions."""
+        return list(self._drills)
+
+    def set_drill_children(
+        self,
+        pattern_node: PatternNode,
+        drill: Drill,
+        values: Sequence[str],
+        note: str | None = None,
+        *,
+        total: int | None = None,
+        has_more: bool = False,
+    ) -> bool:
+        """Show completion `values` below the drilled row of `drill` (the drill of `DrillRequested`, maybe
+        on another server); `note` says why there are none (an error, no completions capability).
+
+        Values are deduplicated, empty ones (and a refinement's own text) dropped, at most `DRILL_LIMIT`
+        shown; `total` and `has_more` (as the server sent them) add a "+N more" row. False when that
+        position was closed meanwhile (the answer is dropped). `pattern_node` may be stale: the template
+        text is the key.
+        """
+        state = self._drills.get(drill.key)
+        if state is None:
+            return False
+        # A refinement's own text (`src/` completing `src/`) would only repeat the row: left out.
+        typed = drill.typed
+        candidates = list(
+            dict.fromkeys(value for value in values if isinstance(value, str) and value and value != typed)
+        )
+        if typed and total is not None and typed in values:
+            total -= 1
+        shown = candidates[:DRILL_LIMIT]
+        extra = len(candidates) - len(shown)
+        if total is not None and total > len(candidates):
+            extra = max(extra, total - len(shown))
+        state.drill = drill
+        state.values = tuple(shown)
+        state.more = extra if extra > 0 else (0 if has_more else None)
+        state.note = note
+        state.waiting = False
+        row = self._drill_row(drill.key)
+        if row is not None:
+            self._splice_drill(row)
+        return True
+
+    # --------------------------------------------------------------------------------- rows: drill
+
+    def _drillable_template(self, pattern: PatternNode) -> bool:
+        text = pattern.uri_template
+        known = self._drillable.get(text)
+        if known is None:
+            try:
+                known = Drill.start(text, "").children_drill is not None
+            except TemplateError:
+                known = False
+            self._drillable[text] = known
+        return known
+
+    def _row_key(self, row: _Row) -> DrillKey | None:
+        """The drill position a row stands for: a template row (nothing chosen) or a candidate row."""
+        if isinstance(row, _VRow):
+            return row.drill.key if row.kind == "value" else None
+        node = row.node
+        return (node.uri_template, ()) if isinstance(node, PatternNode) else None
+
+    def _children_drill(self, row: _Row) -> Drill | None:
+        """The drill whose candidates go below `row`; None when the row cannot be drilled."""
+        if isinstance(row, _VRow):
+            return row.drill.children_drill if row.kind == "value" else None
+        node = row.node
+        if not isinstance(node, PatternNode) or not node.templates or not self._drillable_template(node):
+            return None
+        return Drill.start(node.uri_template, min(node.templates)).children_drill
+
+    def _is_drilled(self, row: _Row) -> bool:
+        return row in self._vkids
+
+    def _wants_drill(self, row: _Row) -> bool:
+        """A template row made while its drill is open (after a rebuild, a refresh, an expand)."""
+        node = row.node
+        return isinstance(node, PatternNode) and (node.uri_template, ()) in self._drills
+
+    def _drill_kids(self, row: _Row, state: _DrillState) -> list[_VRow]:
+        pattern = row.node
+        assert isinstance(pattern, PatternNode)
+        depth = row.depth + 1
+        version = self._version
+        drill = state.drill
+        kids: list[_VRow] = []
+
+        def add(kind: str, label: str, position: Drill) -> None:
+            kids.append(_VRow(pattern, label, depth, row, kind, position, version))
+
+        variable = drill.next_variable
+        label = "" if variable is None else drill.field(variable).label
+        if state.waiting:
+            add("wait", f"… {label}", drill)
+        else:
+            if variable is not None:
+                for value in state.values:
+                    add("value", f"{label} = {value}", drill.with_value(value))
+            if state.more is not None:
+                more = f"+{state.more:,} more" if state.more else "+ more"
+                add("more", f"{more}: type in the form to narrow", drill)
+            if state.note is not None:
+                add("note", NO_COMPLETIONS, drill)
+            elif not state.values:
+                add("note", NO_SUGGESTIONS, drill)
+        kids[-1].last = True
+        return kids
+
+    def _drill_region(self, row: _Row) -> list[_Row]:
+        """The virtual rows below a drilled `row` (open positions below it included); sets sizes."""
+        key = self._row_key(row)
+        state = None if key is None else self._drills.get(key)
+        if state is None:
+            self._vkids.pop(row, None)
+            row.size = 0
+            return []
+        kids = self._drill_kids(row, state)
+        self._vkids[row] = kids
+        region: list[_Row] = []
+        drills = self._drills
+        for kid in kids:
+            region.append(kid)
+            if kid.kind == "value" and kid.drill.key in drills:
+                region.extend(self._drill_region(kid))
+        row.size = len(region)
+        return region
+
+    def _splice_drill(self, row: _Row) -> None:
+        """Replace `row`'s virtual rows by rows built from the drill states (opened, answered, closed)."""
+        rows = self._rows
+        index = rows.index(row)
+        old = row.size
+        self._kill(rows[index + 1 : index + 1 + old])
+        region = self._drill_region(row)
+        rows[index + 1 : index + 1 + old] = region
+        self._grow(row, len(region) - old)
+        self._after_structure_change()
+
+    def _open_drill(self, row: _Row) -> bool:
+        if not row.alive or self._is_drilled(row):
+            return False
+        drill = self._children_drill(row)
+        key = self._row_key(row)
+        if drill is None or key is None:
+            return False
+        pattern = row.node
+        assert isinstance(pattern, PatternNode)
+        self._drills[key] = _DrillState(drill)
+        self._splice_drill(row)
+        self.post_message(self.DrillRequested(self, pattern, drill))
+        return True
+
+    def _close_drill(self, row: _Row) -> bool:
+        key = self._row_key(row)
+        if key is None or not self._is_drilled(row):
+            return False
+        self._drop_drills(key)
+        self._splice_drill(row)
+        return True
+
+    def _drop_drills(self, key: DrillKey) -> None:
+        """Forget an open position and every position below it."""
+        template, trail = key
+        depth = len(trail)
+        for other in [k for k in self._drills if k[0] == template and k[1][:depth] == trail]:
+            del self._drills[other]
+
+    def _prune_drills(self) -> None:
+        """Forget the drills of templates no server lists any more."""
+        tree = self._tree
+        gone = {template for template, _ in self._drills if tree.pattern_for(template) is None}
+        for key in [k for k in self._drills if k[0] in gone]:
+            del self._drills[key]
+
+    def _drill_row(self, key: DrillKey) -> _Row | None:
+        """The materialized row of a drill position (None when it is not on screen)."""
+        template, trail = key
+        pattern = self._tree.pattern_for(template)
+        if pattern is None:
+            return None
+        row = self._find_row(pattern, expand=False)
+        if row.node is not pattern:
+            return None
+        for value in trail:
+            row_next = self._virtual_child(row, value)
+            if row_next is None:
+                return None
+            row = row_next
+        return row
+
+    def _virtual_child(self, row: _Row, value: str) -> _VRow | None:
+        for kid in self._vkids.get(row, ()):
+            if kid.kind == "value" and kid.drill.trail[-1] == value:
+                return kid
+        return None
+
+    def _relocate(self, old: _Row, found: _Row) -> _Row:
+        """`found` stands for `old`'s node; for a virtual `old`, go down to the same drill position."""
+        if not isinstance(old, _VRow) or isinstance(found, _VRow):
+            return found
+        node = found.node
+        if not isinstance(node, PatternNode) or node.uri_template != old.drill.template:
+            return found
+        row = found
+        for value in old.drill.trail:
+            kid = self._virtual_child(row, value)
+            if kid is None:
+                return row
+            row = kid
+        if old.kind != "value":
+            kids = self._vkids.get(row, ())
+            for kid in kids:
+                if kid.kind == old.kind:
+                    return kid
+            if kids:  # the `…` row was answered: the first candidate takes its place
+                return kids[0]
+        return row
+
     # --------------------------------------------------------------------------------- rows: build
 
     def _rebuild(self) -> None:
@@ -596,6 +919,7 @@ early. Names are shown with control characters escaped (`\\x1b`), exactly as the
         for row in self._open_rows:
             row.alive = False
         self._open_rows = set()
+        self._vkids = {}
         tree = self._tree
         root = tree.root
         full = self._filter is None or root in self._filter.whole
@@ -690,7 +1014,11 @@ early. Names are shown with control characters escaped (`\\x1b`), exactly as the
     def _build_region(self, row: _Row, open_nodes: Set[UriNode]) -> list[_Row]:
         """Expand `row` and return the rows below it, expanding descendants found in `open_nodes`."""
         kids = self._fill(row)
-        if open_nodes.isdisjoint(map(_get_node, kids)):
+        drills = bool(self._drills)
+        block = row.block
+        assert block is not None
+        drilled = drills and any(self._wants_drill(kid) for kid in kids[: block.npats])
+        if not drilled and open_nodes.isdisjoint(map(_get_node, kids)):
             row.size = len(kids)
             return list(kids)
         region: list[_Row] = []
@@ -707,6 +1035,8 @@ early. Names are shown with control characters escaped (`\\x1b`), exactly as the
             region.append(kid)
             if kid.node in open_nodes and self._expandable(kid):
                 stack.append((kid, self._fill(kid), 0, len(region)))
+            elif drills and self._wants_drill(kid):
+                region.extend(self._drill_region(kid))
         return region
 
     def _expandable(self, row: _Row) -> bool:
@@ -732,12 +1062,16 @@ early. Names are shown with control characters escaped (`\\x1b`), exactly as the
             parent.size += delta
             parent = parent.parent
 
-    def _kill(self, rows: Iterable[_Row]) -> None:
+    def _kill(self, rows: Sequence[_Row]) -> None:
         open_rows = self._open_rows
         for row in rows:
             row.alive = False
             if row.block is not None:
                 open_rows.discard(row)
+        vkids = self._vkids
+        if vkids:
+            for row in rows:
+                vkids.pop(row, None)
 
     def _expand_row(self, row: _Row, extra: Set[UriNode] = frozenset(), *, notify: bool = True) -> bool:
         if row.block is not None or not row.alive or not self._expandable(row):
@@ -767,6 +1101,12 @@ early. Names are shown with control characters escaped (`\\x1b`), exactly as the
         size = row.size
         removed = self._rows[index + 1 : index + 1 + size]
         del self._rows[index + 1 : index + 1 + size]
+        if forget and self._vkids:  # closing a prefix closes the drills below it, like its expansions
+            for dead in removed:
+                if dead in self._vkids:
+                    key = self._row_key(dead)
+                    if key is not None:
+                        self._drop_drills(key)
         self._kill(removed)
         row.block = None
         self._open_rows.discard(row)
@@ -900,7 +1240,12 @@ early. Names are shown with control characters escaped (`\\x1b`), exactly as the
         start = rows.index(row) + 1
         end = start + row.size
         open_nodes: Set[UriNode] = self._open_nodes() if created else frozenset()
-        opening = [kid for kid in created if kid.node in open_nodes and self._expandable(kid)]
+        drills = bool(self._drills)
+        opening = [
+            kid
+            for kid in created
+            if (kid.node in open_nodes and self._expandable(kid)) or (drills and self._wants_drill(kid))
+        ]
         # Dead subtrees first (positions are those of the old region).
         for kid in removed:
             if kid.size:
@@ -918,7 +1263,10 @@ early. Names are shown with control characters escaped (`\\x1b`), exactly as the
                     at = rows.index(kid, start, end)
                     region.extend(rows[at + 1 : at + 1 + kid.size])
                 elif kid in opening_set:
-                    region.extend(self._build_region(kid, open_nodes))
+                    if isinstance(kid.node, PatternNode):
+                        region.extend(self._drill_region(kid))
+                    else:
+                        region.extend(self._build_region(kid, open_nodes))
         rows[start:end] = region
         delta = len(region) - row.size
         row.size = len(region)
@@ -1001,7 +1349,7 @@ early. Names are shown with control characters escaped (`\\x1b`), exactly as the
                 self._cursor = rows.index(cursor_row)
         else:
             target = self._reanchor_target(cursor_row.node)
-            found = self._find_row(target, expand=False)
+            found = self._relocate(cursor_row, self._find_row(target, expand=False))
             self._cursor = rows.index(found)
             self._cursor_row = found
         self._invalidate()
@@ -1128,21 +1476,31 @@ early. Names are shown with control characters escaped (`\\x1b`), exactly as the
 
     def action_collapse_or_parent(self) -> None:
         row = self._cursor_row
-        if row.block is not None:
+        if self._is_drilled(row):
+            self._close_drill(row)
+        elif row.block is not None:
             self._collapse_row(row)
         elif row.parent is not None:
             self._set_cursor(self._rows.index(row.parent))
 
     def action_expand_or_child(self) -> None:
         row = self._cursor_row
-        if row.block is None:
+        if isinstance(row.node, PatternNode):  # a template or one of its virtual rows: drill
+            if not self._is_drilled(row):
+                self._open_drill(row)
+            elif row.size:
+                self._set_cursor(self._cursor + 1)
+        elif row.block is None:
             self._expand_row(row)
         elif row.size:
             self._set_cursor(self._cursor + 1)
 
     def action_toggle_node(self) -> None:
         row = self._cursor_row
-        if row.block is not None:
+        if isinstance(row.node, PatternNode):
+            if not self._close_drill(row):
+                self._open_drill(row)
+        elif row.block is not None:
             self._collapse_row(row)
         else:
             self._expand_row(row)
@@ -1150,6 +1508,15 @@ early. Names are shown with control characters escaped (`\\x1b`), exactly as the
     def action_select(self) -> None:
         row = self._cursor_row
         node = row.node
+        if isinstance(row, _VRow):
+            assert isinstance(node, PatternNode)
+            if row.kind != "value":  # waiting, no completions, more: the form
+                self.post_message(self.NodeSelected(self, node))
+            elif row.drill.is_concrete:
+                self.post_message(self.DrillSelected(self, node, row.drill))
+            else:
+                self.action_toggle_node()
+            return
         self.post_message(self.NodeSelected(self, node))
         if isinstance(node, UriNode) and not node.has_resource and row.parent is not None:
             self.action_toggle_node()
@@ -1177,6 +1544,7 @@ early. Names are shown with control characters escaped (`\\x1b`), exactly as the
             self._expand_row(row, extra, notify=False)
 
     def action_collapse_all(self) -> None:
+        self._drills.clear()
         self._expanded.clear()
         self._expanded_gen += 1
         self._auto.clear()
@@ -1221,7 +1589,8 @@ early. Names are shown with control characters escaped (`\\x1b`), exactly as the
 
     def _apply_filter(self, result: FilterResult) -> None:
         same_text = self._filter is not None and self._filter.text == result.text
-        target = self._cursor_row.node
+        before = self._cursor_row
+        target = before.node
         self._filter = result
         if not same_text:
             self._auto = set(result.expand)
@@ -1231,7 +1600,7 @@ early. Names are shown with control characters escaped (`\\x1b`), exactly as the
         on_match = target in result.matched or any(node in result.whole for node in _ancestors(target))
         if result.first is not None and (not self._filter_shows(target) or not (same_text or on_match)):
             target = result.first
-        found = self._find_row(target, expand=False)
+        found = self._relocate(before, self._find_row(target, expand=False))
         self._cursor_row = found
         self._cursor = self._rows.index(found)
         self._after_structure_change()
@@ -1239,7 +1608,8 @@ early. Names are shown with control characters escaped (`\\x1b`), exactly as the
         self.post_message(self.FilterApplied(self, result.summary))
 
     def _clear_filter(self) -> None:
-        target = self._cursor_row.node
+        before = self._cursor_row
+        target = before.node
         self._filter = None
         self._auto = set()
         self._auto_gen += 1
@@ -1248,7 +1618,7 @@ early. Names are shown with control characters escaped (`\\x1b`), exactly as the
             assert isinstance(ancestor, UriNode)
             self._remember(ancestor)
         self._rebuild()
-        found = self._find_row(target, expand=False)
+        found = self._relocate(before, self._find_row(target, expand=False))
         self._cursor_row = found
         self._cursor = self._rows.index(found)
         self._after_structure_change()
@@ -1401,7 +1771,17 @@ early. Names are shown with control characters escaped (`\\x1b`), exactly as the
         needle = active.text.lower() if active is not None and active.mode == "substring" else ""
         match = palette.match  # partial (colour, bold, underline): laid over any part, cursor included
 
+        if isinstance(row, _VRow):
+            self._render_virtual(row, segments, styled, palette)
+            return Strip(segments)
         if isinstance(node, PatternNode):
+            if self._is_drilled(row):
+                marker = "▾ "
+            elif node.templates and self._drillable_template(node):
+                marker = "▸ "
+            else:
+                marker = "  "
+            add(Segment(marker, styled(palette.guides)))
             add(Segment("⟨T⟩ ", styled(palette.pattern)))
             self._add_text(segments, row.label, styled(palette.pattern), match, self._spans(row, needle))
             names = node.templates
@@ -1445,17 +1825,48 @@ early. Names are shown with control characters escaped (`\\x1b`), exactly as the
                 count = node.resource_count + node.template_count
             add(Segment(f"  {count:,}", styled(palette.number)))
         if self.show_servers and not is_root:
-            self._add_badges(segments, tree.servers(node), styled(palette.badge), styled(palette.base))
+            # A prefix: every server with something below it; a leaf: the servers that list it.
+            owners = tree.subtree_servers(node) if has_items else tree.servers(node)
+            self._add_badges(segments, owners, styled(palette.badge), styled(palette.base))
         if is_root and self._incomplete:
             servers = ", ".join(sanitize_line(server, 40) for server in sorted(self._incomplete))
             add(Segment(f"  ⚠ incomplete: {servers}", styled(palette.incomplete)))
         return Strip(segments)
 
+    def _render_virtual(
+        self, row: _VRow, segments: list[Segment], styled: Callable[[Style], Style], palette: _Palette
+    ) -> None:
+        """A drill row: a candidate (`{region} = eu-west`, with its URI once concrete) or a muted note."""
+        if self._is_drilled(row):
+            marker = "▾ "
+        elif row.kind == "value" and row.drill.children_drill is not None:
+            marker = "▸ "
+        else:
+            marker = "  "
+        segments.append(Segment(marker, styled(palette.guides)))
+        if row.kind != "value":
+            segments.append(Segment(sanitize_line(row.label, _LABEL_LIMIT), styled(palette.muted)))
+            if row.kind == "note":
+                key = self._row_key(row.parent) if row.parent is not None else None
+                state = None if key is None else self._drills.get(key)
+                if state is not None and state.note:
+                    why = sanitize_line(state.note, _NAME_LIMIT)
+                    segments.append(Segment(f"  ({why})", styled(palette.muted)))
+            return
+        segments.append(Segment(sanitize_line(row.label, _LABEL_LIMIT), styled(palette.pattern)))
+        drill = row.drill
+        if drill.is_concrete:
+            try:
+                uri = drill.uri
+            except (TypeError, TemplateError):
+                return
+            segments.append(Segment("  " + sanitize_line(uri, _LABEL_LIMIT), styled(palette.muted)))
+
     def _spans(self, row: _Row, needle: str) -> list[tuple[int, int]]:
         """Spans of the raw label to highlight for the active filter."""
         active = self._filter
         label = row.label
-        if active is None or not label or not is_clean(label, multiline=False):
+        if active is None or not label or isinstance(row, _VRow) or not is_clean(label, multiline=False):
             return []
         if needle:
             return _find_all(label, needle)
