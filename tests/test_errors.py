@@ -246,10 +246,10 @@ def test_protocol_problems_use_the_singular_and_cap_the_sample() -> None:
 
 def test_protocol_problems_name_oversized_messages_and_transport_errors() -> None:
     problems = ProtocolProblems()
-    problems.oversized_message()
+    problems.oversized_message(256 * 2**20)
     problems.transport_error(ValueError("bad SSE event\nsecond line"))
 
     assert problems.describe() == (
         "sent 1 line that is not a JSON-RPC message (first: 'bad SSE event') and "
-        "1 message(s) over the size limit, which were dropped"
+        "1 message over the 256 MB limit, which the explorer dropped"
     )
