@@ -69,6 +69,8 @@ Every server's resources and templates as one URI-prefix tree.
 
 - `enter` reads the highlighted resource (never on mere highlight, unless `v` turns auto-preview on);
   on a template it opens a form to fill its variables (with suggestions) and read the URI.
+- `right` on a template drills into it: the server's completions for its first variable appear as
+  rows; each fixes a value and drills on until the URI is concrete, then `enter` reads it.
 - `/` filters the tree as you type; `escape` clears it. `g` goes to a URI (typed or pasted).
 - `p` lists the prompts of every server; fill one's arguments and get its messages there.
 - `c` copies the highlighted URI; `y` copies it as the JSON-RPC request or the command line.
@@ -449,6 +451,9 @@ Every server's resources and templates as one URI-prefix tree.
         self.app.push_screen(GoToDialog(self.catalogue.tree), self._go_to)
 
     def highlighted_uri(self) -> str | None:
+        drill = self.tree_widget.cursor_drill
+        if drill is not None and drill.is_concrete:
+            return drill.uri
         node = self.tree_widget.cursor_node
         if isinstance(node, PatternNode):
             return node.uri_template
@@ -467,6 +472,9 @@ Every server's resources and templates as one URI-prefix tree.
     def action_copy_as(self) -> None:
         """URI, JSON-RPC request or command line for the previewed resource, else the highlighted one."""
         target = self._previewing
+        drill = self.tree_widget.cursor_drill
+        if target is None and drill is not None and drill.is_concrete:
+            target = (drill.server, drill.uri)
         if target is None:
             node = self.tree_widget.cursor_node
             if isinstance(node, UriNode) and node.resources:
