@@ -112,7 +112,8 @@ async def main() -> None:
     else:
         others.append(_spec("demo-2", f"{shlex.quote(sys.executable)} -m explorer demo-server"))
     await shoot("several-servers", others, several_servers)
-    broken = _spec("broken", f"{shlex.quote(sys.executable)} -c 'import sys; sys.exit(\"no database\")'")
+    # A server that dies at start; its command line holds no path of this machine.
+    broken = _spec("broken", "sh -c 'echo \"fatal: database is locked\" >&2; exit 3'")
     await shoot("error-dialog", [demo, broken], error_dialog)
     await shoot("light-theme", [demo], markdown_preview, theme="explorer-light")
 
