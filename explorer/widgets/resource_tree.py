@@ -254,6 +254,18 @@ def _find_all(haystack: str, needle: str) -> list[tuple[int, int]]:
     return spans
 
 
+class _TreeMessage(Message):
+    """A message about a `ResourceTree`; `control` is the tree, as with Textual's own Tree."""
+
+    def __init__(self, tree: ResourceTree) -> None:
+        self._tree = tree
+        super().__init__()
+
+    @property
+    def control(self) -> ResourceTree:
+        return self._tree
+
+
 class ResourceTree(ScrollView, can_focus=True):
     """The merged URI-prefix tree (see the module docstring): Tree-like keys and messages."""
 
@@ -387,92 +399,57 @@ exactly as the server sent them.
 
     # ------------------------------------------------------------------------------------ messages
 
-    class NodeHighlighted(Message):
+    class NodeHighlighted(_TreeMessage):
         """The cursor moved to another node (posted once per move; nothing is read)."""
 
         def __init__(self, tree: ResourceTree, node: Node) -> None:
             self.node: Node = node
-            self._tree = tree
-            super().__init__()
+            super().__init__(tree)
 
-        @property
-        def control(self) -> ResourceTree:
-            return self._tree
-
-    class NodeSelected(Message):
+    class NodeSelected(_TreeMessage):
         """`enter` (or a double click) on a node: open it."""
 
         def __init__(self, tree: ResourceTree, node: Node) -> None:
             self.node: Node = node
-            self._tree = tree
-            super().__init__()
+            super().__init__(tree)
 
-        @property
-        def control(self) -> ResourceTree:
-            return self._tree
-
-    class NodeExpanded(Message):
+    class NodeExpanded(_TreeMessage):
         """A node was expanded by the user or through the API."""
 
         def __init__(self, tree: ResourceTree, node: UriNode) -> None:
             self.node: UriNode = node
-            self._tree = tree
-            super().__init__()
+            super().__init__(tree)
 
-        @property
-        def control(self) -> ResourceTree:
-            return self._tree
-
-    class NodeCollapsed(Message):
+    class NodeCollapsed(_TreeMessage):
         """A node was collapsed by the user or through the API."""
 
         def __init__(self, tree: ResourceTree, node: UriNode) -> None:
             self.node: UriNode = node
-            self._tree = tree
-            super().__init__()
+            super().__init__(tree)
 
-        @property
-        def control(self) -> ResourceTree:
-            return self._tree
-
-    class DrillRequested(Message):
+    class DrillRequested(_TreeMessage):
         """A template (or one of its candidates) was drilled: complete `drill.next_variable`, with
         `drill.typed` as the value and `drill.context()` as context, then call `set_drill_children`."""
 
         def __init__(self, tree: ResourceTree, node: PatternNode, drill: Drill) -> None:
             self.node: PatternNode = node
             self.drill: Drill = drill
-            self._tree = tree
-            super().__init__()
+            super().__init__(tree)
 
-        @property
-        def control(self) -> ResourceTree:
-            return self._tree
-
-    class DrillSelected(Message):
+    class DrillSelected(_TreeMessage):
         """`enter` on a drilled candidate whose URI is concrete: read `drill.uri` on `drill.server`."""
 
         def __init__(self, tree: ResourceTree, node: PatternNode, drill: Drill) -> None:
             self.node: PatternNode = node
             self.drill: Drill = drill
-            self._tree = tree
-            super().__init__()
+            super().__init__(tree)
 
-        @property
-        def control(self) -> ResourceTree:
-            return self._tree
-
-    class FilterApplied(Message):
+    class FilterApplied(_TreeMessage):
         """A filter result is on screen (`summary` None: the filter was cleared)."""
 
         def __init__(self, tree: ResourceTree, summary: FilterSummary | None) -> None:
             self.summary = summary
-            self._tree = tree
-            super().__init__()
-
-        @property
-        def control(self) -> ResourceTree:
-            return self._tree
+            super().__init__(tree)
 
     # ---------------------------------------------------------------------------------- lifecycle
 
