@@ -60,6 +60,37 @@ def with_bounds(func: Callable[..., Any]) -> Callable[..., Any]:
     return func
 
 
+def _run_uri_command(
+    name: str,
+    ctx: click.Context,
+    uri: str,
+    as_json: bool,
+    bound_values: tuple[int | None, int | None, float | None],
+    params: dict[str, Any],
+) -> NoReturn:
+    """`read` and `match` differ only in what they do with the servers' listings."""
+    settings = settings_from(ctx, params)
+    config, specs = _resolve(settings)
+    max_items, max_pages, list_timeout = bound_values
+    bounds = settings.bounds(config, max_items=max_items, max_pages=max_pages, max_seconds=list_timeout)
+
+    async def body() -> int:
+        if name == "read":
+            from explorer.cli.read_cmd import read_command as command
+        else:
+            from explorer.cli.match_cmd import match_command as command
+        return await command(
+            specs,
+            uri,
+            bounds,
+            protocol=settings.protocol_mode,
+            timeout=settings.request_timeout,
+            as_json=as_json,
+        )
+
+    _run(body)
+
+
 @click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
 @server_options
 @click.version_option(__version__, prog_name="mcp-url-explorer")
@@ -138,23 +169,7 @@ def read(
     **params: Any,
 ) -> None:
     """Read URI on the server that lists it (else on one whose template matches it)."""
-    settings = settings_from(ctx, params)
-    config, specs = _resolve(settings)
-    bounds = settings.bounds(config, max_items=max_items, max_pages=max_pages, max_seconds=list_timeout)
-
-    async def body() -> int:
-        from explorer.cli.read_cmd import read_command
-
-        return await read_command(
-            specs,
-            uri,
-            bounds,
-            protocol=settings.protocol_mode,
-            timeout=settings.request_timeout,
-            as_json=as_json,
-        )
-
-    _run(body)
+    _run_uri_command("read", ctx, uri, as_json, (max_items, max_pages, list_timeout), params)
 
 
 @cli.command()
@@ -184,23 +199,7 @@ def match(
     **params: Any,
 ) -> None:
     """Which templates of which servers produce URI, and with which values."""
-    settings = settings_from(ctx, params)
-    config, specs = _resolve(settings)
-    bounds = settings.bounds(config, max_items=max_items, max_pages=max_pages, max_seconds=list_timeout)
-
-    async def body() -> int:
-        from explorer.cli.match_cmd import match_command
-
-        return await match_command(
-            specs,
-            uri,
-            bounds,
-            protocol=settings.protocol_mode,
-            timeout=settings.request_timeout,
-            as_json=as_json,
-        )
-
-    _run(body)
+    _run_uri_command("match", ctx, uri, as_json, (max_items, max_pages, list_timeout), params)
 
 
 @cli.command()
