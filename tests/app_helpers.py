@@ -26,7 +26,9 @@ def stdio_spec(name: str, command_line: str) -> ServerSpec:
 
 
 def demo_spec(name: str = "demo") -> ServerSpec:
-    return ServerSpec(name=name, transport="stdio", command=sys.executable, args=("-m", "explorer", "demo-server"))
+    return ServerSpec(
+        name=name, transport="stdio", command=sys.executable, args=("-m", "explorer", "demo-server")
+    )
 
 
 def raw_spec(name: str, *modes: str, **options: object) -> ServerSpec:
