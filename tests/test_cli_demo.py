@@ -124,6 +124,16 @@ def test_match_gives_the_values(protocol: str, version: str) -> None:
     assert found["metrics://{region}/{service}/latest"] == {"region": "eu-west", "service": "checkout"}
 
 
+def test_match_explains_a_near_miss_and_names_the_nearest_prefix() -> None:
+    result = run_cli("match", "docs://handbook/a/b", "--json")
+    assert result.code == 1
+    data = json.loads(result.stdout)
+    assert data["matches"] == [] and data["nearestPrefix"] == "docs://handbook"
+    miss = next(m for m in data["nearMisses"] if m["uriTemplate"] == "docs://handbook/{chapter}")
+    assert any("%2F" in problem for problem in miss["problems"])
+    assert "nearest prefix that exists is docs://handbook" in result.stderr
+
+
 def test_match_nothing_is_a_failure_with_a_message() -> None:
     result = run_cli("match", "nope://nothing/here")
     assert result.code == 1 and "no template matches" in result.stderr

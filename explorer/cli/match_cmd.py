@@ -7,9 +7,10 @@ from typing import Any
 
 from explorer.cli.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, emit_json, error, note, out, safe_line
 from explorer.cli.runner import run_on_servers
-from explorer.cli.tree_cmd import lister, report_errors, server_json
+from explorer.cli.tree_cmd import build_catalogue, lister, report_errors, server_json
 from explorer.config import ListingBounds, ServerSpec
-from explorer.model.templates import TemplateError, expand, match_all, parse_template
+from explorer.model.resolve import resolve_uri
+from explorer.model.templates import TemplateError, expand, parse_template
 
 
 def parse_assignments(pairs: Sequence[str]) -> dict[str, str]:
@@ -59,17 +60,14 @@ async def match_command(
     timeout: float,
     as_json: bool,
 ) -> int:
+    """Why URI resolves or not: the same answer as the TUI's go-to box (`resolve_uri`)."""
     outcomes = await run_on_servers(specs, lister(bounds), protocol=protocol, timeout=timeout)
-    templates = [t for o in outcomes if o.value is not None for t in o.value.templates]
-    listed_by = [
-        o.name for o in outcomes if o.value is not None and any(r.uri == uri for r in o.value.resources)
-    ]
-    matches = match_all(templates, uri)
+    resolution = resolve_uri(build_catalogue(outcomes, None).tree, uri)
     if as_json:
         emit_json(
             {
                 "uri": uri,
-                "listedBy": listed_by,
+                "listedBy": list(resolution.listed_by),
                 "matches": [
                     {
                         "server": m.entry.server,
@@ -77,24 +75,35 @@ async def match_command(
                         "name": m.entry.name,
                         "values": m.values,
                     }
-                    for m in matches
+                    for m in resolution.matches
                 ],
+                "nearMisses": [
+                    {"server": server, "uriTemplate": template, "problems": report.problems}
+                    for server, template, report in resolution.near_misses
+                ],
+                "nearestPrefix": resolution.nearest.prefix,
                 "servers": [server_json(o) for o in outcomes],
             }
         )
     else:
-        for server in listed_by:
+        for server in resolution.listed_by:
             out(f"{safe_line(server, 80)}  lists {safe_line(uri, 500)}")
-        for m in matches:
+        for m in resolution.matches:
             out(
                 f"{safe_line(m.entry.server, 80)}  {safe_line(m.entry.uri_template, 300)}  "
                 + "  ".join(f"{safe_line(k, 80)}={_value_text(v)}" for k, v in m.values.items())
             )
+        if not resolution.resolves:
+            for server, template, report in resolution.near_misses:
+                problems = safe_line("; ".join(report.problems), 500)
+                out(f"{safe_line(server, 80)}  {safe_line(template, 300)}  near miss: {problems}")
     report_errors(outcomes)
     if any(o.fault is not None for o in outcomes):
         return EXIT_FAILED
-    if not matches and not listed_by:
-        error(f"no server lists {uri} and no template matches it")
+    if not resolution.resolves:
+        nearest = resolution.nearest.prefix
+        where = f"; the nearest prefix that exists is {nearest}" if nearest else ""
+        error(f"no server lists {uri} and no template matches it{where}")
         return EXIT_FAILED
     return EXIT_OK
 
