@@ -301,3 +301,32 @@ async def test_hostile_server_prompt_is_listed_and_shown_escaped() -> None:
         await wait_for(pilot, lambda: view.state == "result")
         assert "Hello Ann" in view.text and "\\x1b" in view.text and "\x1b" not in view.text
         assert app.is_running
+
+
+async def test_copy_as_gives_the_command_line_that_runs_the_prompt_again() -> None:
+    import shlex
+
+    from explorer.screens.copy_as import CopyAsDialog
+    from tests.conftest import run_cli
+
+    app = make_app(demo_spec())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_settled(pilot, app)
+        await open_prompts(pilot, app)
+        await fill_prompt(pilot, app, "describe-logo")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, PromptsScreen))
+        await wait_for(pilot, lambda: prompts_screen(app).result_view.state == "result")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: isinstance(app.screen, CopyAsDialog))
+        dialog = app.screen
+        assert isinstance(dialog, CopyAsDialog)
+        labels = [label for label, _ in dialog.forms]
+        assert labels == ["Prompt name", "JSON-RPC request", "Command line"]
+        options = dialog.query_one(OptionList)
+        options.highlighted = 2
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.clipboard.startswith("mcp-url-explorer prompt describe-logo"))
+    words = shlex.split(app.clipboard)
+    result = run_cli(*words[1:])
+    assert result.code == 0 and "[image: image/png" in result.stdout

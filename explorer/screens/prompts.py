@@ -29,8 +29,10 @@ from explorer.completion import Completer, Suggestions
 from explorer.connection.errors import ServerFault
 from explorer.connection.session import ServerConnection
 from explorer.history import History, HistoryValues
+from explorer.model.copy_as import jsonrpc_prompt, prompt_command
 from explorer.model.fields import FieldSpec, check_prompt, prompt_fields
 from explorer.sanitize import sanitize, sanitize_line
+from explorer.screens.copy_as import CopyAsDialog
 from explorer.screens.template_form import remember_in_background
 from explorer.widgets.argument_form import ArgumentForm
 from explorer.widgets.prompt_result import PromptResultView, ResourceLink
@@ -202,6 +204,7 @@ class PromptsScreen(Screen[str | None]):
         Binding("escape", "close", "Back", id="prompts.close"),
         Binding("t", "open_resource", "Open resource in tree", id="prompts.open_resource"),
         Binding("r", "refresh", "Refresh", id="prompts.refresh"),
+        Binding("y", "copy_as", "Copy as", id="prompts.copy_as"),
     ]
     HELP = """
 ## Prompts
@@ -233,6 +236,7 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
         self.failures = dict(failures or {})
         self.listings: dict[str, ServerPrompts] = {}
         self._options: list[PromptEntry | None] = []
+        self._last_request: tuple[PromptEntry, dict[str, str]] | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(Content("Prompts"), id="prompts-title")
@@ -379,6 +383,8 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
         self.get_prompt(entry, arguments)
 
     def get_prompt(self, entry: PromptEntry, arguments: Mapping[str, str]) -> None:
+        self._last_request = (entry, dict(arguments))
+        self.refresh_bindings()
         self.result_view.show_loading(entry.server, entry.name)
         self.run_worker(
             self._get(entry, dict(arguments)), group="prompts-get", exclusive=True, exit_on_error=False
@@ -411,7 +417,37 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "open_resource":
             return bool(self.result_view.resource_uris)
+        if action == "copy_as":
+            return self._last_request is not None
         return True
+
+    def action_copy_as(self) -> None:
+        """The prompt run last, as its JSON-RPC request or the command line that runs it again."""
+        if self._last_request is None:
+            return
+        entry, arguments = self._last_request
+        conn = self.connections.get(entry.server)
+        forms = [("Prompt name", entry.name), ("JSON-RPC request", jsonrpc_prompt(entry.name, arguments))]
+        if conn is not None:
+            config = getattr(self.app, "config", None)
+            source = config.source if config is not None else None
+            in_config = config is not None and entry.server in config.servers
+            line = prompt_command(
+                conn.spec,
+                entry.name,
+                arguments,
+                protocol=conn.protocol,
+                config_path=source,
+                in_config=in_config,
+            )
+            forms.append(("Command line", line))
+
+        def copy(text: str | None) -> None:
+            if text is not None:
+                self.app.copy_to_clipboard(text)
+                self.notify("Copied: " + sanitize_line(text, 120), markup=False)
+
+        self.app.push_screen(CopyAsDialog(f"prompt {entry.name}", forms), copy)
 
     def action_open_resource(self) -> None:
         focused = self.focused
