@@ -133,7 +133,7 @@ Press `enter` in the tree to read a resource.
             lines.append(Content(sanitize(raw["description"], limit=4000)))
         lines.append(Content(""))
         lines.append(
-            Content.styled("Press g and paste a URI to see whether this template serves it.", FIELD_STYLE)
+            Content.styled("enter fills the template in a form; → drills into it by completion.", FIELD_STYLE)
         )
         return lines
 
