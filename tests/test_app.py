@@ -191,3 +191,28 @@ async def test_tree_is_usable_while_50000_resources_stream_in() -> None:
         assert status.state == "ready" and tree.root.resource_count == 50_000
         assert widget.row_count >= expanded_before  # expansions kept while pages arrived
         assert widget.cursor_node.prefix == on_node  # the cursor stayed on its node as siblings arrived
+
+
+@pytest.mark.parametrize("protocol", ["auto", "legacy"])
+async def test_a_changed_list_refreshes_the_tree_in_both_eras(protocol: str) -> None:
+    from explorer.config import ServerSpec
+
+    spec = demo_spec()
+    changing = ServerSpec(
+        name="demo",
+        transport="stdio",
+        command=spec.command,
+        args=spec.args,
+        env={"EXPLORER_DEMO_CHANGE_SECONDS": "1"},
+    )
+    app = make_app(changing)
+    app.protocol = "legacy" if protocol == "legacy" else "auto"
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_settled(pilot, app)
+        tree = main_screen(app).catalogue.tree
+        era = main_screen(app).catalogue.servers["demo"].identity.era  # type: ignore[union-attr]
+        assert era == ("handshake" if protocol == "legacy" else "modern")
+        await wait_for(
+            pilot,
+            lambda: any(r.uri.startswith("docs://inbox/0") for r in tree.resources_under("docs://inbox/")),
+        )

@@ -167,7 +167,7 @@ Every server's resources and templates as one URI-prefix tree.
                 self.catalogue.connected(name, conn.identity)
                 self._statuses_changed()
                 self.start_listing(name, refresh=status.listing is not None)
-                await anyio.Event().wait()  # hold the connection until cancelled (reconnect, quit)
+                await self._hold(name, conn)  # until cancelled (reconnect, quit)
         except ServerFault as fault:
             self._server_failed(name, fault, conn.stderr_tail())
         except Exception as exc:  # an unclassified failure is still that server's failure only
@@ -175,6 +175,26 @@ Every server's resources and templates as one URI-prefix tree.
         finally:
             if self.connections.get(name) is conn:
                 del self.connections[name]
+
+    async def _hold(self, name: str, conn: ServerConnection) -> None:
+        """Keep the connection open; in the modern era also listen for list changes.
+
+        A 2026-07-28 server sends list_changed only on a `subscriptions/listen` stream, not as a
+        plain notification; without it the tree would never learn that a list changed. A server
+        that refuses to listen (or drops the stream) just means no live refresh, never a failure.
+        """
+        identity = conn.identity
+        resources = identity.capabilities.get("resources") if identity is not None else None
+        listens = isinstance(resources, dict) and bool(resources.get("listChanged"))
+        if identity is not None and identity.era == "modern" and listens:
+            from mcp.client.subscriptions import ResourcesListChanged
+
+            with contextlib.suppress(Exception):
+                async with conn.client.listen(resources_list_changed=True) as subscription:
+                    async for event in subscription:
+                        if isinstance(event, ResourcesListChanged):
+                            self._list_changed(name)
+        await anyio.Event().wait()
 
     def _server_failed(self, name: str, fault: ServerFault, stderr_tail: str) -> None:
         spec = self.catalogue.servers[name].spec
