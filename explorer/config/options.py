@@ -1,0 +1,237 @@
+"""The command line -> servers: `-s/--server` and `-H/--header` values, and which servers a command uses.
+
+Its own module because turning what a user typed (a configured name, a URL or a command line) into
+`ServerSpec`s is one job, separate from reading config files; the defaults used when nothing is given
+(the user's `config.toml`, the built-in demo server) live here too.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from explorer import paths
+from explorer.config.spec import Config, ConfigError, ServerSpec, _quote, mask_url
+from explorer.sanitize import sanitize_line
+
+
+def default_config_path() -> Path | None:
+    """The explorer's own `config.toml`, when the user has one."""
+    path = paths.config_file()
+    return path if path.is_file() else None
+
+
+def demo_server_spec() -> ServerSpec:
+    """The built-in demo server over stdio: what the explorer shows when nothing is configured."""
+    return ServerSpec(
+        name="demo", transport="stdio", command=sys.executable, args=("-m", "explorer", "demo-server")
+    )
+
+
+def parse_header(value: str) -> tuple[str, str]:
+    """`-H 'Name: value'` -> `("Name", "value")`; errors never echo the value, which is often a token."""
+    name, colon, content = value.partition(":")
+    name, content = name.strip(), content.strip()
+    if not colon:
+        raise ConfigError("-H/--header: a header has no colon; expected 'Name: value'")
+    if not name:
+        raise ConfigError("-H/--header: a header has an empty name; expected 'Name: value'")
+    if not re.fullmatch(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+", name):  # an RFC 9110 token
+        raise ConfigError(f"-H/--header: {_quote(name)} is not a valid header name")
+    if re.search(r"[\x00-\x08\x0a-\x1f\x7f]", content):
+        raise ConfigError(f"-H/--header {_quote(name)}: the value contains control characters")
+    return name, content
+
+
+def _merge_headers(spec: ServerSpec, headers: Mapping[str, str]) -> ServerSpec:
+    """CLI headers over the spec's own (names compare case-insensitively, as in HTTP); stdio is unchanged."""
+    if spec.transport == "stdio" or not headers:
+        return spec
+    overridden = {name.lower() for name in headers}
+    merged = {name: value for name, value in spec.headers.items() if name.lower() not in overridden}
+    merged.update(headers)
+    return replace(spec, headers=merged)
+
+
+def parse_server_option(
+    value: str, *, config: Config | None, sse: bool, headers: Mapping[str, str]
+) -> ServerSpec:
+    """One `-s/--server` value: a configured name, an http(s) URL, or a shell-style stdio command line."""
+    text = value.strip()
+    if not text:
+        raise ConfigError(
+            "-s/--server is empty; give a configured server name, an http(s) URL or a command line"
+        )
+    if config is not None and text in config.servers:
+        return _merge_headers(config.servers[text], headers)
+    if text.lower().startswith(("http://", "https://")):
+        return _url_spec(text, sse=sse, headers=headers)
+    try:
+        argv = shlex.split(text)
+    except ValueError as exc:
+        raise ConfigError(f"-s/--server {_quote(text)}: cannot split the command line ({exc})") from None
+    if not argv or not argv[0]:
+        raise ConfigError(f"-s/--server {_quote(text)}: the command is empty")
+    command = os.path.expanduser(argv[0])
+    if config is not None and len(argv) == 1 and not _is_runnable(command):
+        names = ", ".join(config.servers) or "none"
+        raise ConfigError(
+            f"unknown server name '{sanitize_line(text, limit=80)}'; configured servers: {names}"
+        )
+    return ServerSpec(name=_command_name(argv), transport="stdio", command=command, args=tuple(argv[1:]))
+
+
+def _is_runnable(command: str) -> bool:
+    return shutil.which(command) is not None or Path(command).exists()
+
+
+def _url_spec(url: str, *, sse: bool, headers: Mapping[str, str]) -> ServerSpec:
+    shown = _quote(mask_url(url))
+    if re.search(r"[\s\x00-\x1f\x7f]", url):
+        raise ConfigError(f"-s/--server {shown}: a URL cannot contain spaces or control characters")
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - validates the port, raising ValueError when it is not a number
+    except ValueError as exc:
+        raise ConfigError(f"-s/--server {shown}: invalid URL ({exc})") from None
+    if not parts.hostname:
+        raise ConfigError(f"-s/--server {shown}: the URL has no host")
+    name = parts.netloc.rpartition("@")[2].lower()
+    return ServerSpec(name=name, transport="sse" if sse else "http", url=url, headers=dict(headers))
+
+
+# Launchers whose first operand (not the launcher itself) names the server, with the options that take a
+# value (so the value is not mistaken for the operand) and leading sub-command words to skip.
+_PYTHON = re.compile(r"(python|pypy)[0-9.]*|py")
+_DOCKER_VALUE_OPTIONS = (
+    "-e --env --env-file -v --volume --mount -p --publish --name -w --workdir -u --user"
+    " --network --entrypoint --platform -l --label"
+)
+_LAUNCHERS: dict[str, tuple[str, str]] = {  # launcher: (options taking a value, sub-commands to skip)
+    "node": ("-r --require --import --loader -e --eval", ""),
+    "deno": ("--config -c --import-map", "run"),
+    "bun": ("--cwd -r --preload", "run"),
+    "tsx": ("", ""),
+    "ts-node": ("", ""),
+    "npx": ("-p --package -c --call", ""),
+    "bunx": ("", ""),
+    "pnpx": ("", ""),
+    "npm": ("-p --package -c --call", "exec x"),
+    "pnpm": ("", "dlx exec"),
+    "yarn": ("", "dlx exec"),
+    "uvx": ("--from --with --python -p --index --index-url", ""),
+    "uv": ("--directory --project --with --from --python -p --env-file --extra", "run tool"),
+    "pipx": ("--spec --python --index-url", "run"),
+    "docker": (_DOCKER_VALUE_OPTIONS, "run container"),
+    "podman": (_DOCKER_VALUE_OPTIONS, "run container"),
+}
+# Runners whose operand is a package or image spec, from which a version or tag is dropped.
+_PACKAGE_RUNNERS = ("npx", "bunx", "pnpx", "npm", "pnpm", "yarn", "uvx", "uv", "pipx", "docker", "podman")
+
+
+def _command_name(argv: Sequence[str]) -> str:
+    """A recognisable name for a command line: `python -m pkg` -> `pkg`, `npx -y @s/srv@1` -> `srv`."""
+    executable = re.split(r"[\\/]", argv[0])[-1]
+    base = re.sub(r"\.(exe|cmd|bat)$", "", executable, flags=re.IGNORECASE)
+    launcher = base.lower()
+    operand: str | None = None
+    if _PYTHON.fullmatch(launcher):
+        operand = _python_target(argv[1:])
+    elif launcher in _LAUNCHERS:
+        value_options, sub_commands = _LAUNCHERS[launcher]
+        operand = _first_operand(argv[1:], value_options.split(), sub_commands.split())
+    if operand:
+        operand = re.split(r"[\\/]", operand.rstrip("/\\"))[-1]
+        if launcher in _PACKAGE_RUNNERS:
+            operand = _package_name(operand)
+    return operand or base or executable
+
+
+def _python_target(args: Sequence[str]) -> str | None:
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        if arg == "-m":
+            return args[index + 1] if index + 1 < len(args) else None
+        if arg.startswith("-m") and not arg.startswith("--"):
+            return arg[2:]
+        if arg.startswith("-c"):  # inline code: nothing better than "python"
+            return None
+        if arg in ("-X", "-W"):
+            index += 2
+            continue
+        if not arg.startswith("-"):
+            return arg
+        index += 1
+    return None
+
+
+def _first_operand(args: Sequence[str], value_options: list[str], sub_commands: list[str]) -> str | None:
+    index = 0
+    leading = True
+    while index < len(args):
+        arg = args[index]
+        if arg == "--":
+            return args[index + 1] if index + 1 < len(args) else None
+        if arg.startswith("-"):
+            index += 2 if arg in value_options else 1
+            continue
+        if leading and arg in sub_commands:
+            index += 1
+            continue
+        leading = False
+        return arg
+    return None
+
+
+def _package_name(last_segment: str) -> str:
+    """Drop a version, extras or tag: `name@1.2` -> `name`, `pkg[cli]==1` -> `pkg`, `fetch:3` -> `fetch`."""
+    return re.split(r"[\[=<>~!@:; ]", last_segment.lstrip("@"), maxsplit=1)[0]
+
+
+def select_servers(
+    config: Config | None,
+    server_options: Sequence[str],
+    *,
+    sse: bool,
+    headers: Mapping[str, str],
+    default: ServerSpec,
+) -> list[ServerSpec]:
+    """The servers a command talks to: every `-s` in order, else every configured server, else `default`.
+
+    CLI headers apply to every HTTP/SSE server used. Names are made unique (`name`, `name-2`, ...) so
+    they can label tree badges, log files and JSON output without ambiguity.
+    """
+    if server_options:
+        specs = [
+            parse_server_option(value, config=config, sse=sse, headers=headers) for value in server_options
+        ]
+    elif config is not None and config.servers:
+        specs = [_merge_headers(spec, headers) for spec in config.servers.values()]
+    else:
+        specs = [_merge_headers(default, headers)]
+    return _unique_names(specs)
+
+
+def _unique_names(specs: Sequence[ServerSpec]) -> list[ServerSpec]:
+    originals = {spec.name for spec in specs}
+    used: set[str] = set()
+    result: list[ServerSpec] = []
+    for spec in specs:
+        name = spec.name
+        if name in used:
+            number = 2
+            while f"{spec.name}-{number}" in used or f"{spec.name}-{number}" in originals:
+                number += 1
+            name = f"{spec.name}-{number}"
+            spec = replace(spec, name=name)
+        used.add(name)
+        result.append(spec)
+    return result

@@ -1,0 +1,199 @@
+"""The server spec and config types, and the masking that keeps their secrets out of sight.
+
+Split out of the loaders and the command-line parsing so that every module that only needs a
+`ServerSpec`, `ListingBounds` or `redact()` (the connection layer, the CLI, the UI) depends on the types
+alone. Header and env values usually hold tokens: `ServerSpec`'s repr and `describe()` mask them, and
+`redact()` scrubs them from error messages and logs.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import unquote, urlsplit
+
+from explorer.sanitize import sanitize_line
+
+Transport = Literal["stdio", "http", "sse"]
+MASK = "***"
+
+# Values shorter than this are not scrubbed by `redact`: `DEBUG=1` is no secret, and masking every "1" in a
+# message would make it unreadable.
+_MIN_SECRET_LENGTH = 4
+# Query parameter names whose values are masked when a URL is shown (`?api_key=...`, `?token=...`).
+_SECRET_PARAM = re.compile(r"token|key|secret|passw|pwd|auth|sig|credential|session|code", re.IGNORECASE)
+
+
+class ConfigError(Exception):
+    """A config or command-line problem the user can fix: one sentence saying where and what is wrong."""
+
+
+def _quote(name: str) -> str:
+    return '"' + sanitize_line(name, limit=80) + '"'
+
+
+# --------------------------------------------------------------------------------------------- ServerSpec
+
+
+@dataclass(frozen=True, repr=False)
+class ServerSpec:
+    """How to reach one server: a stdio command, or a Streamable HTTP / legacy SSE endpoint."""
+
+    name: str
+    transport: Transport
+    command: str | None = None
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict, hash=False)
+    cwd: str | None = None
+    url: str | None = None
+    headers: Mapping[str, str] = field(default_factory=dict, hash=False)
+
+    def __post_init__(self) -> None:
+        # Own copies: a caller mutating its dict later must not change a spec that is already in use.
+        object.__setattr__(self, "args", tuple(self.args))
+        object.__setattr__(self, "env", dict(self.env))
+        object.__setattr__(self, "headers", dict(self.headers))
+        if self.transport not in ("stdio", "http", "sse"):
+            raise ValueError(f"unknown transport {self.transport!r}")
+        if self.transport == "stdio" and not self.command:
+            raise ValueError("a stdio server spec needs a command")
+        if self.transport != "stdio" and not self.url:
+            raise ValueError(f"an {self.transport} server spec needs a url")
+
+    def describe(self) -> str:
+        """One short, safe line for people: `stdio: python -m x`, `http: https://h/mcp (headers: A: ***)`."""
+        if self.transport == "stdio":
+            text = f"stdio: {shlex.join([self.command or '', *self.args])}"
+        else:
+            text = f"{self.transport}: {mask_url(self.url or '')}"
+        extras = []
+        if self.cwd:
+            extras.append(f"cwd: {self.cwd}")
+        if self.env:
+            extras.append("env: " + ", ".join(f"{key}={MASK}" for key in self.env))
+        if self.headers:
+            extras.append("headers: " + ", ".join(f"{key}: {MASK}" for key in self.headers))
+        if extras:
+            text += " (" + "; ".join(extras) + ")"
+        return sanitize_line(text, limit=None)
+
+    def __repr__(self) -> str:
+        env = {key: MASK for key in self.env}
+        headers = {key: MASK for key in self.headers}
+        url = None if self.url is None else mask_url(self.url)
+        return (
+            f"ServerSpec(name={self.name!r}, transport={self.transport!r}, command={self.command!r}, "
+            f"args={self.args!r}, env={env!r}, cwd={self.cwd!r}, url={url!r}, headers={headers!r})"
+        )
+
+
+def mask_url(url: str) -> str:
+    """`url` with a userinfo password and secret-looking query values (`?token=...`) replaced by `***`."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url
+    netloc = parts.netloc
+    if parts.password:
+        userinfo, _, hostport = netloc.rpartition("@")
+        user = userinfo.partition(":")[0]
+        netloc = f"{user}:{MASK}@{hostport}"
+    query = "&".join(_mask_param(param) for param in parts.query.split("&")) if parts.query else ""
+    if netloc == parts.netloc and query == parts.query:
+        return url
+    return parts._replace(netloc=netloc, query=query).geturl()
+
+
+def _mask_param(param: str) -> str:
+    name, sep, value = param.partition("=")
+    if sep and value and _SECRET_PARAM.search(unquote(name)):
+        return f"{name}={MASK}"
+    return param
+
+
+def _url_secrets(url: str) -> list[str]:
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return []
+    found = [parts.password] if parts.password else []
+    for param in parts.query.split("&"):
+        name, sep, value = param.partition("=")
+        if sep and value and _SECRET_PARAM.search(unquote(name)):
+            found.extend((value, unquote(value)))
+    return found
+
+
+def secrets_of(spec: ServerSpec) -> list[str]:
+    """Every header value, env value and URL secret of `spec`, longest first; what `redact` masks.
+
+    The credential after an auth scheme (`Bearer abc`) counts on its own too. Values shorter than 4
+    characters are left out (`DEBUG=1` is no secret).
+    """
+    candidates: list[str] = []
+    for value in [*spec.headers.values(), *spec.env.values()]:
+        candidates.append(value.strip())
+        scheme, _, credential = value.strip().partition(" ")
+        if scheme and credential:
+            candidates.append(credential.strip())
+    if spec.url:
+        candidates.extend(_url_secrets(spec.url))
+    secrets = {value for value in candidates if len(value) >= _MIN_SECRET_LENGTH}
+    return sorted(secrets, key=len, reverse=True)  # longest first: a value containing another
+
+
+def redact(text: str, spec: ServerSpec) -> str:
+    """`text` with every header value, env value and URL secret of `spec` replaced by `***`.
+
+    For error messages, stderr tails and logs, which may echo a token back.
+    """
+    for secret in secrets_of(spec):
+        text = text.replace(secret, MASK)
+    return text
+
+
+def redact_value(value: Any, spec: ServerSpec) -> Any:
+    """`redact` applied to every string inside a JSON-like value (error `data` a server sent back)."""
+    if isinstance(value, str):
+        return redact(value, spec)
+    if isinstance(value, dict):
+        return {redact(str(k), spec): redact_value(v, spec) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact_value(v, spec) for v in value]
+    return value
+
+
+# ------------------------------------------------------------------------------------------------ Config
+
+
+@dataclass(frozen=True)
+class ListingBounds:
+    """Limits of one server's listing; reaching one leaves the listing visibly incomplete."""
+
+    max_items: int = 100_000
+    max_pages: int = 1_000
+    max_seconds: float = 60.0
+    max_bytes: int = 64 * 1024 * 1024
+
+    def __post_init__(self) -> None:
+        for name in ("max_items", "max_pages", "max_seconds", "max_bytes"):
+            value = getattr(self, name)
+            if not value > 0 or not math.isfinite(value):
+                raise ValueError(f"{name} must be a positive number, got {value!r}")
+
+
+@dataclass
+class Config:
+    """Everything a config file says; `warnings` lists what was ignored or left unexpanded."""
+
+    servers: dict[str, ServerSpec] = field(default_factory=dict)
+    keymap: dict[str, str] = field(default_factory=dict)
+    theme: str | None = None
+    listing: ListingBounds = field(default_factory=ListingBounds)
+    source: Path | None = None
+    warnings: list[str] = field(default_factory=list)
