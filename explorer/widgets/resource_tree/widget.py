@@ -53,7 +53,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence, Set
 from contextlib import suppress
 from operator import attrgetter
-from typing import ClassVar, NamedTuple
+from typing import ClassVar
 
 from rich.cells import cell_len
 from rich.segment import Segment
@@ -74,184 +74,35 @@ from explorer.model.templates import TemplateError
 from explorer.model.tree_filter import FilterResult, FilterSummary, compute_filter, is_prefix_query
 from explorer.model.uri_tree import PatternNode, UriNode, UriTree
 from explorer.sanitize import is_clean, sanitize_line
+from explorer.widgets.resource_tree.drill import (
+    DRILL_LIMIT,
+    NO_COMPLETIONS,
+    NO_SUGGESTIONS,
+    _DrillState,
+    _VRow,
+)
+from explorer.widgets.resource_tree.render import (
+    _BADGE_CELLS,
+    _DIRECTORY_MIME,
+    _LABEL_LIMIT,
+    _NAME_LIMIT,
+    _add_text,
+    _find_all,
+    _Palette,
+)
+from explorer.widgets.resource_tree.rows import (
+    Node,
+    _ancestors,
+    _Block,
+    _get_node,
+    _order_key,
+    _Row,
+    _run_length,
+)
 
 __all__ = ["ResourceTree"]
 
-Node = UriNode | PatternNode
-
-_DIRECTORY_MIME = "inode/directory"
-_LABEL_LIMIT = 200
-_NAME_LIMIT = 80
-_BADGE_CELLS = 12
 _EXPAND_CHILDREN_LIMIT = 1000
-DRILL_LIMIT = 200
-"""Candidates shown below one drilled template or value (the rest is a "+N more" row)."""
-NO_COMPLETIONS = "no completions: press enter for the form"
-NO_SUGGESTIONS = "nothing suggested: press enter for the form"
-_get_node = attrgetter("node")
-
-
-class _Block:
-    """What an expanded row shows: the model lists it was built from and the child rows, aligned."""
-
-    __slots__ = ("items", "kids", "npats", "pats", "src")
-
-    def __init__(
-        self,
-        src: Sequence[UriNode],
-        pats: tuple[PatternNode, ...],
-        items: list[Node],
-        kids: list[_Row],
-        npats: int,
-    ) -> None:
-        self.src = src  # `UriTree.children(node)` as handed out (identity tells whether it changed)
-        self.pats = pats  # `UriTree.patterns(node)` at that time
-        self.items = items  # the nodes shown (patterns first), after the filter
-        self.kids = kids  # one row per item
-        self.npats = npats
-
-
-class _Row:
-    """One materialized line: `head` .. `node` is a chain of nodes shown as one label (usually one node)."""
-
-    __slots__ = (
-        "alive",
-        "block",
-        "depth",
-        "full",
-        "head",
-        "label",
-        "last",
-        "node",
-        "parent",
-        "size",
-        "version",
-    )
-
-    def __init__(
-        self, head: Node, node: Node, label: str, depth: int, parent: _Row | None, full: bool, version: int
-    ) -> None:
-        self.head = head
-        self.node = node  # the chain end: what the row stands for, whose children it expands to
-        self.label = label  # raw text (sanitized when painted)
-        self.depth = depth
-        self.parent = parent
-        self.full = full  # no filter applies below this row (no filter, or inside a whole match)
-        self.version = version  # tree version the label was checked against
-        self.last = False  # last child of its parent (guides)
-        self.alive = True
-        self.size = 0  # materialized rows below this one
-        self.block: _Block | None = None  # set while expanded
-
-
-class _VRow(_Row):
-    """A virtual row below a drilled template: a candidate value, or a waiting / note / "+N more" line.
-
-    `node` and `head` are the template's `PatternNode` (highlight and the form refer to it); `drill` is
-    the position with this candidate fixed ("value"), or the parent's children drill (other kinds).
-    """
-
-    __slots__ = ("drill", "kind")
-
-    def __init__(
-        self,
-        pattern: PatternNode,
-        label: str,
-        depth: int,
-        parent: _Row,
-        kind: str,
-        drill: Drill,
-        version: int,
-    ) -> None:
-        super().__init__(pattern, pattern, label, depth, parent, parent.full, version)
-        self.kind = kind  # "value", "wait", "note" or "more"
-        self.drill = drill
-
-
-class _DrillState:
-    """One open drill position: the drill whose candidates lie below it and what completion answered."""
-
-    __slots__ = ("drill", "more", "note", "values", "waiting")
-
-    def __init__(self, drill: Drill) -> None:
-        self.drill = drill
-        self.values: tuple[str, ...] = ()
-        self.more: int | None = None  # None: nothing more; 0: more, count unknown; n: n more
-        self.note: str | None = None
-        self.waiting = True
-
-
-class _Palette(NamedTuple):
-    base: Style
-    guides: Style
-    label: Style
-    folder: Style
-    muted: Style
-    number: Style
-    pattern: Style
-    badge: Style
-    match: Style
-    incomplete: Style
-    cursor: Style
-
-
-def _order_key(item: Node) -> tuple[int, str]:
-    """Display order inside one block: patterns by label, then children by segment."""
-    if isinstance(item, PatternNode):
-        return (0, item.label)
-    return (1, item.segment)
-
-
-def _run_length(old: list[Node], i: int, new: list[Node], j: int) -> int:
-    """Length of the common run ``old[i:] / new[j:]`` (identity), given ``old[i] is new[j]``.
-
-    Galloping with list-slice comparisons: list equality checks identity first, so each probe is a
-    C-level loop and the whole search costs about two passes over the run.
-    """
-    limit = min(len(old) - i, len(new) - j)
-    lo = 1
-    hi = lo
-    while lo < limit:
-        hi = min(lo * 2, limit)
-        if old[i + lo : i + hi] == new[j + lo : j + hi]:
-            lo = hi
-        else:
-            break
-    else:
-        return lo
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if old[i + lo : i + mid] == new[j + lo : j + mid]:
-            lo = mid
-        else:
-            hi = mid
-    return lo
-
-
-def _ancestors(node: Node) -> list[Node]:
-    """`node` and its ancestors, root first."""
-    chain: list[Node] = [node]
-    parent: UriNode | None = node.parent
-    while parent is not None:
-        chain.append(parent)
-        parent = parent.parent
-    chain.reverse()
-    return chain
-
-
-def _find_all(haystack: str, needle: str) -> list[tuple[int, int]]:
-    """Case-insensitive occurrences of `needle` (already lowered) in `haystack`, as (start, end) spans."""
-    if not needle:
-        return []
-    low = haystack.lower()
-    if len(low) != len(haystack):  # lowering changed the length: offsets would not line up
-        return []
-    spans: list[tuple[int, int]] = []
-    at = low.find(needle)
-    while at >= 0:
-        spans.append((at, at + len(needle)))
-        at = low.find(needle, at + len(needle))
-    return spans
 
 
 class _TreeMessage(Message):
@@ -1760,7 +1611,7 @@ exactly as the server sent them.
                 marker = "  "
             add(Segment(marker, styled(palette.guides)))
             add(Segment("⟨T⟩ ", styled(palette.pattern)))
-            self._add_text(segments, row.label, styled(palette.pattern), match, self._spans(row, needle))
+            _add_text(segments, row.label, styled(palette.pattern), match, self._spans(row, needle))
             names = node.templates
             if names:
                 first = names[min(names)]
@@ -1787,7 +1638,7 @@ exactly as the server sent them.
         elif row.label == "":
             add(Segment("(empty)", styled(palette.muted)))
         else:
-            self._add_text(segments, row.label, label_style, match, self._spans(row, needle))
+            _add_text(segments, row.label, label_style, match, self._spans(row, needle))
         if entries:
             first_entry = entries[min(entries)]
             title = first_entry.raw.get("title")
@@ -1860,24 +1711,6 @@ exactly as the server sent them.
         end = min(len(label), common - start)
         return [(0, end)] if end > 0 else []
 
-    @staticmethod
-    def _add_text(
-        segments: list[Segment], raw: str, style: Style, match: Style, spans: list[tuple[int, int]]
-    ) -> None:
-        """Append a sanitized label; `spans` (offsets in `raw`, used only when it needs no escaping)."""
-        text = sanitize_line(raw, _LABEL_LIMIT)
-        if not spans or text != raw:
-            segments.append(Segment(text, style))
-            return
-        at = 0
-        for start, end in spans:
-            if start > at:
-                segments.append(Segment(text[at:start], style))
-            segments.append(Segment(text[start:end], style + match))
-            at = end
-        if at < len(text):
-            segments.append(Segment(text[at:], style))
-
     def _add_name(
         self, segments: list[Segment], name: str, label: str, style: Style, match: Style, needle: str
     ) -> None:
@@ -1885,7 +1718,7 @@ exactly as the server sent them.
             return
         text = sanitize_line(name, _NAME_LIMIT)
         segments.append(Segment("  ", style))
-        self._add_text(segments, text, style, match, _find_all(text, needle) if needle else [])
+        _add_text(segments, text, style, match, _find_all(text, needle) if needle else [])
 
     def _add_badges(self, segments: list[Segment], servers: Iterable[str], badge: Style, gap: Style) -> None:
         if not self.show_servers:
