@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
+from textual.markup import escape
 
 from explorer.sanitize import sanitize_line
 
@@ -36,7 +37,23 @@ class ExplorerCommands(Provider):
     """The app's verbs by name (every one also has a key)."""
 
     def _verbs(self, screen: MainScreen) -> list[tuple[str, str, Callable[[], object]]]:
-        verbs: list[tuple[str, str, Callable[[], object]]] = [
+        verbs = self._verbs_without_servers(screen)
+        for status in screen.failed_servers():
+            name = sanitize_line(status.name, 40)
+            verbs.append(
+                (
+                    f"Show error: {name}",
+                    "Error code, message, data, stderr",
+                    partial(screen.action_show_error, status.name),
+                )
+            )
+            verbs.append(
+                (f"Reconnect: {name}", "Connect this server again", partial(screen.connect, status.name))
+            )
+        return verbs
+
+    def _verbs_without_servers(self, screen: MainScreen) -> list[tuple[str, str, Callable[[], object]]]:
+        return [
             ("Go to URI", "Type or paste a URI; see which server or template serves it", screen.action_goto),
             ("Filter tree", "Filter by URI prefix or text", screen.action_filter),
             ("Copy highlighted URI", "Copy the URI under the cursor (OSC 52)", screen.action_copy_uri),
@@ -54,19 +71,6 @@ class ExplorerCommands(Provider):
             ("Prompts", "List every server's prompts; fill one and get its messages", screen.action_prompts),
             ("Fill template…", "Open the form of the highlighted template", screen.action_fill_template),
         ]
-        for status in screen.failed_servers():
-            name = sanitize_line(status.name, 40)
-            verbs.append(
-                (
-                    f"Show error: {name}",
-                    "Error code, message, data, stderr",
-                    partial(screen.action_show_error, status.name),
-                )
-            )
-            verbs.append(
-                (f"Reconnect: {name}", "Connect this server again", partial(screen.connect, status.name))
-            )
-        return verbs
 
     async def discover(self) -> Hits:
         screen = _main_screen(self)
@@ -80,10 +84,14 @@ class ExplorerCommands(Provider):
         if screen is None:
             return
         matcher = self.matcher(query)
+        fixed = {title for title, _, _ in self._verbs_without_servers(screen)}
         for title, help_text, callback in self._verbs(screen):
             score = matcher.match(title)
             if score > 0:
-                yield Hit(score, matcher.highlight(title), callback, text=title, help=help_text)
+                # `Matcher.highlight` parses its argument as markup: only our own titles go through it;
+                # a title holding a server name is shown as plain Content.
+                display = matcher.highlight(title) if title in fixed else Content(title)
+                yield Hit(score, display, callback, text=title, help=help_text)
 
 
 class UriJumpCommands(Provider):
@@ -121,5 +129,5 @@ class UriJumpCommands(Provider):
                     Content(label),
                     partial(screen.tree_widget.select_prefix, resource.uri),
                     text=label,
-                    help=sanitize_line(resource.name, 100),
+                    help=escape(sanitize_line(resource.name, 100)),  # the palette parses help as markup
                 )

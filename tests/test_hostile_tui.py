@@ -405,3 +405,26 @@ def assert_logs_clean(home: Path, secret: str) -> None:
     assert logs
     for log in logs:
         assert secret not in log.read_text(errors="replace"), log
+
+
+async def test_palette_shows_hostile_names_literally() -> None:
+    """The command palette parses hit help as markup; server names must reach it escaped."""
+    from textual.content import Content
+
+    from explorer.commands import ExplorerCommands, UriJumpCommands
+    from tests.app_helpers import main_screen, make_app, raw_spec, wait_settled
+
+    app = make_app(
+        raw_spec("evil", "hostile", resources=30), raw_spec("[@click=app.quit]x[/]", "exit-at-start")
+    )
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_settled(pilot, app)
+        screen = main_screen(app)
+        hits = [hit async for hit in UriJumpCommands(screen).search("fixture://hostile")]
+        assert hits
+        for hit in hits:
+            help_text = Content.from_markup(hit.help or "").plain  # as the palette renders it
+            assert "[@click=app.quit]x[/]" in help_text or not hit.help
+        verbs = [hit async for hit in ExplorerCommands(screen).search("Show error")]
+        assert any("[@click=app.quit]x[/]" in str(hit.match_display) for hit in verbs)
+        assert app.is_running
