@@ -59,6 +59,7 @@ from textual.css.tokenize import tokenize_value
 from textual.theme import Theme
 
 from explorer import paths
+from explorer.value_kinds import value_kind
 
 __all__ = [
     "APP_VARIABLES",
@@ -269,7 +270,7 @@ def _theme_from_document(document: object, where: str) -> Theme:
         raise ThemeError(f"{where} is empty; a theme needs at least a name and a primary colour.")
     if not isinstance(document, dict):
         raise ThemeError(
-            f"{where} must be a mapping with keys such as name and primary, not {_kind(document)}."
+            f"{where} must be a mapping with keys such as name and primary, not {value_kind(document)}."
         )
     for key in document:
         if not isinstance(key, str) or key not in _KNOWN_KEYS:
@@ -290,7 +291,7 @@ def _theme_from_document(document: object, where: str) -> Theme:
         background = colours.get("background")
         dark = Color.parse(background).brightness < 0.5 if background else True
     elif not isinstance(dark, bool):
-        raise ThemeError(f'{where}: "dark" must be true or false, not {_kind(dark)}.')
+        raise ThemeError(f'{where}: "dark" must be true or false, not {value_kind(dark)}.')
 
     variables = _variables(document.get("variables"), where)
     theme = Theme(
@@ -317,7 +318,7 @@ def _theme_name(value: object, where: str) -> str:
     if value is None:
         raise ThemeError(f'{where} has no "name"; every theme needs one to be selected by.')
     if not isinstance(value, str) or not value.strip():
-        raise ThemeError(f'{where}: "name" must be a non-empty string, not {_kind(value)}.')
+        raise ThemeError(f'{where}: "name" must be a non-empty string, not {value_kind(value)}.')
     name = value.strip()
     if len(name) > _MAX_NAME:
         raise ThemeError(f'{where}: "name" is longer than {_MAX_NAME} characters.')
@@ -333,7 +334,7 @@ def _colour(value: object, label: str, where: str) -> str:
             "the start of a comment."
         )
     if not isinstance(value, str):
-        raise ThemeError(f"{where}: {label} must be a colour string, not {_kind(value)}.")
+        raise ThemeError(f"{where}: {label} must be a colour string, not {value_kind(value)}.")
     try:
         Color.parse(value.strip())
     except ColorParseError:
@@ -349,7 +350,7 @@ def _variables(value: object, where: str) -> dict[str, str]:
         return {}
     if not isinstance(value, dict):
         raise ThemeError(
-            f'{where}: "variables" must be a mapping of variable names to values, not {_kind(value)}.'
+            f'{where}: "variables" must be a mapping of variable names to values, not {value_kind(value)}.'
         )
     variables: dict[str, str] = {}
     for name, raw in value.items():
@@ -366,7 +367,7 @@ def _variable_value(name: str, raw: object, where: str) -> str:
     if raw is None:
         return _colour(raw, label, where)  # raises, with the hint about unquoted hex colours
     if not isinstance(raw, str):
-        raise ThemeError(f"{where}: {label} must be a string, not {_kind(raw)}.")
+        raise ThemeError(f"{where}: {label} must be a string, not {value_kind(raw)}.")
     value = raw.strip()
     if "$" in value:
         raise ThemeError(
@@ -416,20 +417,6 @@ def _check_generates(theme: Theme, where: str) -> None:
             list(tokenize_value(value, ("theme", name)))
     except Exception as error:
         raise ThemeError(f"{where} cannot be turned into Textual colours ({error}).") from error
-
-
-def _kind(value: object) -> str:
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "a mapping"
-    return type(value).__name__
 
 
 # ---------------------------------------------------------------------------------------------- choice

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.config.spec import Config, ConfigError, ListingBounds, ServerSpec, Transport, _quote
+from explorer.value_kinds import value_kind
 
 
 def load_config(path: Path) -> Config:
@@ -59,23 +60,6 @@ _PLACEHOLDER = re.compile(r"\$\{([^}]*)\}")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def _kind(value: object, table: str = "object") -> str:
-    """How a wrong value is named in an error message: "a string", "a list", "null"."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return f"an {table}" if table[0] in "aeiou" else f"a {table}"
-    return f"a {type(value).__name__}"
-
-
 class _Loader:
     """One file's parse: its label for messages, the warnings gathered, and the dialect's word for {}."""
 
@@ -98,7 +82,7 @@ class _Loader:
     def from_json(self, text: str) -> Config:
         doc = _parse_json(text, self.label)
         if not isinstance(doc, dict):
-            raise self.error(f"the top level must be a JSON object, not {_kind(doc)}")
+            raise self.error(f"the top level must be a JSON object, not {value_kind(doc)}")
         if "mcpServers" in doc:
             key, raw_servers = "mcpServers", doc["mcpServers"]
             if "servers" in doc:
@@ -122,7 +106,7 @@ class _Loader:
                 self.warn(f"unknown setting {_quote(key)} is ignored")
         theme = doc.get("theme")
         if theme is not None and (not isinstance(theme, str) or not theme.strip()):
-            raise self.error(f'"theme" must be a theme name, not {_kind(theme, "table")}')
+            raise self.error(f'"theme" must be a theme name, not {value_kind(theme, "table")}')
         return Config(
             servers=self.servers(doc.get("servers", {}), "servers"),
             keymap=self.keymap(doc.get("keymap", {})),
@@ -135,7 +119,9 @@ class _Loader:
 
     def servers(self, raw: object, key: str) -> dict[str, ServerSpec]:
         if not isinstance(raw, dict):
-            raise self.error(f'"{key}" must be {_kind({}, self.table)} of servers, not {_kind(raw)}')
+            raise self.error(
+                f'"{key}" must be {value_kind({}, self.table)} of servers, not {value_kind(raw)}'
+            )
         servers: dict[str, ServerSpec] = {}
         for name, entry in raw.items():
             spec = self.server(str(name), entry)
@@ -148,10 +134,12 @@ class _Loader:
         if not name.strip():
             raise self.error("a server has an empty name")
         if not isinstance(raw, dict):
-            raise self.error(f"{where} must be {_kind({}, self.table)}, not {_kind(raw, self.table)}")
+            raise self.error(
+                f"{where} must be {value_kind({}, self.table)}, not {value_kind(raw, self.table)}"
+            )
         disabled = raw.get("disabled", False)
         if not isinstance(disabled, bool):
-            raise self.error(f'{where}: "disabled" must be true or false, not {_kind(disabled)}')
+            raise self.error(f'{where}: "disabled" must be true or false, not {value_kind(disabled)}')
         if disabled:
             self.warn(f"{where} is disabled and is skipped")
             return None
@@ -203,7 +191,7 @@ class _Loader:
         if declared is None:
             return "stdio" if command is not None else "http"
         if not isinstance(declared, str):
-            raise self.error(f'{where}: "{key}" must be a string, not {_kind(declared)}')
+            raise self.error(f'{where}: "{key}" must be a string, not {value_kind(declared)}')
         transport = _JSON_TYPES.get(declared.strip().lower())
         if transport is None:
             raise self.error(f'{where} has unknown {key} "{declared}"; use "stdio", "http" or "sse"')
@@ -215,7 +203,9 @@ class _Loader:
 
     def keymap(self, raw: object) -> dict[str, str]:
         if not isinstance(raw, dict):
-            raise self.error(f'"keymap" must be a table of binding ids to keys, not {_kind(raw, "table")}')
+            raise self.error(
+                f'"keymap" must be a table of binding ids to keys, not {value_kind(raw, "table")}'
+            )
         keymap: dict[str, str] = {}
         for binding, keys in raw.items():
             if not isinstance(keys, str) or not keys.strip():
@@ -225,7 +215,7 @@ class _Loader:
 
     def listing(self, raw: object) -> ListingBounds:
         if not isinstance(raw, dict):
-            raise self.error(f'"listing" must be a table of bounds, not {_kind(raw, "table")}')
+            raise self.error(f'"listing" must be a table of bounds, not {value_kind(raw, "table")}')
         values: dict[str, Any] = {}
         for key, value in raw.items():
             if key in _INT_BOUNDS:
@@ -248,7 +238,9 @@ class _Loader:
         if value is None:
             return None
         if not isinstance(value, str) or not value.strip():
-            raise self.error(f'{where}: "{key}" must be a non-empty string, not {_kind(value, self.table)}')
+            raise self.error(
+                f'{where}: "{key}" must be a non-empty string, not {value_kind(value, self.table)}'
+            )
         return expand(value.strip())
 
     def str_list(self, raw: dict[str, Any], key: str, where: str, expand: Callable[[str], str]) -> list[str]:
@@ -267,13 +259,13 @@ class _Loader:
             return {}
         if not isinstance(value, dict):
             raise self.error(
-                f'{where}: "{key}" must be {_kind({}, self.table)} of strings, not {_kind(value)}'
+                f'{where}: "{key}" must be {value_kind({}, self.table)} of strings, not {value_kind(value)}'
             )
         result: dict[str, str] = {}
         for name, item in value.items():
             if not isinstance(item, str):
                 raise self.error(
-                    f'{where}: "{key}" value of {_quote(name)} must be a string, not {_kind(item)}'
+                    f'{where}: "{key}" value of {_quote(name)} must be a string, not {value_kind(item)}'
                 )
             result[name] = expand(item)
         return result
