@@ -95,7 +95,7 @@ def test_the_first_listing_merges_each_page_into_the_tree_as_it_arrives() -> Non
     assert catalogue.add_page(first) is True
     fill(listing, [first], done=False)
     assert listed(catalogue, "a") == {"x://docs/1", "x://docs/2"}  # browsable before the end
-    assert status.progress_text() == "2 resources · 0 templates · 1 pages · listing…"
+    assert status.progress_text() == "listing… (2 items)"
     assert status.busy
 
     second = page("a", 2, "x://docs/3")
@@ -107,7 +107,7 @@ def test_the_first_listing_merges_each_page_into_the_tree_as_it_arrives() -> Non
     assert listed(catalogue, "a") == {"x://docs/1", "x://docs/2", "x://docs/3"}
     assert [t.uri_template for t in catalogue.tree.templates_under("")] == ["x://docs/{id}"]
     assert now(status).state == "ready" and not now(status).busy
-    assert status.progress_text() == "3 resources · 1 templates · 3 pages · complete"
+    assert status.progress_text() == "3 resources · 1 template · complete"
     assert (status.pages_seen, status.items_seen) == (3, 4)
 
 
@@ -138,7 +138,7 @@ def test_a_first_listing_that_fails_keeps_what_was_listed() -> None:
     assert status.state == "failed"
     assert status.error == listing.error and status.error_code == -32000
     assert listed(catalogue, "a") == {"x://1", "x://2"}
-    assert status.progress_text() == "2 resources · 0 templates · 1 pages · failed (kept what was listed)"
+    assert status.progress_text() == "2 resources · 0 templates · failed (kept what was listed)"
 
 
 def test_skipped_items_and_large_counts_show_in_the_progress_text() -> None:
@@ -155,7 +155,7 @@ def test_skipped_items_and_large_counts_show_in_the_progress_text() -> None:
     catalogue.finish_listing("a", listing)
 
     assert catalogue.servers["a"].progress_text() == (
-        "2,500 resources · 0 templates · 1,200 pages · 1,234 skipped · complete"
+        "2,500 resources · 0 templates · 1,234 skipped · complete"
     )
 
 
@@ -183,7 +183,7 @@ def test_a_listing_stopped_at_a_bound_is_incomplete() -> None:
     assert status.state == "incomplete"
     assert status.error is None
     assert not status.busy
-    assert status.progress_text() == "1 resources · 0 templates · 1 pages · incomplete (max-pages bound)"
+    assert status.progress_text() == "1 resource · 0 templates · incomplete (max-pages bound)"
 
 
 def test_continuing_an_incomplete_listing_resumes_the_same_listing_into_the_tree() -> None:
@@ -233,7 +233,7 @@ def test_a_refresh_is_built_aside_and_replaces_only_when_complete() -> None:
     new_page = page("a", 1, "x://kept", "x://new")
     assert catalogue.add_page(new_page) is False
     assert listed(catalogue, "a") == {"x://old", "x://kept"}  # nothing moves while refreshing
-    assert status.progress_text() == "2 resources · 0 templates · 1 pages · refreshing…"
+    assert status.progress_text() == "2 resources · 0 templates · refreshing…"
 
     catalogue.finish_listing("a", fill(pending, [new_page]))
 
@@ -241,7 +241,7 @@ def test_a_refresh_is_built_aside_and_replaces_only_when_complete() -> None:
     assert status.listing is pending
     assert now(status).state == "ready" and status.error is None
     assert not now(status).refreshing and now(status).pending is None
-    assert status.progress_text() == "2 resources · 0 templates · 1 pages · complete"
+    assert status.progress_text() == "2 resources · 0 templates · complete"
 
 
 def test_a_failed_refresh_keeps_the_old_entries_and_records_the_error() -> None:
@@ -261,7 +261,7 @@ def test_a_failed_refresh_keeps_the_old_entries_and_records_the_error() -> None:
     assert status.error == pending.error and status.error_code == -32603
     assert not status.refreshing and status.pending is None and not status.busy
     assert status.progress_text() == (
-        "2 resources · 0 templates · 1 pages · refresh failed (showing the last good listing)"
+        "2 resources · 0 templates · refresh failed (showing the last good listing)"
     )
 
 
@@ -336,7 +336,7 @@ def test_a_failed_connection_keeps_the_entries_and_the_details() -> None:
         "panic: boom\n",
     )
     assert listed(catalogue, "a") == {"x://1"}
-    assert status.progress_text() == "1 resources · 0 templates · 1 pages · failed (kept what was listed)"
+    assert status.progress_text() == "1 resource · 0 templates · failed (kept what was listed)"
     assert catalogue.servers["b"].state == "ready" and catalogue.servers["b"].error is None
 
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from explorer.config import ServerSpec
-from explorer.connection.discovery import Listing, Page
-from explorer.connection.session import ServerIdentity
+from explorer.model.identity import ServerIdentity
+from explorer.model.listing import KINDS, Listing, Page, bound_name
 from explorer.model.uri_tree import UriTree
 
 State = Literal["connecting", "listing", "ready", "incomplete", "failed"]
@@ -45,18 +45,16 @@ class ServerStatus:
         return self.state in ("connecting", "listing") or self.refreshing
 
     def progress_text(self) -> str:
-        """Short status: counts and why the listing is not complete."""
+        """Short status: what the server offers, and whether the listing is running, complete or not."""
         if self.state == "connecting":
             return "connecting…"
         if self.state == "failed" and self.listing is None:
             return "failed"
         listing = self.listing
-        resources = len(listing.resources) if listing is not None else 0
-        templates = len(listing.templates) if listing is not None else 0
-        pages = listing.pages if listing is not None else 0
-        text = f"{resources:,} resources · {templates:,} templates · {pages:,} pages"
         if self.state == "listing":
-            return text + " · listing…"
+            items = sum(listing.count(kind) for kind in KINDS) if listing is not None else 0
+            return f"listing… ({items:,} items)"
+        text = listing.offer_summary() if listing is not None else ""
         if self.refreshing:
             return text + " · refreshing…"
         if listing is not None and listing.skipped:
@@ -64,7 +62,7 @@ class ServerStatus:
         if self.state == "failed":
             return text + " · failed (kept what was listed)"
         if self.state == "incomplete" and listing is not None and listing.stopped_by is not None:
-            return text + f" · incomplete ({listing.stopped_by.replace('_', '-')} bound)"
+            return text + f" · incomplete ({bound_name(listing.stopped_by)} bound)"
         if self.error is not None:
             return text + " · refresh failed (showing the last good listing)"
         return text + " · complete"

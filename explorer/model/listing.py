@@ -1,0 +1,185 @@
+"""The records of a bounded listing: pages as they arrive, and where each list of a server stands.
+
+Plain data in the model because the catalogue, the CLI and the TUI all read them; the connection layer's
+discovery fills them. A server has up to four lists (resource templates, resources, prompts, tools), each
+listed only when the server declares the capability, each with its own cursor, counts and end state, so a
+bound that stops one list is reported for that list and never hides another.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from explorer.model.entries import PromptEntry, ResourceEntry, TemplateEntry, ToolEntry
+
+Kind = Literal["templates", "resources", "prompts", "tools"]
+# The order lists are asked in: the small lists first, so a huge resource listing that runs into the time
+# or bytes bound never costs the templates (which describe huge collections), prompts or tools.
+KINDS: tuple[Kind, ...] = ("templates", "prompts", "tools", "resources")
+METHODS: dict[Kind, str] = {
+    "resources": "resources/list",
+    "templates": "resources/templates/list",
+    "prompts": "prompts/list",
+    "tools": "tools/list",
+}
+ITEMS_KEYS: dict[Kind, str] = {
+    "resources": "resources",
+    "templates": "resourceTemplates",
+    "prompts": "prompts",
+    "tools": "tools",
+}
+
+
+def bound_name(bound: str) -> str:
+    """`max_items` -> `max-items`: the bound as its command-line flag and config key spell it."""
+    return bound.replace("_", "-")
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """One page as it arrived, already split into good entries and a count of skipped ones."""
+
+    server: str
+    kind: Kind
+    number: int
+    resources: tuple[ResourceEntry, ...] = ()
+    templates: tuple[TemplateEntry, ...] = ()
+    skipped: int = 0
+    duplicates: int = 0
+    prompts: tuple[PromptEntry, ...] = ()
+    tools: tuple[ToolEntry, ...] = ()
+
+    @property
+    def size(self) -> int:
+        return len(self.resources) + len(self.templates) + len(self.prompts) + len(self.tools)
+
+
+@dataclass(slots=True)
+class KindState:
+    """Where one list stands: resumable from `cursor` when not done.
+
+    `wanted` is False for a list the caller did not ask for or the server does not offer (then `done`);
+    `supported` is False when a server that offers resources answered -32601 to the templates list (older
+    servers): that means "no templates", not a failure. `resume_skip` counts the items of the page at
+    `cursor` that were already taken when the item bound cut that page, so "continue" asks for the same page
+    again and takes the rest.
+    """
+
+    wanted: bool = True
+    offered: bool = True
+    supported: bool = True
+    cursor: str | None = None
+    started: bool = False
+    done: bool = False
+    seen_cursors: set[str] = field(default_factory=set)
+    seen_keys: set[str] = field(default_factory=set)
+    pages: int = 0
+    items: int = 0
+    skipped: int = 0
+    duplicates: int = 0
+    stopped_by: str | None = None
+    error: str | None = None
+    resume_skip: int = 0
+
+    @property
+    def complete(self) -> bool:
+        return self.done and self.error is None
+
+
+def _states() -> dict[Kind, KindState]:
+    """Until a listing is planned against a server's capabilities: resources and templates only."""
+    return {
+        kind: KindState() if kind in ("resources", "templates") else KindState(wanted=False, done=True)
+        for kind in KINDS
+    }
+
+
+@dataclass(slots=True)
+class Listing:
+    """The outcome of listing one server, also the state a "continue" resumes from."""
+
+    server: str
+    resources: list[ResourceEntry] = field(default_factory=list)
+    templates: list[TemplateEntry] = field(default_factory=list)
+    prompts: list[PromptEntry] = field(default_factory=list)
+    tools: list[ToolEntry] = field(default_factory=list)
+    state: dict[Kind, KindState] = field(default_factory=_states)
+    pages: int = 0
+    skipped: int = 0
+    duplicates: int = 0
+    bytes: int = 0
+    elapsed: float = 0.0
+    stopped_by: str | None = None  # the first bound that stopped a list ("max_items", ...), None otherwise
+    error: str | None = None  # the first list's failure (every failure is in `state[kind].error`)
+    error_code: int | None = None
+    skip_reasons: list[str] = field(default_factory=list)
+
+    @property
+    def templates_supported(self) -> bool:
+        return self.state["templates"].supported
+
+    @property
+    def complete(self) -> bool:
+        return self.error is None and self.stopped_by is None and all(s.done for s in self.state.values())
+
+    def offers(self, kind: Kind) -> bool:
+        """The server declared this list (templates follow `resources`)."""
+        return self.state[kind].offered
+
+    def count(self, kind: Kind) -> int:
+        return len(self.entries(kind))
+
+    def entries(
+        self, kind: Kind
+    ) -> list[ResourceEntry] | list[TemplateEntry] | list[PromptEntry] | list[ToolEntry]:
+        if kind == "resources":
+            return self.resources
+        if kind == "templates":
+            return self.templates
+        if kind == "prompts":
+            return self.prompts
+        return self.tools
+
+    def incomplete_kinds(self) -> list[Kind]:
+        """Lists that a bound stopped, or that failed, in listing order."""
+        return [kind for kind, s in self.state.items() if s.wanted and s.offered and not s.complete]
+
+    def offer_summary(self) -> str:
+        """`12 resources · 2 templates · 3 prompts · 5 tools`, or `no resources · 5 tools`: what it offers."""
+        parts: list[str] = []
+        resources = self.state["resources"]
+        if not resources.offered:
+            parts.append("no resources")
+        elif resources.wanted:
+            parts.append(plural(len(self.resources), "resource"))
+            if self.state["templates"].wanted:
+                parts.append(plural(len(self.templates), "template"))
+        for kind, noun in _SMALL_LISTS:
+            state = self.state[kind]
+            if state.wanted and state.offered:
+                parts.append(plural(self.count(kind), noun))
+        return " · ".join(parts)
+
+    def summary(self) -> str:
+        """One line for status bars and stderr: what was listed and why it is not complete."""
+        text = f"{self.offer_summary()} in {plural(self.pages, 'page')}"
+        if self.skipped:
+            text += f", {self.skipped} malformed items skipped"
+        if self.duplicates:
+            text += f", {self.duplicates} duplicates"
+        if self.error is not None:
+            return f"{text}; failed: {self.error}"
+        if self.stopped_by is not None:
+            stopped = [kind for kind, s in self.state.items() if s.stopped_by is not None]
+            which = f" ({', '.join(stopped)})" if stopped else ""
+            return f"{text}; incomplete{which}: stopped at the {bound_name(self.stopped_by)} bound"
+        return text if self.complete else f"{text}; incomplete"
+
+
+_SMALL_LISTS: tuple[tuple[Kind, str], ...] = (("prompts", "prompt"), ("tools", "tool"))
+
+
+def plural(count: int, noun: str) -> str:
+    """`1 page`, `2 pages`, `1,000 items`."""
+    return f"{count:,} {noun}" + ("" if count == 1 else "s")
