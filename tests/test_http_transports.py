@@ -14,7 +14,7 @@ from typing import ClassVar
 
 import pytest
 
-from tests.conftest import REFERENCE_ENTRY, run_cli
+from tests.conftest import LOOPBACK_PRELOAD, REFERENCE_ENTRY, run_cli
 
 pytestmark = pytest.mark.interop
 
@@ -28,7 +28,7 @@ def free_port() -> int:
 def start_reference(mode: str) -> tuple[subprocess.Popen[str], int]:
     port = free_port()
     proc = subprocess.Popen(
-        ["node", str(REFERENCE_ENTRY), mode],
+        ["node", "--require", str(LOOPBACK_PRELOAD), str(REFERENCE_ENTRY), mode],
         env={**os.environ, "PORT": str(port)},
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -120,3 +120,21 @@ def test_connection_refused_is_a_clear_failure() -> None:
     assert result.code == 1
     server = json.loads(result.stdout)["servers"][0]
     assert not server["ok"] and "cannot connect" in server["error"]
+
+
+def test_an_sse_url_without_sse_falls_back_and_says_so(reference_sse: str) -> None:
+    result = run_cli("tree", "--json", "-s", reference_sse)
+    assert result.code == 0, result
+    [server] = json.loads(result.stdout)["servers"]
+    assert server["transport"] == "sse" and len(json.loads(result.stdout)["resources"]) == 7
+    assert any("legacy HTTP+SSE" in note for note in server["notes"])
+    assert "connected with the legacy HTTP+SSE transport" in result.stderr and "--sse" in result.stderr
+
+
+def test_a_wrong_path_reports_both_attempts(reference_sse: str) -> None:
+    wrong = reference_sse.rsplit("/", 1)[0] + "/no-such-endpoint"
+    result = run_cli("tree", "-s", wrong)
+    assert result.code == 1
+    line = result.stderr.strip()
+    assert "HTTP 404" in line and "legacy HTTP+SSE transport failed too" in line
+    assert "is the URL right?" in line and "\n" not in line and "Traceback" not in line

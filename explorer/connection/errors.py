@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-# JSON-RPC / MCP codes people meet when exploring servers (see ../shared/notes/mcp-sdk.md).
+# JSON-RPC / MCP codes people meet when exploring servers.
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
@@ -97,8 +97,13 @@ def describe_exception(exc: BaseException, *, action: str, timeout: float | None
         return ServerFault(f"{action}: the server sent a result that is not valid MCP ({detail})")
     if name in {"ConnectError", "ConnectTimeout"}:
         return ServerFault(f"{action}: cannot connect: {chosen}")
-    if name in {"HTTPStatusError"}:
-        return ServerFault(f"{action}: HTTP error: {chosen}")
+    if name == "HTTPStatusError":
+        response = getattr(chosen, "response", None)
+        status = getattr(response, "status_code", None)
+        if isinstance(status, int):
+            reason = getattr(response, "reason_phrase", "") or ""
+            return ServerFault(f"{action}: the server answered HTTP {status}{' ' + reason if reason else ''}")
+        return ServerFault(f"{action}: HTTP error: {str(chosen).splitlines()[0]}")
     if name in {"ClosedResourceError", "BrokenResourceError", "EndOfStream"}:
         return ServerFault(f"{action}: the connection to the server broke (did it exit?)")
     text = str(chosen) or name

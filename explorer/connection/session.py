@@ -9,7 +9,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack
-from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
@@ -26,7 +26,9 @@ from explorer.connection.errors import (
     describe_exception,
 )
 from explorer.connection.sdk_logs import route_sdk_logs
-from explorer.connection.transports import open_transport, tail
+from explorer.connection.stderr_log import begin_run
+from explorer.connection.transports import HttpAnswer, HttpAnswers, open_transport, tail
+from explorer.model.identity import ServerIdentity
 
 if TYPE_CHECKING:
     from mcp import Client
@@ -34,23 +36,18 @@ if TYPE_CHECKING:
     from explorer.connection.stdio import StderrPump
 
 ProtocolMode = Literal["auto", "legacy", "2026-07-28"]
-PROTOCOL_MODES: tuple[ProtocolMode, ...] = ("auto", "legacy", "2026-07-28")
 MessageHandler = Callable[[Any], Awaitable[None]]
+_HANDSHAKE_ADVICE = "use --protocol auto or --protocol legacy"
+_MODERN_ADVICE = "use --protocol auto or --protocol 2026-07-28"
 
 
-@dataclass(frozen=True, slots=True)
-class ServerIdentity:
-    """What the server said about itself when we connected."""
-
-    name: str | None
-    version: str | None
-    protocol_version: str
-    era: Literal["handshake", "modern"]
-    capabilities: dict[str, Any]
-    instructions: str | None
-
-    def has(self, capability: str) -> bool:
-        return self.capabilities.get(capability) is not None
+def parse_protocol_mode(text: str | None) -> ProtocolMode:
+    """The `--protocol` value as a mode; anything unknown is `auto` (click has validated it already)."""
+    if text == "legacy":
+        return "legacy"
+    if text == "2026-07-28":
+        return "2026-07-28"
+    return "auto"
 
 
 class ServerConnection:
@@ -64,37 +61,56 @@ class ServerConnection:
         timeout: float = 30.0,
         stderr_log: Path | None = None,
         message_handler: MessageHandler | None = None,
+        probe: bool = False,
     ) -> None:
         self.spec = spec
         self.protocol = protocol
         self.timeout = timeout
         self.stderr_log = stderr_log
         self._message_handler = message_handler
+        self._probe = probe  # a second, diagnostic connection: no fallbacks, no log of its own
         self._stack: AsyncExitStack | None = None
         self._client: Client | None = None
         self._pumps: list[StderrPump] = []
+        self._stderr_start = 0
         self.identity: ServerIdentity | None = None
         self.problems = ProtocolProblems()  # what the server sent that was not a message
+        self.http_answers = HttpAnswers()  # an HTTP server's error statuses
+        self.notes: list[str] = []  # what the user should know about how we connected (a fallback)
 
     @property
     def name(self) -> str:
         return self.spec.name
 
     async def __aenter__(self) -> ServerConnection:
+        route_sdk_logs(self.spec)
+        bound_discover_timeout(self.timeout)
+        if self.stderr_log is not None and self.spec.transport == "stdio":
+            self._stderr_start = begin_run(self.stderr_log)
+        try:
+            await self._open(self.spec)
+        except ServerFault as fault:
+            if self._probe:
+                raise
+            await self._recover(fault)
+        return self
+
+    async def _open(self, spec: ServerSpec) -> None:
+        """Connect over `spec`'s transport and learn the server's identity; raises one ServerFault."""
         from mcp import Client
         from mcp.types import Implementation
         from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
-        route_sdk_logs(self.spec)
         stack = AsyncExitStack()
         try:
             streams = await stack.enter_async_context(
                 open_transport(
-                    self.spec,
+                    spec,
                     timeout=self.timeout,
                     stderr_log=self.stderr_log,
                     problems=self.problems,
                     pump_holder=self._pumps,
+                    http_answers=self.http_answers,
                 )
             )
             client = Client(
@@ -134,8 +150,63 @@ class ServerConnection:
             era="modern" if version in MODERN_PROTOCOL_VERSIONS else "handshake",
             capabilities=client.server_capabilities.model_dump(by_alias=True, mode="json", exclude_none=True),
             instructions=client.instructions,
+            transport=spec.transport,
         )
-        return self
+
+    async def _recover(self, fault: ServerFault) -> None:
+        """Turn a failed connect into advice, or into a working connection by the spec's fallback rules.
+
+        HTTP: credentials refused -> say so with the challenge; a 4xx to the Streamable HTTP POST -> try the
+        legacy SSE transport on the same URL (the spec's backwards-compatibility procedure). Wrong era -> a
+        second, diagnostic connection in the other era tells which version the server speaks.
+        """
+        if self.spec.transport in ("http", "sse"):
+            refusal = self.http_answers.auth_refusal()
+            if refusal is not None:
+                raise ServerFault(auth_advice(refusal, self.spec), fault.code, fault.data)
+        if self.spec.transport == "http":
+            refused = self.http_answers.post_refusal()
+            if refused is not None:
+                await self._fall_back_to_sse(refused, fault)
+                return
+        advice = await self._era_advice(fault)
+        if advice is not None:
+            raise ServerFault(f"connecting: {advice}", fault.code, fault.data)
+        raise fault
+
+    async def _fall_back_to_sse(self, refused: HttpAnswer, fault: ServerFault) -> None:
+        status = f"HTTP {refused.status}{' ' + refused.reason if refused.reason else ''}"
+        self.http_answers = HttpAnswers()
+        try:
+            await self._open(replace(self.spec, transport="sse"))
+        except ServerFault as second:
+            raise ServerFault(
+                f"connecting: the server answered {status} to the Streamable HTTP request, and the "
+                f"legacy HTTP+SSE transport failed too ({second.message}); is the URL right?",
+                fault.code,
+                fault.data,
+            ) from None
+        self.notes.append(
+            f"the server answered {status} to Streamable HTTP, so the explorer connected with the legacy "
+            "HTTP+SSE transport (pass --sse to skip the first attempt)"
+        )
+
+    async def _era_advice(self, fault: ServerFault) -> str | None:
+        """When the pinned era is the wrong one, which era the server speaks; None when that is not it."""
+        if self.protocol == "auto" or fault.code in (None, CONNECTION_CLOSED):
+            return None
+        supported = _supported_versions(fault.data)
+        if supported:
+            return _era_sentence(supported, self.protocol)
+        other: ProtocolMode = "legacy" if self.protocol == "2026-07-28" else "2026-07-28"
+        probe = ServerConnection(self.spec, protocol=other, timeout=self.timeout, probe=True)
+        try:
+            async with probe:
+                assert probe.identity is not None
+                version = probe.identity.protocol_version
+        except (ServerFault, Exception):
+            return None
+        return _era_sentence([version], self.protocol)
 
     async def __aexit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
@@ -175,7 +246,7 @@ class ServerConnection:
         fault = describe_exception(exc, action=action, timeout=self.timeout)
         message = fault.message
         if fault.code in (None, CONNECTION_CLOSED) and self.spec.transport == "stdio":
-            last = _last_line(tail(self.stderr_log, 2048))
+            last = _last_line(self.stderr_tail(2048))
             if last:
                 message = f"{message}; its stderr ends with: {last}"
         problems = self.problems.describe()
@@ -184,8 +255,8 @@ class ServerConnection:
         return ServerFault(redact(message, self.spec), fault.code, redact_value(fault.data, self.spec))
 
     def stderr_tail(self, max_bytes: int = 4096) -> str:
-        """The end of a stdio server's stderr log (empty for HTTP servers)."""
-        return tail(self.stderr_log, max_bytes)
+        """The end of what a stdio server wrote to stderr since this connection began (empty for HTTP)."""
+        return tail(self.stderr_log, max_bytes, start=self._stderr_start)
 
     async def request(self, method: str, params: Mapping[str, Any] | None, *, action: str) -> dict[str, Any]:
         """Send one request and return the result JSON object exactly as the server sent it.
@@ -264,6 +335,66 @@ class ServerConnection:
         if not isinstance(raw.get("messages"), list):
             raise ServerFault(f"getting prompt {name}: the server's result has no 'messages' list")
         return raw
+
+
+def bound_discover_timeout(timeout: float) -> None:
+    """`--protocol auto` must not wait longer than `--timeout` for `server/discover`.
+
+    The SDK probes with its own fixed timeout (a module constant read at call time), so a server that
+    silently ignores unknown methods cost ~10 s whatever the user asked for. Never raised above the SDK's
+    own value; process-wide, which is right because one run uses one `--timeout`.
+    """
+    import mcp.client.session as sdk_session
+
+    global _SDK_DISCOVER_TIMEOUT
+    if _SDK_DISCOVER_TIMEOUT is None:
+        _SDK_DISCOVER_TIMEOUT = float(sdk_session.DISCOVER_TIMEOUT_SECONDS)
+    sdk_session.DISCOVER_TIMEOUT_SECONDS = min(_SDK_DISCOVER_TIMEOUT, timeout)
+
+
+_SDK_DISCOVER_TIMEOUT: float | None = None
+
+
+def _supported_versions(data: Any) -> list[str]:
+    """The versions a -32022 (unsupported protocol version) error names in `data.supported`."""
+    supported = data.get("supported") if isinstance(data, dict) else None
+    if not isinstance(supported, list):
+        return []
+    return [v for v in supported if isinstance(v, str)]
+
+
+def _era_sentence(versions: list[str], asked: ProtocolMode) -> str | None:
+    """`this server speaks only 2025-11-25 (handshake era); use ...`, when `asked` is the other era."""
+    from mcp.types.version import MODERN_PROTOCOL_VERSIONS
+
+    modern = [v for v in versions if v in MODERN_PROTOCOL_VERSIONS]
+    handshake = [v for v in versions if v not in MODERN_PROTOCOL_VERSIONS]
+    if asked == "2026-07-28" and handshake and not modern:
+        return f"this server speaks only {', '.join(handshake)} (the handshake era); {_HANDSHAKE_ADVICE}"
+    if asked == "legacy" and modern and not handshake:
+        return f"this server speaks only {', '.join(modern)} (the modern era); {_MODERN_ADVICE}"
+    return None
+
+
+def auth_advice(refusal: HttpAnswer, spec: ServerSpec) -> str:
+    """What a 401/403 means and what to do: the status, the challenge's realm, scope and metadata URL."""
+    from explorer.connection.challenge import parse_challenge
+
+    status = f"HTTP {refusal.status}{' ' + refusal.reason if refusal.reason else ''}"
+    challenge = parse_challenge(refusal.challenge or "")
+    details = []
+    for key in ("error", "error_description", "scope", "resource_metadata", "realm"):
+        if key in challenge.params:
+            details.append(f"{key}={challenge.params[key]}")
+    said = f" ({challenge.scheme}{': ' + ', '.join(details) if details else ''})" if challenge.scheme else ""
+    sent_auth = any(name.lower() == "authorization" for name in spec.headers)
+    if refusal.status == 401:
+        what = "the credentials sent were not accepted" if sent_auth else "the server wants credentials"
+        todo = "pass a valid token with -H 'Authorization: Bearer <token>'"
+    else:
+        what = "the credentials sent are not allowed to do this"
+        todo = "use a token with the scopes the server asks for (-H 'Authorization: Bearer <token>')"
+    return f"connecting: {status}: {what}{said}; {todo}"
 
 
 class _StreamsTransport:

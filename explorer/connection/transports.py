@@ -3,22 +3,96 @@
 A stdio server's stderr goes to its own log file, never the terminal: under Textual the default
 `sys.stderr` has no real file descriptor, so the child would write straight over the screen.
 stdio itself is `stdio.py` (a linear, bounded reader; secrets masked on the way to the log).
+
+HTTP transports record every error status the server answered (`HttpAnswers`): the SDK turns a 401 or a
+405 into a generic JSON-RPC error, and the user needs the status and the `WWW-Authenticate` challenge to
+know what to do (log in, or use the legacy SSE transport).
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from explorer.config import ServerSpec
 from explorer.connection.errors import ProtocolProblems
 
 if TYPE_CHECKING:
+    import httpx2
     from mcp.client._transport import TransportStreams
 
     from explorer.connection.stdio import StderrPump
+
+_AUTH_STATUSES = (401, 403)
+_NOT_REFUSALS = (401, 403, 429)  # credentials and rate limits: no reason to try another transport
+
+
+@dataclass(frozen=True, slots=True)
+class HttpAnswer:
+    """One HTTP error answer: which request got it, the status, and the auth challenge if any."""
+
+    method: str
+    url: str
+    status: int
+    reason: str
+    challenge: str | None
+
+
+@dataclass
+class HttpAnswers:
+    """Error statuses an HTTP server answered, in order (bounded: a flood of errors keeps the first ones)."""
+
+    errors: list[HttpAnswer] = field(default_factory=list)
+    limit: int = 20
+
+    async def on_response(self, response: httpx2.Response) -> None:
+        if response.status_code < 400 or len(self.errors) >= self.limit:
+            return
+        request = response.request
+        self.errors.append(
+            HttpAnswer(
+                method=request.method,
+                url=str(request.url),
+                status=response.status_code,
+                reason=response.reason_phrase or "",
+                challenge=response.headers.get("www-authenticate"),
+            )
+        )
+
+    def auth_refusal(self) -> HttpAnswer | None:
+        """The first 401 or 403: the server wants (other) credentials."""
+        return next((answer for answer in self.errors if answer.status in _AUTH_STATUSES), None)
+
+    def post_refusal(self) -> HttpAnswer | None:
+        """The first 4xx to a POST that is not about credentials or rate: a server without Streamable HTTP."""
+        return next(
+            (
+                answer
+                for answer in self.errors
+                if answer.method == "POST"
+                and 400 <= answer.status < 500
+                and answer.status not in (401, 403, 429)
+            ),
+            None,
+        )
+
+    def hooks(self) -> dict[str, list[Any]]:
+        return {"response": [self.on_response]}
+
+
+def _http_client(spec: ServerSpec, timeout: float, answers: HttpAnswers | None) -> httpx2.AsyncClient:
+    import httpx2
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    client = create_mcp_http_client(
+        headers=dict(spec.headers), timeout=httpx2.Timeout(timeout, read=max(timeout, 300.0))
+    )
+    if answers is not None:
+        client.event_hooks = answers.hooks()
+    return client
 
 
 @asynccontextmanager
@@ -29,11 +103,13 @@ async def open_transport(
     stderr_log: Path | None,
     problems: ProtocolProblems | None = None,
     pump_holder: list[StderrPump] | None = None,
+    http_answers: HttpAnswers | None = None,
 ) -> AsyncIterator[TransportStreams]:
     """Open the transport a spec describes; the caller builds an `mcp.Client` on the streams.
 
     `problems` collects what a stdio server wrote that was not a message; `pump_holder` receives the
-    stderr pump when one masks secrets on the way to the log (so callers can wait for it to settle).
+    stderr pump when one masks secrets on the way to the log (so callers can wait for it to settle);
+    `http_answers` records the error statuses of an HTTP server.
     """
     if spec.transport == "stdio":
         from explorer.connection.stdio import stdio_transport
@@ -49,27 +125,36 @@ async def open_transport(
         from mcp.client.sse import sse_client
 
         assert spec.url is not None
-        async with sse_client(spec.url, headers=dict(spec.headers), timeout=timeout) as streams:
+
+        def factory(
+            headers: dict[str, str] | None = None, timeout: Any = None, auth: Any = None
+        ) -> httpx2.AsyncClient:
+            from mcp.shared._httpx_utils import create_mcp_http_client
+
+            client = create_mcp_http_client(headers=headers, timeout=timeout, auth=auth)
+            if http_answers is not None:
+                client.event_hooks = http_answers.hooks()
+            return client
+
+        async with sse_client(
+            spec.url, headers=dict(spec.headers), timeout=timeout, httpx_client_factory=factory
+        ) as streams:
             yield streams
     else:
-        import httpx2
         from mcp.client.streamable_http import streamable_http_client
-        from mcp.shared._httpx_utils import create_mcp_http_client
 
         assert spec.url is not None
-        http = create_mcp_http_client(
-            headers=dict(spec.headers), timeout=httpx2.Timeout(timeout, read=max(timeout, 300.0))
-        )
+        http = _http_client(spec, timeout, http_answers)
         async with http, streamable_http_client(spec.url, http_client=http) as streams:
             yield streams
 
 
-def tail(path: Path | None, max_bytes: int = 4096) -> str:
-    """The end of a stderr log, for error dialogs and messages (decoding never fails)."""
+def tail(path: Path | None, max_bytes: int = 4096, *, start: int = 0) -> str:
+    """The end of a stderr log from byte `start` on, for error dialogs and messages (decoding never fails)."""
     if path is None or not path.exists():
         return ""
     with path.open("rb") as handle:
         handle.seek(0, 2)
         size = handle.tell()
-        handle.seek(max(0, size - max_bytes))
+        handle.seek(max(start, size - max_bytes) if size >= start else 0)
         return handle.read().decode("utf-8", errors="replace")
