@@ -20,7 +20,9 @@ def test_follows_every_page_in_server_order(protocol: str) -> None:
     code, data, _ = tree_json("-s", raw_server(resources=250), "--protocol", protocol)
     assert code == 0
     [server] = data["servers"]  # type: ignore[misc]
-    assert server["ok"] and server["complete"] and server["pages"] == 3 + 1  # 3 resource pages + templates
+    assert (
+        server["ok"] and server["complete"] and server["pages"] == 3 + 1 + 1
+    )  # resources, templates, prompts
     uris = [r["uri"] for r in data["resources"]]  # type: ignore[attr-defined]
     assert uris == [f"fixture://items/{i // 50}/item-{i}" for i in range(250)]
     assert server["protocolVersion"] == "2025-11-25"
@@ -50,7 +52,10 @@ def test_endless_cursors_stop_at_the_page_bound_with_exit_3(protocol: str) -> No
     assert result.code == 3, result
     [server] = json.loads(result.stdout)["servers"]
     assert server["ok"] and not server["complete"] and server["stoppedBy"] == "max_pages"
-    assert server["pages"] == 5
+    assert (
+        server["lists"]["resources"]["pages"] == 5
+        and server["lists"]["resources"]["stoppedBy"] == "max_pages"
+    )
 
 
 def test_endless_cursors_stop_at_the_item_bound(protocol: str) -> None:

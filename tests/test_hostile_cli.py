@@ -139,21 +139,24 @@ def test_hostile_prompts_and_prompt_texts_are_escaped() -> None:
 def test_text_tree_endless_stops_at_the_bound_exit_3_and_says_so() -> None:
     result = run_cli("tree", *PROTOCOL, "--max-pages", "3", "-s", raw_server("endless", page_size=20))
     assert result.code == 3, result
-    assert_one_clear_error(result, "incomplete: stopped at the max-pages bound")
+    assert_one_clear_error(result, "incomplete (resources): stopped at the max-pages bound")
     assert "60 resources" in result.stdout
 
 
 def test_text_tree_counts_malformed_and_duplicate_items() -> None:
     result = run_cli("tree", *PROTOCOL, "-s", raw_server("malformed", "duplicates", resources=150))
     assert result.code == 0, result
-    assert "150 resources, 2 templates in 3 pages, 4 malformed items skipped, 3 duplicates" in result.stdout
+    assert (
+        "150 resources · 2 templates · 1 prompt in 4 pages, 4 malformed items skipped, 3 duplicates"
+        in result.stdout
+    )
     assert result.stderr == ""
 
 
 def test_text_tree_follows_the_empty_string_cursor() -> None:
     result = run_cli("tree", *PROTOCOL, "-s", raw_server("empty-cursor", resources=150))
     assert result.code == 0, result
-    assert "150 resources, 2 templates" in result.stdout and "incomplete" not in result.stdout
+    assert "150 resources · 2 templates" in result.stdout and "incomplete" not in result.stdout
 
 
 def test_duplicate_uris_within_one_page_and_across_pages_are_one_entry() -> None:
@@ -170,7 +173,12 @@ def test_duplicate_uris_within_one_page_and_across_pages_are_one_entry() -> None
 def test_text_tree_exit_mid_list_names_the_exit_and_the_last_stderr_line() -> None:
     result = run_cli("tree", *PROTOCOL, "-s", raw_server("exit-mid-list"))
     assert result.code == 1, result
-    assert_one_clear_error(result, "closed the connection", "panic: index out of range", "kept the 100")
+    assert_one_clear_error(
+        result,
+        "closed the connection",
+        "panic: index out of range",
+        "kept what was listed before: 100 resources",
+    )
     assert len(result.stderr.splitlines()) == 1
     assert "item-99" in result.stdout
 
@@ -201,7 +209,7 @@ def test_stderr_flood_goes_to_the_log_not_the_terminal(isolated_home: Path) -> N
 def test_junk_on_stdout_is_ignored_and_reported_once(mode: str) -> None:
     result = run_cli("tree", *PROTOCOL, "-s", raw_server(mode, resources=150, page_size=50))
     assert result.code == 0, result
-    assert "150 resources, 2 templates" in result.stdout
+    assert "150 resources · 2 templates" in result.stdout
     assert_clean(result.stdout)
     assert_one_clear_error(result, "not JSON-RPC messages", "ignored them")
     assert len(result.stderr.splitlines()) == 1
@@ -212,7 +220,7 @@ def test_junk_on_stdout_is_ignored_and_reported_once(mode: str) -> None:
 def test_response_with_an_unknown_id_is_ignored() -> None:
     result = run_cli("tree", *PROTOCOL, "-s", raw_server("unknown-id", resources=150))
     assert result.code == 0, result
-    assert result.stderr == "" and "150 resources, 2 templates" in result.stdout
+    assert result.stderr == "" and "150 resources · 2 templates" in result.stdout
 
 
 # ---------------------------------------------------------------------------------------- protocol quirks
@@ -246,7 +254,7 @@ def test_blob_with_invalid_base64_is_named_not_decoded() -> None:
 def test_notification_storm_does_not_disturb_a_listing() -> None:
     result = run_cli("tree", *PROTOCOL, "-s", raw_server("notify-storm", resources=150, storm=5000))
     assert result.code == 0, result
-    assert result.stderr == "" and "150 resources, 2 templates" in result.stdout
+    assert result.stderr == "" and "150 resources · 2 templates" in result.stdout
 
 
 # --------------------------------------------------------------------------------------------- secrets

@@ -45,6 +45,13 @@ bound_options = [
     click.option("--max-items", type=click.IntRange(min=1), default=None, help="Stop listing after N items."),
     click.option("--max-pages", type=click.IntRange(min=1), default=None, help="Stop listing after N pages."),
     click.option(
+        "--max-bytes",
+        type=click.IntRange(min=1),
+        default=None,
+        metavar="N",
+        help="Stop listing a server after N bytes of metadata.",
+    ),
+    click.option(
         "--list-timeout",
         type=click.FloatRange(min=0.1),
         default=None,
@@ -52,6 +59,16 @@ bound_options = [
         help="Wall time for a listing.",
     ),
 ]
+
+
+BoundValues = tuple[int | None, int | None, int | None, float | None]
+
+
+def _bounds(settings: Settings, config: Any, values: BoundValues) -> Any:
+    max_items, max_pages, max_bytes, list_timeout = values
+    return settings.bounds(
+        config, max_items=max_items, max_pages=max_pages, max_bytes=max_bytes, max_seconds=list_timeout
+    )
 
 
 def with_bounds(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -65,14 +82,13 @@ def _run_uri_command(
     ctx: click.Context,
     uri: str,
     as_json: bool,
-    bound_values: tuple[int | None, int | None, float | None],
+    bound_values: BoundValues,
     params: dict[str, Any],
 ) -> NoReturn:
     """`read` and `match` differ only in what they do with the servers' listings."""
     settings = settings_from(ctx, params)
     config, specs = _resolve(settings)
-    max_items, max_pages, list_timeout = bound_values
-    bounds = settings.bounds(config, max_items=max_items, max_pages=max_pages, max_seconds=list_timeout)
+    bounds = _bounds(settings, config, bound_values)
 
     async def body() -> int:
         if name == "read":
@@ -126,20 +142,25 @@ def tree(
     depth: int | None,
     max_items: int | None,
     max_pages: int | None,
+    max_bytes: int | None,
     list_timeout: float | None,
     **params: Any,
 ) -> None:
     """Every resource and template of every server, merged into one URI-prefix tree."""
     settings = settings_from(ctx, params)
     config, specs = _resolve(settings)
-    bounds = settings.bounds(config, max_items=max_items, max_pages=max_pages, max_seconds=list_timeout)
+    bounds = _bounds(settings, config, (max_items, max_pages, max_bytes, list_timeout))
 
     async def body() -> int:
         from explorer.cli import tree_cmd
         from explorer.cli.runner import run_on_servers
+        from explorer.model.listing import KINDS
 
         outcomes = await run_on_servers(
-            specs, tree_cmd.lister(bounds), protocol=settings.protocol_mode, timeout=settings.request_timeout
+            specs,
+            tree_cmd.lister(bounds, KINDS),
+            protocol=settings.protocol_mode,
+            timeout=settings.request_timeout,
         )
         catalogue = tree_cmd.build_catalogue(outcomes, prefix)
         if as_json:
@@ -165,11 +186,12 @@ def read(
     as_json: bool,
     max_items: int | None,
     max_pages: int | None,
+    max_bytes: int | None,
     list_timeout: float | None,
     **params: Any,
 ) -> None:
     """Read URI on the server that lists it (else on one whose template matches it)."""
-    _run_uri_command("read", ctx, uri, as_json, (max_items, max_pages, list_timeout), params)
+    _run_uri_command("read", ctx, uri, as_json, (max_items, max_pages, max_bytes, list_timeout), params)
 
 
 @cli.command()
@@ -195,11 +217,71 @@ def match(
     as_json: bool,
     max_items: int | None,
     max_pages: int | None,
+    max_bytes: int | None,
     list_timeout: float | None,
     **params: Any,
 ) -> None:
     """Which templates of which servers produce URI, and with which values."""
-    _run_uri_command("match", ctx, uri, as_json, (max_items, max_pages, list_timeout), params)
+    _run_uri_command("match", ctx, uri, as_json, (max_items, max_pages, max_bytes, list_timeout), params)
+
+
+def _run_listing_command(
+    name: str, ctx: click.Context, as_json: bool, bound_values: BoundValues, params: dict[str, Any]
+) -> NoReturn:
+    """`servers` and `tools` list every list of every server and differ only in what they print."""
+    settings = settings_from(ctx, params)
+    config, specs = _resolve(settings)
+    bounds = _bounds(settings, config, bound_values)
+
+    async def body() -> int:
+        from explorer.cli import servers_cmd
+
+        outcomes = await servers_cmd.list_everything(
+            specs, bounds, protocol=settings.protocol_mode, timeout=settings.request_timeout
+        )
+        if name == "servers":
+            return servers_cmd.print_servers(outcomes, as_json=as_json)
+        return servers_cmd.print_tools(outcomes, as_json=as_json)
+
+    _run(body)
+
+
+@cli.command()
+@server_options
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@with_bounds
+@click.pass_context
+def servers(
+    ctx: click.Context,
+    /,
+    as_json: bool,
+    max_items: int | None,
+    max_pages: int | None,
+    max_bytes: int | None,
+    list_timeout: float | None,
+    **params: Any,
+) -> None:
+    """Each server at a glance: identity, era, capabilities, instructions, counts, listing health."""
+    _run_listing_command("servers", ctx, as_json, (max_items, max_pages, max_bytes, list_timeout), params)
+
+
+@cli.command()
+@server_options
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@with_bounds
+@click.pass_context
+def tools(
+    ctx: click.Context,
+    /,
+    as_json: bool,
+    max_items: int | None,
+    max_pages: int | None,
+    max_bytes: int | None,
+    list_timeout: float | None,
+    **params: Any,
+) -> None:
+    """The tools of every server: names, arguments, descriptions (shown, never called)."""
+    _run_listing_command("tools", ctx, as_json, (max_items, max_pages, max_bytes, list_timeout), params)
 
 
 @cli.command()

@@ -11,9 +11,9 @@ from explorer.cli.output import EXIT_FAILED, EXIT_OK, emit_json, error, note, ou
 from explorer.cli.runner import Outcome, run_on_servers
 from explorer.cli.tree_cmd import lister
 from explorer.config import ListingBounds, ServerSpec
-from explorer.connection.discovery import Listing
 from explorer.connection.errors import ServerFault
 from explorer.connection.session import ServerConnection
+from explorer.model.listing import Listing
 from explorer.model.templates import match_all
 
 TEXT_LIMIT = None  # headless output prints the whole text; the TUI caps what it shows

@@ -6,14 +6,15 @@ One failing server never takes the others down: each job's fault is kept in its 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
 import anyio
 
 from explorer.config import ServerSpec, redact, redact_value
 from explorer.connection.errors import ServerFault, describe_exception
-from explorer.connection.session import ProtocolMode, ServerConnection, ServerIdentity
+from explorer.connection.session import ServerConnection, parse_protocol_mode
+from explorer.model.identity import ServerIdentity
 from explorer.paths import server_log_path
 
 T = TypeVar("T")
@@ -29,6 +30,7 @@ class Outcome(Generic[T]):
     fault: ServerFault | None = None
     stderr_tail: str = ""
     problems: str | None = None  # what the server sent that was not a message (ignored), one phrase
+    notes: list[str] = field(default_factory=list)  # how it connected, when that needs saying (a fallback)
 
     @property
     def name(self) -> str:
@@ -56,7 +58,7 @@ async def run_on_servers(
     async def one(outcome: Outcome[T]) -> None:
         conn = ServerConnection(
             outcome.spec,
-            protocol=_mode(protocol),
+            protocol=parse_protocol_mode(protocol),
             timeout=timeout,
             stderr_log=server_log_path(outcome.spec.name) if outcome.spec.transport == "stdio" else None,
         )
@@ -75,21 +77,9 @@ async def run_on_servers(
             )
             outcome.stderr_tail = redact(conn.stderr_tail(), outcome.spec)
         outcome.problems = conn.problems.describe()
+        outcome.notes = [redact(text, outcome.spec) for text in conn.notes]
 
     async with anyio.create_task_group() as group:
         for outcome in outcomes:
             group.start_soon(one, outcome)
     return outcomes
-
-
-def _mode(protocol: str) -> ProtocolMode:
-    if protocol == "legacy":
-        return "legacy"
-    if protocol == "2026-07-28":
-        return "2026-07-28"
-    return "auto"
-
-
-def run(coro_fn: Callable[[], Awaitable[Any]]) -> Any:
-    """anyio.run wrapper so commands stay synchronous click callbacks."""
-    return anyio.run(coro_fn)

@@ -9,11 +9,15 @@ from typing import Any
 from explorer.cli.output import EXIT_FAILED, EXIT_INCOMPLETE, EXIT_OK, emit_json, error, note, out, safe_line
 from explorer.cli.runner import Outcome
 from explorer.config import ListingBounds
-from explorer.connection.discovery import Listing, list_server
+from explorer.connection.discovery import list_server
 from explorer.connection.session import ServerConnection
 from explorer.model.entries import ResourceEntry, TemplateEntry
+from explorer.model.listing import KINDS, Kind, Listing
+from explorer.model.overview import list_health, offered_flags
 from explorer.model.uri_tree import PatternNode, UriNode, UriTree
 
+URI_KINDS: tuple[Kind, ...] = ("templates", "resources")
+COUNTED: tuple[Kind, ...] = ("resources", "templates", "prompts", "tools")
 RESOURCE_FIELDS = ("title", "description", "mimeType", "size", "annotations")
 TEMPLATE_FIELDS = ("title", "description", "mimeType", "annotations")
 
@@ -28,9 +32,11 @@ class Catalogue:
     tree: UriTree
 
 
-def lister(bounds: ListingBounds) -> Any:
+def lister(bounds: ListingBounds, kinds: Sequence[Kind] = URI_KINDS) -> Any:
+    """The job that lists `kinds` (resources and templates, by default) within the bounds."""
+
     async def job(conn: ServerConnection) -> Listing:
-        return await list_server(conn, bounds)
+        return await list_server(conn, bounds, kinds=kinds)
 
     return job
 
@@ -70,38 +76,55 @@ def exit_code(outcomes: Sequence[Outcome[Listing]]) -> int:
 
 
 def report_errors(outcomes: Sequence[Outcome[Listing]]) -> None:
-    """One line per failed or incomplete server on stderr, and a warning for one that sent junk."""
+    """One line per failed or incomplete server on stderr; notes on fallbacks and junk the server sent."""
     for o in outcomes:
         if o.fault is not None:
             error(o.error_line())
         elif o.value is not None and o.value.error is not None:
-            kept = f"{len(o.value.resources)} resources, {len(o.value.templates)} templates"
-            error(f"server {o.name}: {o.value.error} (kept the {kept} listed before)")
+            kept = o.value.offer_summary()
+            error(f"server {o.name}: {o.value.error} (kept what was listed before: {kept})")
         elif o.value is not None and not o.value.complete:
             error(f"server {o.name}: {o.value.summary()}")
+        for text in o.notes:
+            note(f"note: server {o.name}: {text}")
         if o.fault is None and o.problems is not None:
             note(f"warning: server {o.name} {o.problems}; ignored them")
 
 
 def server_json(o: Outcome[Listing]) -> dict[str, Any]:
+    """A server in `--json` output: identity, what it offers, counts and the health of each list."""
     listing = o.value
     error_text = o.fault.message if o.fault is not None else listing.error if listing is not None else None
+    ident = o.identity
     data: dict[str, Any] = {
         "name": o.name,
         "ok": error_text is None,
-        "protocolVersion": o.identity.protocol_version if o.identity is not None else None,
-        "complete": listing.complete if listing is not None else False,
         "error": error_text,
-        "resources": len(listing.resources) if listing is not None else 0,
-        "templates": len(listing.templates) if listing is not None else 0,
-        "pages": listing.pages if listing is not None else 0,
+        "transport": ident.transport if ident is not None else o.spec.transport,
+        "protocolVersion": ident.protocol_version if ident is not None else None,
+        "era": ident.era if ident is not None else None,
+        "complete": listing.complete if listing is not None else False,
+        "offered": offered_flags(ident),
     }
-    if o.identity is not None:
-        data["serverInfo"] = {"name": o.identity.name, "version": o.identity.version}
+    for kind in COUNTED:
+        data[kind] = listing.count(kind) if listing is not None else 0
+    if ident is not None:
+        data["serverInfo"] = {"name": ident.name, "version": ident.version}
+        data["capabilities"] = ident.capabilities
+        data["instructions"] = ident.instructions
     if listing is not None:
+        data["pages"] = listing.pages
         data["stoppedBy"] = listing.stopped_by
         data["skipped"] = listing.skipped
+        data["skipReasons"] = list(listing.skip_reasons)
         data["duplicates"] = listing.duplicates
+        data["templatesSupported"] = listing.templates_supported
+        data["bytes"] = listing.bytes
+        data["lists"] = {kind: list_health(listing, kind) for kind in KINDS}
+    else:
+        data["pages"] = 0
+    if o.notes:
+        data["notes"] = list(o.notes)
     if o.problems is not None:
         data["warning"] = f"the server {o.problems}; ignored them"
     return data

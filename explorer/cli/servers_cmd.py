@@ -1,0 +1,86 @@
+"""`servers` and `tools`: what each server is and offers, headless (the TUI's overview, as text or JSON).
+
+Both list every list a server offers within the bounds (a tools-only server is connected, not failed), and
+share the exit codes of `tree`: 1 when a server failed, 3 when a list stopped at a bound.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from explorer.cli.output import emit_json, out, safe, safe_line
+from explorer.cli.runner import Outcome, run_on_servers
+from explorer.cli.tree_cmd import exit_code, lister, report_errors, server_json
+from explorer.config import ListingBounds, ServerSpec
+from explorer.model.entries import ToolEntry
+from explorer.model.listing import KINDS, Listing
+from explorer.model.overview import instructions_text, overview_facts
+from explorer.model.tool_info import tool_arguments
+
+
+async def list_everything(
+    specs: Sequence[ServerSpec], bounds: ListingBounds, *, protocol: str, timeout: float
+) -> list[Outcome[Listing]]:
+    return await run_on_servers(specs, lister(bounds, KINDS), protocol=protocol, timeout=timeout)
+
+
+def print_servers(outcomes: Sequence[Outcome[Listing]], *, as_json: bool) -> int:
+    if as_json:
+        emit_json({"servers": [server_json(o) for o in outcomes]})
+    else:
+        for index, o in enumerate(outcomes):
+            if index:
+                out()
+            _print_overview(o)
+    report_errors(outcomes)
+    return exit_code(outcomes)
+
+
+def _print_overview(o: Outcome[Listing]) -> None:
+    out(f"# {safe_line(o.name, 120)}  ({safe_line(o.spec.describe(), 300)})")
+    error = o.fault.message if o.fault is not None else None
+    for fact in overview_facts(o.identity, o.value, error=error):
+        out(f"{fact.label + ':':<14}{safe_line(fact.value, 2000)}")
+    instructions = instructions_text(o.identity, cap=None)
+    if instructions:
+        out("Instructions:")
+        for line in safe(instructions, limit=None).splitlines():
+            out("  " + line)
+
+
+def tool_json(entry: ToolEntry) -> dict[str, Any]:
+    """A tool as listed (name, title, description, schemas, annotations); `server` is the explorer's key."""
+    return {"server": entry.server, "tool": entry.raw}
+
+
+def print_tools(outcomes: Sequence[Outcome[Listing]], *, as_json: bool) -> int:
+    tools = [t for o in outcomes if o.value is not None for t in o.value.tools]
+    if as_json:
+        emit_json({"servers": [server_json(o) for o in outcomes], "tools": [tool_json(t) for t in tools]})
+    else:
+        several = len(outcomes) > 1
+        for o in outcomes:
+            if o.value is not None and not o.value.offers("tools"):
+                out(
+                    f"{safe_line(o.name, 80)}: offers no tools"
+                    if several
+                    else "(this server offers no tools)"
+                )
+        for tool in tools:
+            out(tool_line(tool, server=tool.server if several else None))
+    report_errors(outcomes)
+    return exit_code(outcomes)
+
+
+def tool_line(tool: ToolEntry, *, server: str | None) -> str:
+    """`name(arg*, other)  Title - description`: what a tool is called and takes, on one line."""
+    line = (f"{safe_line(server, 60)}  " if server else "") + safe_line(tool.name, 120)
+    line += "(" + ", ".join(safe_line(a, 60) for a in tool_arguments(tool)) + ")"
+    title = tool.title
+    if title and title != tool.name:
+        line += "  " + safe_line(title, 120)
+    description = tool.raw.get("description")
+    if isinstance(description, str) and description:
+        line += "  - " + safe_line(description.splitlines()[0] if description.strip() else "", 200)
+    return line
