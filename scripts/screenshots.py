@@ -26,9 +26,7 @@ from explorer.screens.main import MainScreen
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "screenshots"
-REFERENCE = (
-    ROOT / ".cache/reference-server/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
-)
+REFERENCE = ROOT / ".cache/npm-servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
 SIZE = (130, 38)
 
 

@@ -10,5 +10,5 @@ if [[ ! -x .venv/bin/python ]]; then
 fi
 .venv/bin/python -m pip install --quiet --upgrade pip
 .venv/bin/python -m pip install --quiet -e ".[test]"
-scripts/install-reference-server.sh
+scripts/install-npm-servers.sh
 exec .venv/bin/python -m pytest -n 2 --dist loadgroup "$@"

@@ -7,7 +7,7 @@ import os
 import shlex
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,11 +21,17 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-REFERENCE_VERSION = "2026.8.31"
-REFERENCE_DIR = Path(os.environ.get("MCP_REFERENCE_SERVER_DIR", ROOT / ".cache" / "reference-server"))
-REFERENCE_ENTRY = (
-    REFERENCE_DIR / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
-)
+NPM_SERVERS_VERSION = "2026.8.31"
+NPM_SERVERS_DIR = Path(os.environ.get("MCP_NPM_SERVERS_DIR", ROOT / ".cache" / "npm-servers"))
+LOOPBACK_PRELOAD = FIXTURES / "loopback.cjs"  # `node --require` it: test servers bind to 127.0.0.1 only
+
+
+def npm_server_entry(package: str) -> Path:
+    """The `dist/index.js` of a pinned `@modelcontextprotocol/<package>` in the cache folder."""
+    return NPM_SERVERS_DIR / "node_modules" / "@modelcontextprotocol" / package / "dist" / "index.js"
+
+
+REFERENCE_ENTRY = npm_server_entry("server-everything")
 
 
 @pytest.fixture(scope="session")
@@ -88,18 +94,32 @@ def demo_server() -> str:
     return shlex.join([sys.executable, "-m", "explorer", "demo-server"])
 
 
+def install_npm_servers() -> None:
+    """Install the pinned npm servers once (xdist workers take turns on a lock); never skipped.
+
+    When Node or npm is missing the interop tests fail, as CI must notice.
+    """
+    if (NPM_SERVERS_DIR / f".installed-{NPM_SERVERS_VERSION}-3").exists():
+        return
+    NPM_SERVERS_DIR.mkdir(parents=True, exist_ok=True)
+    with (NPM_SERVERS_DIR.parent / "npm-servers.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        subprocess.run([str(ROOT / "scripts" / "install-npm-servers.sh")], check=True, timeout=600)
+
+
 @pytest.fixture(scope="session")
 def reference_server() -> Iterator[str]:
-    """-s SPEC for the pinned npm reference server, installed into the cache folder on first use.
-
-    It is never skipped: when Node or npm is missing the interop tests fail, as CI must notice.
-    """
-    if not REFERENCE_ENTRY.exists():
-        REFERENCE_DIR.mkdir(parents=True, exist_ok=True)
-        with (REFERENCE_DIR.parent / "reference-server.lock").open("w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)  # xdist workers install it once between them
-            if not REFERENCE_ENTRY.exists():
-                subprocess.run(
-                    [str(ROOT / "scripts" / "install-reference-server.sh")], check=True, timeout=600
-                )
+    """-s SPEC for the pinned npm reference server (@modelcontextprotocol/server-everything) on stdio."""
+    install_npm_servers()
     yield shlex.join(["node", str(REFERENCE_ENTRY), "stdio"])
+
+
+@pytest.fixture(scope="session")
+def npm_server() -> Iterator[Callable[..., str]]:
+    """`npm_server("server-filesystem", "/some/dir")` -> -s SPEC for that pinned npm server on stdio."""
+    install_npm_servers()
+
+    def spec(package: str, *args: str) -> str:
+        return shlex.join(["node", str(npm_server_entry(package)), *args])
+
+    yield spec
