@@ -6,12 +6,11 @@ from typing import ClassVar
 
 from textual.app import App
 from textual.binding import Binding, BindingType
-from textual.dom import DOMNode
 
 from explorer.commands import ExplorerCommands, UriJumpCommands
 from explorer.config import Config, ListingBounds, ServerSpec
 from explorer.connection.session import ProtocolMode
-from explorer.keymap import binding_ids, validate_keymap
+from explorer.keymap import binding_ids, binding_owners, validate_keymap
 from explorer.sanitize import sanitize_line
 from explorer.theming import (
     DEFAULT_THEME,
@@ -92,26 +91,7 @@ class ExplorerApp(App[int]):
     def _apply_keymap(self) -> None:
         if self.config is None or not self.config.keymap:
             return
-        from explorer.screens.error_dialog import ErrorDialog
-        from explorer.screens.goto import GoToDialog
-        from explorer.screens.main import MainScreen
-        from explorer.screens.prompts import PromptFormScreen, PromptsScreen
-        from explorer.screens.template_form import TemplateFormScreen
-        from explorer.widgets.argument_form import ArgumentForm
-        from explorer.widgets.preview import ContentPreview
-        from explorer.widgets.prompt_result import ResourceLink
-        from explorer.widgets.resource_tree import ResourceTree
-
-        owners: list[type[DOMNode]] = [ExplorerApp, MainScreen, ResourceTree, ContentPreview, ErrorDialog]
-        owners += [
-            GoToDialog,
-            TemplateFormScreen,
-            ArgumentForm,
-            PromptsScreen,
-            PromptFormScreen,
-            ResourceLink,
-        ]
-        known = binding_ids(owners)
+        known = binding_ids(binding_owners())
         keymap, warnings = validate_keymap(self.config.keymap, known)
         for warning in warnings:
             self.notify(sanitize_line(warning, 300), title="Keymap", severity="warning", markup=False)

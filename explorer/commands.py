@@ -38,6 +38,15 @@ class ExplorerCommands(Provider):
 
     def _verbs(self, screen: MainScreen) -> list[tuple[str, str, Callable[[], object]]]:
         verbs = self._verbs_without_servers(screen)
+        for name in screen.catalogue.servers:
+            shown = sanitize_line(name, 40)
+            verbs.append(
+                (
+                    f"Server overview: {shown}",
+                    "Identity, capabilities, instructions, counts, listing health, tools",
+                    partial(screen.show_overview, name),
+                )
+            )
         for status in screen.failed_servers():
             name = sanitize_line(status.name, 40)
             verbs.append(

@@ -28,7 +28,15 @@ from textual.binding import Binding
 from textual.dom import DOMNode
 from textual.keys import KEY_NAME_REPLACEMENTS
 
-__all__ = ["MODIFIERS", "KeyStringError", "binding_ids", "normalize_keys", "validate_keymap"]
+__all__ = [
+    "MODIFIERS",
+    "KeyStringError",
+    "binding_ids",
+    "binding_owners",
+    "explorer_bindings",
+    "normalize_keys",
+    "validate_keymap",
+]
 
 MODIFIERS = ("ctrl", "shift", "alt", "meta", "super", "hyper")
 """The modifier names Textual uses in key strings."""
@@ -121,6 +129,52 @@ def _suggestion(binding_id: str, known_ids: Collection[str]) -> str:
     if close:
         return " (did you mean " + " or ".join(repr(candidate) for candidate in close) + "?)"
     return ""
+
+
+_UI_PACKAGES = ("explorer.screens", "explorer.widgets")
+
+
+def binding_owners() -> list[type[DOMNode]]:
+    """Every class of the explorer's UI that declares bindings: found, not listed by hand.
+
+    Imports every module of the screens and widgets packages, then walks the subclasses of `DOMNode`
+    defined in the `explorer` package, so a new screen's bindings can be remapped the day it is added.
+    """
+    import importlib
+    import pkgutil
+
+    for package_name in _UI_PACKAGES:
+        package = importlib.import_module(package_name)
+        for module in pkgutil.walk_packages(package.__path__, package_name + "."):
+            importlib.import_module(module.name)
+    importlib.import_module("explorer.app")
+    found: list[type[DOMNode]] = []
+    pending: list[type[DOMNode]] = [DOMNode]
+    seen: set[type[DOMNode]] = set()
+    while pending:
+        cls = pending.pop()
+        for sub in cls.__subclasses__():
+            if sub in seen:
+                continue
+            seen.add(sub)
+            pending.append(sub)
+            if sub.__module__.startswith("explorer.") and "BINDINGS" in sub.__dict__:
+                found.append(sub)
+    return sorted(found, key=lambda cls: (cls.__module__, cls.__qualname__))
+
+
+def explorer_bindings() -> list[tuple[str, str, str]]:
+    """`(binding id, default keys, description)` of every explorer binding, sorted by id (for docs)."""
+    keys: dict[str, list[str]] = {}
+    descriptions: dict[str, str] = {}
+    for owner in binding_owners():
+        for binding in Binding.make_bindings(owner.__dict__.get("BINDINGS", ())):
+            if binding.id:
+                keys.setdefault(binding.id, [])
+                if binding.key not in keys[binding.id]:
+                    keys[binding.id].append(binding.key)
+                descriptions.setdefault(binding.id, binding.description)
+    return [(ident, ",".join(keys[ident]), descriptions[ident]) for ident in sorted(keys)]
 
 
 def binding_ids(node_types: Iterable[type[DOMNode]]) -> set[str]:

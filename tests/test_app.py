@@ -186,11 +186,11 @@ async def test_tree_is_usable_while_50000_resources_stream_in() -> None:
         assert widget.cursor_line == 3
         assert status.state == "listing" and tree.root.resource_count < 50_000
         expanded_before = widget.row_count
-        on_node = widget.cursor_node.prefix
+        on_node = widget.cursor_node
         await wait_settled(pilot, app, timeout=60)
         assert status.state == "ready" and tree.root.resource_count == 50_000
         assert widget.row_count >= expanded_before  # expansions kept while pages arrived
-        assert widget.cursor_node.prefix == on_node  # the cursor stayed on its node as siblings arrived
+        assert widget.cursor_node is on_node  # the cursor stayed on its node as siblings arrived
 
 
 @pytest.mark.parametrize("protocol", ["auto", "legacy"])

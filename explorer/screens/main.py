@@ -24,12 +24,13 @@ from textual.widgets import Footer, Input
 
 from explorer.completion import Completer
 from explorer.config import ListingBounds, ServerSpec, redact
-from explorer.connection.discovery import Page, list_server
+from explorer.connection.discovery import list_server
 from explorer.connection.errors import ServerFault
 from explorer.connection.session import ProtocolMode, ServerConnection
 from explorer.model.catalogue import Catalogue, ServerStatus
 from explorer.model.contents import classify
 from explorer.model.copy_as import jsonrpc_read, read_command
+from explorer.model.listing import Page
 from explorer.model.uri_tree import PatternNode, UriNode
 from explorer.paths import server_log_path
 from explorer.sanitize import sanitize_line
@@ -37,6 +38,7 @@ from explorer.screens.copy_as import CopyAsDialog
 from explorer.screens.error_dialog import ErrorDialog
 from explorer.screens.goto import GoToDialog, GoToTarget
 from explorer.screens.prompts import PromptsScreen
+from explorer.screens.server_overview import ServerOverview
 from explorer.screens.template_form import TemplateFormResult, TemplateFormScreen
 from explorer.widgets.detail import DetailPane
 from explorer.widgets.preview import ContentPreview
@@ -62,6 +64,7 @@ class MainScreen(Screen[None]):
         Binding("e", "show_error", "Errors", show=False, id="main.show_error"),
         Binding("v", "toggle_auto_preview", "Auto-preview", show=False, id="main.auto_preview"),
         Binding("p", "prompts", "Prompts", show=False, id="main.prompts"),
+        Binding("i", "server_overview", "Server info", show=False, id="main.server_overview"),
     ]
     HELP = """
 ## mcp-url-explorer
@@ -76,6 +79,8 @@ Every server's resources and templates as one URI-prefix tree.
 - `c` copies the highlighted URI; `y` copies it as the JSON-RPC request or the command line.
 - `r` refreshes every listing (the old one stays until the new one is complete), `m` continues an
   incomplete listing, `e` shows a failed server's error.
+- `i` shows the overview of the highlighted node's server (identity, capabilities, instructions,
+  counts, listing health, tools); so does selecting a server's row in the bar at the top.
 - `ctrl+p` opens the command palette, `?` this help, `q` quits.
 """
 
@@ -166,6 +171,8 @@ Every server's resources and templates as one URI-prefix tree.
                 self.connections[name] = conn
                 self.catalogue.connected(name, conn.identity)
                 self._statuses_changed()
+                for note in conn.notes:
+                    self.notify(f"{sanitize_line(name, 40)}: {sanitize_line(note, 300)}", markup=False)
                 self.start_listing(name, refresh=status.listing is not None)
                 await self._hold(name, conn)  # until cancelled (reconnect, quit)
         except ServerFault as fault:
@@ -558,6 +565,34 @@ Every server's resources and templates as one URI-prefix tree.
                 self.connect(status.name)
 
         self.app.push_screen(ErrorDialog(status), after)
+
+    @on(ServerBar.Selected)
+    def _server_selected(self, event: ServerBar.Selected) -> None:
+        self.show_overview(event.name)
+
+    def show_overview(self, name: str) -> None:
+        """A failed server opens its error (with reconnect); any other its overview."""
+        status = self.catalogue.servers.get(name)
+        if status is None:
+            return
+        if status.state == "failed":
+            self.action_show_error(name)
+        else:
+            self.app.push_screen(ServerOverview(status))
+
+    def action_server_overview(self) -> None:
+        """The overview of the server behind the highlighted node (the first server when unclear)."""
+        node = self.tree_widget.cursor_node
+        servers: list[str] = []
+        if isinstance(node, PatternNode):
+            servers = list(node.templates)
+        elif node.resources:
+            servers = list(node.resources)
+        else:
+            servers = sorted(self.catalogue.tree.subtree_servers(node))
+        names = [name for name in self.catalogue.servers if name in servers] or list(self.catalogue.servers)
+        if names:
+            self.show_overview(names[0])
 
     def action_toggle_auto_preview(self) -> None:
         self.auto_preview = not self.auto_preview

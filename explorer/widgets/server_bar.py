@@ -1,14 +1,19 @@
-"""One status line per server: name, version, protocol era, state, listing progress.
+"""One status line per server: name, version, protocol era, what it offers, listing progress.
 
 Server strings (names, versions, errors) are shown through the sanitizer as plain Content, never
-as markup. A spinner turns while any server connects, lists or refreshes.
+as markup. A spinner turns while any server connects, lists or refreshes. A row is selectable (click it,
+or focus the bar and press enter) to open that server's overview.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
+from textual import events
+from textual.binding import Binding, BindingType
 from textual.content import Content
+from textual.message import Message
 from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widget import Widget
@@ -27,8 +32,27 @@ STATE_STYLE = {
 }
 
 
-class ServerBar(Widget):
-    """The servers' health at a glance; `e` on the screen opens the details of a failed one."""
+class ServerBar(Widget, can_focus=True):
+    """The servers' health at a glance; selecting a row opens that server's overview."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up,k", "cursor_up", "Up", show=False, id="servers.cursor_up"),
+        Binding("down,j", "cursor_down", "Down", show=False, id="servers.cursor_down"),
+        Binding("enter", "select", "Overview", id="servers.select"),
+    ]
+    HELP = """
+## Servers
+One line per server: name, version, protocol era, what it offers and how its listing went.
+`up`/`down` choose a server, `enter` (or a click) opens its overview: capabilities, instructions,
+counts, listing health and tools.
+"""
+
+    class Selected(Message):
+        """A server's row was chosen."""
+
+        def __init__(self, name: str) -> None:
+            super().__init__()
+            self.name = name
 
     DEFAULT_CSS = """
     ServerBar {
@@ -43,6 +67,7 @@ class ServerBar(Widget):
     """
 
     frame: reactive[int] = reactive(0, layout=False)
+    cursor: reactive[int] = reactive(0, layout=False)
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -59,13 +84,41 @@ class ServerBar(Widget):
             self._timer = None
         self.refresh(layout=True)
 
+    def validate_cursor(self, cursor: int) -> int:
+        return max(0, min(cursor, len(self._statuses) - 1))
+
+    def action_cursor_up(self) -> None:
+        self.cursor -= 1
+
+    def action_cursor_down(self) -> None:
+        self.cursor += 1
+
+    def action_select(self) -> None:
+        if self._statuses:
+            self.post_message(self.Selected(self._statuses[self.cursor].name))
+
+    def on_click(self, event: events.Click) -> None:
+        row = event.y
+        if 0 <= row < len(self._statuses):
+            self.cursor = row
+            self.post_message(self.Selected(self._statuses[row].name))
+
+    def on_focus(self) -> None:
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()
+
     def _tick(self) -> None:
         self.frame = (self.frame + 1) % len(SPINNER)
 
     def render(self) -> Content:
         if not self._statuses:
             return Content("no servers")
-        return Content("\n").join(self._line(s) for s in self._statuses)
+        lines = [self._line(s) for s in self._statuses]
+        if self.has_focus and lines:
+            lines[self.cursor] = lines[self.cursor].stylize("reverse")
+        return Content("\n").join(lines)
 
     def _line(self, status: ServerStatus) -> Content:
         marker = (

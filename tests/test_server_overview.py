@@ -1,0 +1,63 @@
+"""The TUI side of "capabilities decide what is asked": rows that say what a server offers, and the
+server overview (identity, capabilities, instructions, counts, health, tools), opened from the bar."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import OptionList, Static
+
+from explorer.screens.server_overview import ServerOverview
+from explorer.widgets.server_bar import ServerBar
+from tests.app_helpers import SIZE, demo_spec, main_screen, make_app, raw_spec, wait_for, wait_settled
+
+pytestmark = pytest.mark.anyio
+
+
+def bar_lines(app: object) -> list[str]:
+    return str(main_screen(app).query_one(ServerBar).render()).splitlines()  # type: ignore[arg-type]
+
+
+async def test_a_tools_only_server_is_connected_and_its_row_says_what_it_offers() -> None:
+    app = make_app(raw_spec("files", caps="tools", tools=12), demo_spec())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_settled(pilot, app)
+        screen = main_screen(app)
+        status = screen.catalogue.servers["files"]
+        assert status.state == "ready" and status.error is None
+        files_row = next(line for line in bar_lines(app) if "files" in line)
+        assert "no resources · 12 tools · complete" in files_row
+        assert "failed" not in files_row
+
+
+async def test_selecting_a_server_row_opens_its_overview_with_tools() -> None:
+    app = make_app(raw_spec("files", caps="tools,prompts", tools=3))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_settled(pilot, app)
+        screen = main_screen(app)
+        screen.query_one(ServerBar).focus()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ServerOverview))
+        overview = app.screen
+        facts = str(overview.query_one("#overview-text", Static).render())
+        assert "Server: raw-fixture 1.0" in facts
+        assert "Protocol: 2025-11-25 (handshake era) over stdio" in facts
+        assert "Resources: not offered" in facts and "Tools: 3 in 1 page" in facts
+        assert "Instructions:" in facts and "A fixture." in facts
+        tools = overview.query_one("#tool-list", OptionList)
+        assert tools.option_count == 3
+        await pilot.press("down")
+        detail = str(overview.query_one("#tool-text", Static).render())
+        assert detail.startswith("tool-1") and "Arguments: x* (* required)" in detail
+        assert '"required": [' in detail
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, ServerOverview))
+
+
+async def test_i_opens_the_overview_of_the_highlighted_nodes_server() -> None:
+    app = make_app(demo_spec())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_settled(pilot, app)
+        await pilot.press("i")
+        await wait_for(pilot, lambda: isinstance(app.screen, ServerOverview))
+        facts = str(app.screen.query_one("#overview-text", Static).render())
+        assert "Server: mcp-url-explorer-demo" in facts and "Offers: resources, prompts, completions" in facts
