@@ -41,7 +41,7 @@ from mcp.types import INVALID_PARAMS
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
 from explorer import __version__
-from explorer.demo import completions, contents, prompts
+from explorer.demo import completions, contents, datafiles, prompts
 from explorer.demo.catalogue import (
     CLOCK_URI,
     INBOX_PREFIX,
@@ -66,19 +66,7 @@ SERVER_NAME = "mcp-url-explorer-demo"
 RESOURCE_NOT_FOUND_LEGACY = -32002
 STATIC_TTL_MS = 300_000
 
-INSTRUCTIONS = """\
-A demo server for mcp-url-explorer, with content worth reading.
-
-Schemes: docs:// (a handbook about MCP and the explorer, a glossary, an FAQ, and an inbox that grows),
-file:/// (a fake Python project, Tidewater, with Python, Markdown, TOML, YAML, JSON, a PNG and a binary
-file), metrics:// (a synthetic monitoring dataset: regions, services, metrics, days).
-
-More than 2,000 resources, 100 per page. Templates cover RFC 6570 levels 1 to 4; completions use the
-values already chosen (pick a region before a service). Four prompts: summarize-chapter (embeds a
-resource), review-file, incident-review and describe-logo (returns an image).
-
-metrics://live/clock changes every few seconds: subscribe to it. New notes appear under docs://inbox/,
-announced with notifications/resources/list_changed. Start with docs://handbook/welcome."""
+INSTRUCTIONS = datafiles.text("instructions.txt").rstrip("\n")
 
 
 @dataclass
