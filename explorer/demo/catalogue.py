@@ -4,26 +4,22 @@ Entries are light records; contents are produced only when a resource is read. T
 change while the server runs (`metrics://live/clock` and the notes under `docs://inbox/`) are served by
 `explorer.demo.live`; the clock's entry here has no reader.
 
-Cursors are opaque: base64 of `v1:<offset>:<checksum>`, where the checksum is a CRC-32 of the offset
-with a salt. Anything else is rejected as an invalid cursor.
+Pages and cursors are `explorer.demo.paging`'s.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
-import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache, partial
+from functools import cache, lru_cache, partial
 
 import mcp.types as types
 
 from explorer.demo import handbook, metrics, png, project
+from explorer.demo.paging import PAGE_SIZE
 from explorer.demo.templates import TEMPLATES
 
-PAGE_SIZE = 100
 PROJECT_URI = f"file:///{project.ROOT}/"
 STATIONS_URI = f"file:///{project.ROOT}/data/stations/"
 CLOCK_URI = "metrics://live/clock"
@@ -295,6 +291,13 @@ def catalogue() -> Catalogue:
     return Catalogue(entries, {e.uri: e for e in entries}, frozenset(directories))
 
 
+@lru_cache(maxsize=64)
+def entries_under(prefix: str) -> tuple[Entry, ...]:
+    """The static entries whose URI starts with `prefix`, in catalogue order (all of them for "")."""
+    entries = catalogue().entries
+    return entries if not prefix else tuple(e for e in entries if e.uri.startswith(prefix))
+
+
 def directory_listing(uri: str) -> str:
     """A directory's children, one per line: folders first (with a trailing "/"), then files with sizes."""
     cat = catalogue()
@@ -332,27 +335,3 @@ def about_json() -> str:
         "live": {"clock": CLOCK_URI, "inbox": INBOX_PREFIX},
     }
     return json.dumps(body, indent=2) + "\n"
-
-
-_SALT = b"mcp-url-explorer-demo/cursor"
-
-
-def _checksum(offset: int) -> int:
-    return zlib.crc32(_SALT + str(offset).encode()) & 0xFFFFFFFF
-
-
-def encode_cursor(offset: int) -> str:
-    return base64.urlsafe_b64encode(f"v1:{offset}:{_checksum(offset):08x}".encode()).decode()
-
-
-def decode_cursor(cursor: str) -> int | None:
-    """The offset a cursor stands for, or None if it was not made by `encode_cursor`."""
-    try:
-        raw = base64.urlsafe_b64decode(cursor.encode("ascii")).decode("ascii")
-        version, offset_text, check = raw.split(":")
-        offset = int(offset_text)
-    except (ValueError, UnicodeError, binascii.Error):
-        return None
-    if version != "v1" or offset <= 0 or check != f"{_checksum(offset):08x}":
-        return None
-    return offset

@@ -11,6 +11,17 @@ Change notifications, by protocol era:
 - modern era (2026-07-28): `subscriptions/listen` streams, fed by a per-connection `InMemorySubscriptionBus`;
   `resources/subscribe` does not exist there.
 
+Prefix listing (SEP-1269, closed unaccepted; its successor SEP-2564 proposes a `filter` instead): the
+demo is a reference implementation of the proposal. `resources/list` and `resources/templates/list`
+accept an optional string param `prefix`. Resources are listed when their URI starts with it; templates
+when their `uriTemplate` starts with it or their literal part (the text before the first `{`) is a prefix
+of it. The cursor is a position in the filtered list and names the prefix it was issued for; a cursor
+used with another prefix is -32602 ("invalid cursor: it was issued for ..."). Pages stay at 100. As no
+released spec has the param, it is advertised as an experimental capability, in both eras:
+`capabilities.experimental["prefixFilter"] = {"methods": ["resources/list", "resources/templates/list"],
+"param": "prefix"}`. The SDK's params model drops unknown members, so the two list handlers are
+registered with their own model (`paging.PrefixListParams`), which the SDK validates in both eras.
+
 Per-connection state lives in the server lifespan, which the SDK enters once per stdio connection and once
 per in-process `Client`.
 """
@@ -18,10 +29,10 @@ per in-process `Client`.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 import mcp.types as types
@@ -42,14 +53,7 @@ from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
 from explorer import __version__
 from explorer.demo import completions, contents, datafiles, prompts
-from explorer.demo.catalogue import (
-    CLOCK_URI,
-    INBOX_PREFIX,
-    PAGE_SIZE,
-    catalogue,
-    decode_cursor,
-    encode_cursor,
-)
+from explorer.demo.catalogue import CLOCK_URI, INBOX_PREFIX, catalogue, entries_under
 from explorer.demo.live import (
     CHANGE_ENV,
     DEFAULT_CHANGE_SECONDS,
@@ -58,6 +62,13 @@ from explorer.demo.live import (
     Live,
     seconds_from_env,
 )
+from explorer.demo.paging import (
+    INVALID_CURSOR,
+    CursorError,
+    PrefixListParams,
+    page_of,
+    template_matches,
+)
 from explorer.demo.templates import TEMPLATES
 
 logger = logging.getLogger(__name__)
@@ -65,6 +76,12 @@ logger = logging.getLogger(__name__)
 SERVER_NAME = "mcp-url-explorer-demo"
 RESOURCE_NOT_FOUND_LEGACY = -32002
 STATIC_TTL_MS = 300_000
+# Advertises SEP-1269's `prefix` param (see the module docstring): experimental, as no spec has it.
+PREFIX_FILTER_CAPABILITY = "prefixFilter"
+PREFIX_FILTER_SETTINGS: dict[str, Any] = {
+    "methods": ["resources/list", "resources/templates/list"],
+    "param": "prefix",
+}
 
 INSTRUCTIONS = datafiles.text("instructions.txt").rstrip("\n")
 
@@ -84,10 +101,25 @@ class ConnectionState:
 
 
 Context = ServerRequestContext[ConnectionState, Any]
+T = TypeVar("T")
 
 
 class DemoServer(Server[ConnectionState]):
-    """`Server` that advertises `resources.listChanged` in the handshake era by default."""
+    """`Server` that advertises `resources.listChanged` in the handshake era by default, and the prefix
+    filter in both eras (the SDK derives the modern era's capabilities through `get_capabilities`)."""
+
+    def get_capabilities(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+        *,
+        protocol_version: str | None = None,
+    ) -> types.ServerCapabilities:
+        experimental = {PREFIX_FILTER_CAPABILITY: PREFIX_FILTER_SETTINGS, **(experimental_capabilities or {})}
+        return super().get_capabilities(
+            notification_options, experimental, extensions, protocol_version=protocol_version
+        )
 
     def create_initialization_options(
         self,
@@ -120,7 +152,14 @@ def _not_found(ctx: Context, uri: str) -> MCPError:
 
 
 def _invalid_cursor() -> MCPError:
-    return MCPError(code=INVALID_PARAMS, message="invalid cursor")
+    return MCPError(code=INVALID_PARAMS, message=INVALID_CURSOR)
+
+
+def _page(items: Sequence[T], cursor: str | None, prefix: str) -> tuple[list[T], str | None]:
+    try:
+        return page_of(items, cursor, prefix)
+    except CursorError as error:
+        raise MCPError(code=INVALID_PARAMS, message=str(error)) from None
 
 
 async def _push(session: ServerSession | None, notification: types.ServerNotification) -> None:
@@ -180,36 +219,19 @@ def build_server(*, change_seconds: float | None = None, tick_seconds: float | N
                 state.listen.close()
                 tg.cancel_scope.cancel()
 
-    async def list_resources(
-        ctx: Context, params: types.PaginatedRequestParams | None
-    ) -> types.ListResourcesResult:
+    async def list_resources(ctx: Context, params: PrefixListParams) -> types.ListResourcesResult:
         _state(ctx)
-        cursor = params.cursor if params is not None else None
-        offset = 0
-        if cursor is not None:
-            decoded = decode_cursor(cursor)
-            if decoded is None:
-                raise _invalid_cursor()
-            offset = decoded
-        entries = catalogue().entries
-        inbox = live.inbox_entries()
-        total = len(entries) + len(inbox)
-        if offset >= total:
-            raise _invalid_cursor()
-        end = min(offset + PAGE_SIZE, total)
-        page = [*entries[offset:end], *inbox[max(0, offset - len(entries)) : max(0, end - len(entries))]]
-        return types.ListResourcesResult(
-            resources=[e.to_resource() for e in page],
-            next_cursor=encode_cursor(end) if end < total else None,
-        )
+        prefix = params.prefix or ""
+        matching = [*entries_under(prefix), *(e for e in live.inbox_entries() if e.uri.startswith(prefix))]
+        page, next_cursor = _page(matching, params.cursor, prefix)
+        return types.ListResourcesResult(resources=[e.to_resource() for e in page], next_cursor=next_cursor)
 
-    async def list_templates(
-        ctx: Context, params: types.PaginatedRequestParams | None
-    ) -> types.ListResourceTemplatesResult:
+    async def list_templates(ctx: Context, params: PrefixListParams) -> types.ListResourceTemplatesResult:
         _state(ctx)
-        if params is not None and params.cursor is not None:
-            raise _invalid_cursor()
-        return types.ListResourceTemplatesResult(resource_templates=list(TEMPLATES))
+        prefix = params.prefix or ""
+        matching = [t for t in TEMPLATES if template_matches(t.uri_template, prefix)]
+        page, next_cursor = _page(matching, params.cursor, prefix)
+        return types.ListResourceTemplatesResult(resource_templates=page, next_cursor=next_cursor)
 
     async def read_resource(
         ctx: Context, params: types.ReadResourceRequestParams
@@ -259,15 +281,13 @@ def build_server(*, change_seconds: float | None = None, tick_seconds: float | N
         context = params.context.arguments if params.context is not None else None
         return types.CompleteResult(completion=completions.complete(params.ref, params.argument, context))
 
-    return DemoServer(
+    server = DemoServer(
         SERVER_NAME,
         version=__version__,
         title="mcp-url-explorer demo",
         description="A handbook, a fake source tree and a big synthetic dataset, to explore.",
         instructions=INSTRUCTIONS,
         lifespan=lifespan,
-        on_list_resources=list_resources,
-        on_list_resource_templates=list_templates,
         on_read_resource=read_resource,
         on_subscribe_resource=subscribe,
         on_unsubscribe_resource=unsubscribe,
@@ -276,6 +296,10 @@ def build_server(*, change_seconds: float | None = None, tick_seconds: float | N
         on_get_prompt=get_prompt,
         on_completion=complete,
     )
+    # Registered with their own params model, so that `prefix` reaches them (see PrefixListParams).
+    server.add_request_handler("resources/list", PrefixListParams, list_resources)
+    server.add_request_handler("resources/templates/list", PrefixListParams, list_templates)
+    return server
 
 
 async def serve_stdio() -> None:
