@@ -24,8 +24,9 @@ from mcp.server.subscriptions import ResourcesListChanged, ResourceUpdated
 from uritemplate import URITemplate
 
 from explorer.demo import catalogue as catalogue_module
-from explorer.demo.catalogue import CLOCK_URI, PAGE_SIZE, decode_cursor, encode_cursor
+from explorer.demo.catalogue import CLOCK_URI
 from explorer.demo.metrics import REGION_SERVICES, all_services
+from explorer.demo.paging import PAGE_SIZE, decode_cursor, encode_cursor
 from explorer.demo.png import PNG_SIGNATURE, png_size
 from explorer.demo.server import SERVER_NAME, build_server
 from explorer.demo.templates import TEMPLATES

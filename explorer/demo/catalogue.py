@@ -4,26 +4,22 @@ Entries are light records; contents are produced only when a resource is read. T
 change while the server runs (`metrics://live/clock` and the notes under `docs://inbox/`) are served by
 `explorer.demo.live`; the clock's entry here has no reader.
 
-Cursors are opaque: base64 of `v1:<offset>:<checksum>`, where the checksum is a CRC-32 of the offset
-with a salt. Anything else is rejected as an invalid cursor.
+Pages and cursors are `explorer.demo.paging`'s.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
-import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache, partial
+from functools import cache, lru_cache, partial
 
 import mcp.types as types
 
 from explorer.demo import handbook, metrics, png, project
+from explorer.demo.paging import PAGE_SIZE
 from explorer.demo.templates import TEMPLATES
 
-PAGE_SIZE = 100
 PROJECT_URI = f"file:///{project.ROOT}/"
 STATIONS_URI = f"file:///{project.ROOT}/data/stations/"
 CLOCK_URI = "metrics://live/clock"
@@ -88,16 +84,16 @@ def _docs() -> list[Entry]:
             last_modified=edited,
         )
     ]
-    for number, (slug, title, description, text) in enumerate(handbook.CHAPTERS, start=1):
+    for number, chapter in enumerate(handbook.chapters(), start=1):
         out.append(
             Entry(
-                f"docs://handbook/{slug}",
-                slug,
+                f"docs://handbook/{chapter.slug}",
+                chapter.slug,
                 "text/markdown",
-                constant(text),
-                title=f"{number}. {title}",
-                description=description,
-                size=len(text.encode()),
+                constant(chapter.text),
+                title=f"{number}. {chapter.title}",
+                description=chapter.description,
+                size=len(chapter.text.encode()),
                 audience=("user", "assistant"),
                 priority=0.8 if number <= 2 else 0.5,
                 last_modified=edited,
@@ -108,10 +104,10 @@ def _docs() -> list[Entry]:
             "docs://glossary",
             "glossary",
             "text/plain",
-            constant(handbook.GLOSSARY),
+            constant(handbook.glossary()),
             title="Glossary",
             description="Short definitions of the MCP terms used in the handbook, as plain text.",
-            size=len(handbook.GLOSSARY.encode()),
+            size=len(handbook.glossary().encode()),
             audience=("user", "assistant"),
             priority=0.4,
         ),
@@ -119,10 +115,10 @@ def _docs() -> list[Entry]:
             "docs://faq",
             "faq",
             "text/markdown",
-            constant(handbook.FAQ),
+            constant(handbook.faq()),
             title="Frequently asked questions",
             description="Is the data real? Why so many metrics? Can the inbox go faster?",
-            size=len(handbook.FAQ.encode()),
+            size=len(handbook.faq().encode()),
         ),
         Entry(
             "docs://about",
@@ -138,26 +134,13 @@ def _docs() -> list[Entry]:
             f"{INBOX_PREFIX}README",
             "README",
             "text/markdown",
-            constant(handbook.INBOX_README),
+            constant(handbook.inbox_readme()),
             title="About the inbox",
             description="Notes appear in this folder while the server runs.",
-            size=len(handbook.INBOX_README.encode()),
+            size=len(handbook.inbox_readme().encode()),
         ),
     ]
     return out
-
-
-_FILE_DESCRIPTIONS = {
-    "README.md": "What Tidewater does, how to install it and how the repository is laid out.",
-    "pyproject.toml": "Build system, metadata, scripts and tool configuration.",
-    "CHANGELOG.md": "Release notes, newest first.",
-    "LICENSE": "The MIT licence.",
-    "src/tidewater/predict.py": "Water levels, high and low waters: the core of the library.",
-    "src/tidewater/harmonics/nodal.py": "Nodal corrections for the 18.6-year lunar cycle.",
-    "config/tidewater.json": "Service configuration for the Tidewater HTTP API (nested JSON).",
-    "config/regions.toml": "Station regions and their typical tidal ranges.",
-}
-_FILE_PRIORITY = {"README.md": 0.9, "pyproject.toml": 0.7, "LICENSE": 0.1, "src/tidewater/py.typed": 0.0}
 
 
 def _file(path: str) -> str:
@@ -186,19 +169,20 @@ def _files() -> list[Entry]:
         ),
     ]
     files: list[Entry] = []
-    for path, (mime, text) in project.TEXT_FILES.items():
+    for path, f in project.text_files().items():
         name = path.rsplit("/", 1)[-1]
+        featured = f.description is not None
         files.append(
             Entry(
                 _file(path),
                 name,
-                mime,
-                constant(text),
-                title=name if path not in _FILE_DESCRIPTIONS else f"{name} (Tidewater)",
-                description=_FILE_DESCRIPTIONS.get(path),
-                size=len(text.encode()),
-                priority=_FILE_PRIORITY.get(path),
-                last_modified="2026-06-30T17:42:00Z" if path in _FILE_DESCRIPTIONS else None,
+                f.mime_type,
+                constant(f.text),
+                title=f"{name} (Tidewater)" if featured else name,
+                description=f.description,
+                size=len(f.text.encode()),
+                priority=f.priority,
+                last_modified=project.RELEASED if featured else None,
             )
         )
     harmonics = png.harmonics_bin()
@@ -307,6 +291,13 @@ def catalogue() -> Catalogue:
     return Catalogue(entries, {e.uri: e for e in entries}, frozenset(directories))
 
 
+@lru_cache(maxsize=64)
+def entries_under(prefix: str) -> tuple[Entry, ...]:
+    """The static entries whose URI starts with `prefix`, in catalogue order (all of them for "")."""
+    entries = catalogue().entries
+    return entries if not prefix else tuple(e for e in entries if e.uri.startswith(prefix))
+
+
 def directory_listing(uri: str) -> str:
     """A directory's children, one per line: folders first (with a trailing "/"), then files with sizes."""
     cat = catalogue()
@@ -344,27 +335,3 @@ def about_json() -> str:
         "live": {"clock": CLOCK_URI, "inbox": INBOX_PREFIX},
     }
     return json.dumps(body, indent=2) + "\n"
-
-
-_SALT = b"mcp-url-explorer-demo/cursor"
-
-
-def _checksum(offset: int) -> int:
-    return zlib.crc32(_SALT + str(offset).encode()) & 0xFFFFFFFF
-
-
-def encode_cursor(offset: int) -> str:
-    return base64.urlsafe_b64encode(f"v1:{offset}:{_checksum(offset):08x}".encode()).decode()
-
-
-def decode_cursor(cursor: str) -> int | None:
-    """The offset a cursor stands for, or None if it was not made by `encode_cursor`."""
-    try:
-        raw = base64.urlsafe_b64decode(cursor.encode("ascii")).decode("ascii")
-        version, offset_text, check = raw.split(":")
-        offset = int(offset_text)
-    except (ValueError, UnicodeError, binascii.Error):
-        return None
-    if version != "v1" or offset <= 0 or check != f"{_checksum(offset):08x}":
-        return None
-    return offset

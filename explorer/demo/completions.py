@@ -7,7 +7,7 @@ from functools import cache
 
 import mcp.types as types
 
-from explorer.demo import handbook, metrics, project
+from explorer.demo import handbook, metrics, project, prompts
 from explorer.demo.catalogue import catalogue
 from explorer.demo.templates import (
     T_CHAPTER,
@@ -32,11 +32,6 @@ SEARCH_HINTS = (
     "nodal",
     "prompt",
 )
-AUDIENCES = ("beginner", "expert")
-LENGTHS = ("short", "medium", "long")
-FOCUSES = ("correctness", "performance", "readability", "tests")
-WINDOWS = ("1h", "6h", "24h", "7d")
-STYLES = ("alt-text", "poetic", "technical")
 
 
 def _completion(candidates: Iterable[str], typed: str) -> types.Completion:
@@ -100,13 +95,13 @@ def _sections(context: Mapping[str, str]) -> list[str]:
     chapter = context.get("chapter")
     if chapter in handbook.chapter_map():
         return list(handbook.sections(chapter))
-    return [s for slug, *_ in handbook.CHAPTERS for s in handbook.sections(slug)]
+    return [s for chapter in handbook.chapters() for s in handbook.sections(chapter.slug)]
 
 
 def _glossary_terms() -> list[str]:
     terms = [
         line.split()[0].lower()
-        for line in handbook.GLOSSARY.splitlines()[3:]
+        for line in handbook.glossary().splitlines()[3:]
         if line and not line[0].isspace()
     ]
     return sorted({*SEARCH_HINTS, *terms})
@@ -140,21 +135,16 @@ def _template_candidates(template: str, name: str, typed: str, context: Mapping[
 
 
 def _prompt_candidates(prompt: str, name: str, typed: str, context: Mapping[str, str]) -> list[str]:
-    table: dict[tuple[str, str], Iterable[str]] = {
-        ("summarize-chapter", "audience"): AUDIENCES,
-        ("summarize-chapter", "length"): LENGTHS,
-        ("review-file", "focus"): FOCUSES,
-        ("incident-review", "region"): metrics.REGIONS,
-        ("incident-review", "window"): WINDOWS,
-        ("describe-logo", "style"): STYLES,
-    }
     if (prompt, name) == ("summarize-chapter", "chapter"):
         return list(handbook.chapter_map())
     if (prompt, name) == ("review-file", "path"):
         return _segmentwise(_project_files(), typed)
+    if (prompt, name) == ("incident-review", "region"):
+        return list(metrics.REGIONS)
     if (prompt, name) == ("incident-review", "service"):
         return _services(context)
-    return list(table.get((prompt, name), ()))
+    choice = prompts.CHOICES.get((prompt, name))
+    return list(choice.values) if choice is not None else []
 
 
 def complete(

@@ -42,7 +42,7 @@ def _section(uri: str, values: Values) -> Contents | None:
         return None
     section = _one(values, "section")
     if section is None:
-        return make_contents(uri, "text/markdown", handbook.chapter_map()[chapter][3])
+        return make_contents(uri, "text/markdown", handbook.chapter_map()[chapter].text)
     text = handbook.sections(chapter).get(section)
     return None if text is None else make_contents(uri, "text/markdown", text)
 
@@ -128,12 +128,10 @@ def read(uri: str, live: Live) -> list[Contents] | None:
 @cache
 def _corpus() -> tuple[tuple[str, str, str], ...]:
     """(uri, title, text) for everything searchable: the handbook and the Tidewater text files."""
-    docs = [(f"docs://handbook/{slug}", title, text) for slug, title, _, text in handbook.CHAPTERS]
-    docs += [("docs://glossary", "Glossary", handbook.GLOSSARY), ("docs://faq", "FAQ", handbook.FAQ)]
+    docs = [(f"docs://handbook/{c.slug}", c.title, c.text) for c in handbook.chapters()]
+    docs += [("docs://glossary", "Glossary", handbook.glossary()), ("docs://faq", "FAQ", handbook.faq())]
     files = [
-        (f"file:///{project.ROOT}/{path}", path, text)
-        for path, (_, text) in project.TEXT_FILES.items()
-        if text
+        (f"file:///{project.ROOT}/{path}", path, f.text) for path, f in project.text_files().items() if f.text
     ]
     return tuple(docs + files)
 

@@ -2,7 +2,8 @@
 
 Five regions run 32 service deployments (13 distinct services), each with five metrics, and each
 metric has fourteen daily snapshots of 24 hourly samples. Values are smooth daily curves plus seeded
-noise, with a few incidents sprinkled in, so that charts and summaries have something to say.
+noise, with a few incidents sprinkled in, so that charts and summaries have something to say. The
+regions, services and metrics are the tables of `data/metrics.toml`.
 """
 
 from __future__ import annotations
@@ -12,38 +13,33 @@ import math
 import random
 from datetime import date, timedelta
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
+
+from explorer.demo import datafiles
+
+
+class Metric(NamedTuple):
+    title: str
+    unit: str
+    base: float  # typical value
+    swing: float  # daily swing, as a fraction of base
+    noise: float  # noise, as a fraction of base
+
+
+def _table() -> dict[str, Any]:
+    return datafiles.toml("metrics.toml")
+
 
 REGION_SERVICES: dict[str, tuple[str, ...]] = {
-    "ap-south": ("catalog", "checkout", "gateway", "notifications", "payments"),
-    "eu-north": ("catalog", "checkout", "identity", "inventory", "search", "tides-api"),
-    "eu-west": ("catalog", "checkout", "identity", "media", "notifications", "payments", "search"),
-    "us-east": (
-        "checkout",
-        "gateway",
-        "identity",
-        "ledger",
-        "notifications",
-        "payments",
-        "recommendations",
-        "search",
-    ),
-    "us-west": ("analytics", "catalog", "gateway", "identity", "media", "search"),
+    region: tuple(spec["services"]) for region, spec in _table()["regions"].items()
 }
 REGIONS: tuple[str, ...] = tuple(REGION_SERVICES)
-
-# name -> (title, unit, base value, daily swing as a fraction of base, noise fraction)
-METRICS: dict[str, tuple[str, str, float, float, float]] = {
-    "cpu": ("CPU utilisation", "%", 38.0, 0.45, 0.06),
-    "error-rate": ("Error rate", "%", 0.35, 0.3, 0.25),
-    "latency-p50": ("Latency p50", "ms", 42.0, 0.25, 0.05),
-    "latency-p99": ("Latency p99", "ms", 310.0, 0.35, 0.12),
-    "requests": ("Requests per second", "req/s", 1200.0, 0.7, 0.05),
-}
-FIRST_DAY = date(2026, 7, 1)
-DAY_COUNT = 14
+_UTC_OFFSETS: dict[str, float] = {region: spec["utc_offset"] for region, spec in _table()["regions"].items()}
+METRICS: dict[str, Metric] = {name: Metric(**spec) for name, spec in _table()["metrics"].items()}
+FIRST_DAY = date.fromisoformat(_table()["first_day"])
+DAY_COUNT: int = _table()["day_count"]
 DAYS: tuple[str, ...] = tuple((FIRST_DAY + timedelta(days=i)).isoformat() for i in range(DAY_COUNT))
-FORMATS: tuple[str, ...] = ("csv", "json", "md")
+FORMATS: tuple[str, ...] = tuple(_table()["formats"])
 
 
 def all_services() -> list[str]:
@@ -65,7 +61,7 @@ def hourly(region: str, service: str, metric: str, day: str) -> tuple[float, ...
     _, unit, base, swing, noise = METRICS[metric]
     rng = random.Random(f"{region}/{service}/{metric}/{day}")
     scale = _service_scale(region, service) if metric in ("requests", "latency-p99", "latency-p50") else 1.0
-    offset = {"ap-south": 5.5, "eu-north": 1.0, "eu-west": 0.0, "us-east": -5.0, "us-west": -8.0}[region]
+    offset = _UTC_OFFSETS[region]
     incident_hour = rng.randrange(24) if rng.random() < 0.12 else -1
     values: list[float] = []
     for hour in range(24):

@@ -1,73 +1,51 @@
-"""The demo's prompts: required and optional arguments, embedded resources and an image."""
+"""The demo's prompts: required and optional arguments, embedded resources and an image.
+
+The prompts and the values of their optional arguments are defined in `data/prompts.toml`; the
+messages are built here.
+"""
 
 from __future__ import annotations
 
 import base64
 from collections.abc import Mapping
+from typing import Any, NamedTuple
 
 import mcp.types as types
 from mcp import MCPError
 from mcp.types import INVALID_PARAMS
 
-from explorer.demo import completions, handbook, metrics, png, project
+from explorer.demo import datafiles, handbook, metrics, png, project
 from explorer.demo.catalogue import catalogue
 from explorer.demo.contents import make_contents
 
 
-def _arg(
-    name: str, description: str, *, required: bool = False, title: str | None = None
-) -> types.PromptArgument:
-    return types.PromptArgument(name=name, title=title, description=description, required=required)
+def _load() -> dict[str, Any]:
+    return datafiles.toml("prompts.toml")
 
 
-PROMPTS: tuple[types.Prompt, ...] = (
-    types.Prompt(
-        name="summarize-chapter",
-        title="Summarize a handbook chapter",
-        description="Asks for a summary of one chapter; the chapter itself is embedded as a resource.",
-        arguments=[
-            _arg("chapter", "The chapter slug, e.g. pagination.", required=True, title="Chapter"),
-            _arg("audience", "beginner (default) or expert.", title="Audience"),
-            _arg("length", "short (default), medium or long.", title="Length"),
-        ],
-    ),
-    types.Prompt(
-        name="review-file",
-        title="Review a file of the Tidewater project",
-        description="A code review request with the file embedded (text, or a blob for binary files).",
-        arguments=[
-            _arg("path", "Path relative to the project root, e.g. src/tidewater/predict.py.", required=True),
-            _arg("focus", "correctness, performance, readability (default) or tests."),
-        ],
-    ),
-    types.Prompt(
-        name="incident-review",
-        title="Review a service's recent metrics",
-        description="Builds a table of recent metrics for one service and asks what happened.",
-        arguments=[
-            _arg("region", "A region, e.g. eu-west.", required=True, title="Region"),
-            _arg(
-                "service",
-                "A service running in that region; completions depend on the region.",
-                required=True,
-            ),
-            _arg("window", "1h, 6h, 24h (default) or 7d."),
-        ],
-    ),
-    types.Prompt(
-        name="describe-logo",
-        title="Describe the Tidewater logo",
-        description="Returns the 64x64 logo as an image content block, with instructions.",
-        arguments=[_arg("style", "alt-text (default), poetic or technical.")],
-    ),
-)
+PROMPTS: tuple[types.Prompt, ...] = tuple(types.Prompt.model_validate(p) for p in _load()["prompts"])
+
+
+class Choice(NamedTuple):
+    """The values an optional prompt argument accepts, in completion order, and its default."""
+
+    values: tuple[str, ...]
+    default: str
+
+
+CHOICES: dict[tuple[str, str], Choice] = {
+    (prompt, argument): Choice(tuple(spec["values"]), spec["default"])
+    for prompt, arguments in _load()["choices"].items()
+    for argument, spec in arguments.items()
+}
 
 
 def _bad(message: str) -> MCPError:
     return MCPError(code=INVALID_PARAMS, message=message)
 
 
-def _choice(args: Mapping[str, str], name: str, allowed: tuple[str, ...], default: str) -> str:
+def _choice(args: Mapping[str, str], prompt: str, name: str) -> str:
+    allowed, default = CHOICES[(prompt, name)]
     value = args.get(name) or default
     if value not in allowed:
         raise _bad(f"invalid value for {name!r}: {value!r} (expected one of: {', '.join(allowed)})")
@@ -87,19 +65,19 @@ def _summarize(args: Mapping[str, str]) -> types.GetPromptResult:
     chapter = handbook.chapter_map().get(slug)
     if chapter is None:
         raise _bad(f"unknown chapter: {slug!r}")
-    audience = _choice(args, "audience", completions.AUDIENCES, "beginner")
-    length = _choice(args, "length", completions.LENGTHS, "short")
+    audience = _choice(args, "summarize-chapter", "audience")
+    length = _choice(args, "summarize-chapter", "length")
     size = {"short": "three bullet points", "medium": "one paragraph", "long": "one paragraph per section"}[
         length
     ]
     uri = f"docs://handbook/{slug}"
-    resource = types.TextResourceContents(uri=uri, mime_type="text/markdown", text=chapter[3])
+    resource = types.TextResourceContents(uri=uri, mime_type="text/markdown", text=chapter.text)
     return types.GetPromptResult(
-        description=f"Summary of “{chapter[1]}” for a {audience} reader",
+        description=f"Summary of “{chapter.title}” for a {audience} reader",
         messages=[
             _user(
                 _text(
-                    f"Summarize the handbook chapter “{chapter[1]}” below in {size}, "
+                    f"Summarize the handbook chapter “{chapter.title}” below in {size}, "
                     f"for a {audience} reader. Keep the code identifiers exact "
                     "and mention one thing the reader should try."
                 )
@@ -115,7 +93,7 @@ def _review(args: Mapping[str, str]) -> types.GetPromptResult:
     entry = catalogue().by_uri.get(uri)
     if entry is None or entry.reader is None or entry.mime_type == "inode/directory":
         raise _bad(f"no such file in the project: {path!r}")
-    focus = _choice(args, "focus", completions.FOCUSES, "readability")
+    focus = _choice(args, "review-file", "focus")
     contents = make_contents(uri, entry.mime_type, entry.reader())
     return types.GetPromptResult(
         description=f"Review of {path} ({focus})",
@@ -137,7 +115,7 @@ def _incident(args: Mapping[str, str]) -> types.GetPromptResult:
         raise _bad(f"unknown region: {region!r}")
     if service not in metrics.REGION_SERVICES[region]:
         raise _bad(f"service {service!r} does not run in {region}")
-    window = _choice(args, "window", completions.WINDOWS, "24h")
+    window = _choice(args, "incident-review", "window")
     if window == "7d":
         labels = list(metrics.DAYS[-7:])
         series = {
@@ -181,7 +159,7 @@ def _incident(args: Mapping[str, str]) -> types.GetPromptResult:
 
 
 def _logo(args: Mapping[str, str]) -> types.GetPromptResult:
-    style = _choice(args, "style", completions.STYLES, "alt-text")
+    style = _choice(args, "describe-logo", "style")
     ask = {
         "alt-text": "Write alt text for this logo: one sentence, under 125 characters.",
         "poetic": "Describe this logo in a four-line poem.",
