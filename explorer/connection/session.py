@@ -25,9 +25,18 @@ from explorer.connection.errors import (
     ServerFault,
     describe_exception,
 )
+from explorer.connection.live import (
+    Follower,
+    ListChanged,
+    News,
+    NewsHandler,
+    ResourceChanged,
+    news_from_notification,
+)
 from explorer.connection.sdk_logs import route_sdk_logs
 from explorer.connection.stderr_log import begin_run
 from explorer.connection.transports import HttpAnswer, HttpAnswers, open_transport, tail
+from explorer.connection.wire import WireLog, tap_streams
 from explorer.model.identity import ServerIdentity
 
 if TYPE_CHECKING:
@@ -37,6 +46,7 @@ if TYPE_CHECKING:
 
 ProtocolMode = Literal["auto", "legacy", "2026-07-28"]
 MessageHandler = Callable[[Any], Awaitable[None]]
+_LOG_LEVEL_META_KEY = "io.modelcontextprotocol/logLevel"
 _HANDSHAKE_ADVICE = "use --protocol auto or --protocol legacy"
 _MODERN_ADVICE = "use --protocol auto or --protocol 2026-07-28"
 
@@ -61,6 +71,9 @@ class ServerConnection:
         timeout: float = 30.0,
         stderr_log: Path | None = None,
         message_handler: MessageHandler | None = None,
+        on_news: NewsHandler | None = None,
+        log_level: str | None = None,
+        wire: WireLog | None = None,
         probe: bool = False,
     ) -> None:
         self.spec = spec
@@ -68,6 +81,11 @@ class ServerConnection:
         self.timeout = timeout
         self.stderr_log = stderr_log
         self._message_handler = message_handler
+        self._on_news = on_news
+        self.log_level = log_level  # the server's log entries at or above it; None: none asked for
+        self.wire = wire
+        if wire is not None:
+            wire.register(spec)
         self._probe = probe  # a second, diagnostic connection: no fallbacks, no log of its own
         self._stack: AsyncExitStack | None = None
         self._client: Client | None = None
@@ -77,6 +95,7 @@ class ServerConnection:
         self.problems = ProtocolProblems()  # what the server sent that was not a message
         self.http_answers = HttpAnswers()  # an HTTP server's error statuses
         self.notes: list[str] = []  # what the user should know about how we connected (a fallback)
+        self.follower = Follower(self, self._deliver)
 
     @property
     def name(self) -> str:
@@ -93,7 +112,53 @@ class ServerConnection:
             if self._probe:
                 raise
             await self._recover(fault)
+        await self._start_live()
         return self
+
+    async def _start_live(self) -> None:
+        """Ask for the server's log entries, and keep the modern era's change stream open while connected."""
+        assert self._stack is not None and self.identity is not None
+        if (
+            self.log_level is not None
+            and self.identity.era == "handshake"
+            and self.identity.offers("logging")
+        ):
+            await self.set_log_level(self.log_level)
+        if self.identity.era == "modern" and not self._probe:
+            group = await self._stack.enter_async_context(anyio.create_task_group())
+            group.start_soon(self.follower.run_listen_loop)
+            self._stack.callback(group.cancel_scope.cancel)
+
+    async def set_log_level(self, level: str) -> str | None:
+        """Which log entries the server sends; returns why it could not be changed, or None.
+
+        Handshake era: `logging/setLevel`. Modern era: every request asks for its own entries at this
+        level (there is no connection-wide level, and no entries outside requests).
+        """
+        self.log_level = level
+        identity = self.identity
+        if identity is None or identity.era == "modern":
+            return None
+        if not identity.offers("logging"):
+            return "the server does not offer logging"
+        try:
+            await self.request("logging/setLevel", {"level": level}, action="setting the log level")
+        except ServerFault as fault:
+            return fault.message
+        return None
+
+    async def _deliver(self, news: News) -> None:
+        if self._on_news is not None:
+            result = self._on_news(news)
+            if result is not None:
+                await result
+
+    async def follow(self, uri: str) -> bool:
+        """Follow changes of `uri` (subscribe); False when the server cannot (see `follower.problem`)."""
+        return await self.follower.follow(uri)
+
+    async def unfollow(self, uri: str) -> None:
+        await self.follower.unfollow(uri)
 
     async def _open(self, spec: ServerSpec) -> None:
         """Connect over `spec`'s transport and learn the server's identity; raises one ServerFault."""
@@ -113,6 +178,8 @@ class ServerConnection:
                     http_answers=self.http_answers,
                 )
             )
+            if self.wire is not None:
+                streams = tap_streams(streams, self.wire, spec.name)
             client = Client(
                 _StreamsTransport(streams),
                 mode=self.protocol,
@@ -226,10 +293,15 @@ class ServerConnection:
         return self._client
 
     async def _handle_message(self, message: Any) -> None:
-        """Transport errors (an HTTP server's unparsable event) are counted; the rest goes to the caller."""
+        """Transport errors (an HTTP server's unparsable event) are counted; notifications become News."""
         if isinstance(message, Exception):
             self.problems.transport_error(message)
             return
+        news = news_from_notification(message)
+        modern = self.identity is not None and self.identity.era == "modern"
+        if news is not None and not (modern and isinstance(news, ResourceChanged | ListChanged)):
+            # Modern-era changes come on the listen stream, which the follower delivers: not twice.
+            await self._deliver(news)
         if self._message_handler is not None:
             await self._message_handler(message)
 
@@ -269,6 +341,9 @@ class ServerConnection:
         data: dict[str, Any] = {"method": method}
         if params is not None:
             data["params"] = dict(params)
+        if self.log_level is not None and self.identity is not None and self.identity.era == "modern":
+            # Modern-era logging is asked for per request (its `_meta`), at the level chosen now.
+            data.setdefault("params", {}).setdefault("_meta", {})[_LOG_LEVEL_META_KEY] = self.log_level
         opts: dict[str, Any] = {"timeout": self.timeout}
         try:
             session._stamp(data, opts)  # type: ignore[arg-type]

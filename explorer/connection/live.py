@@ -1,0 +1,243 @@
+"""What a connected server tells the explorer on its own, the same way in both protocol eras.
+
+Why one vocabulary: in the handshake era (initialize, up to 2025-11-25) changes arrive as plain
+notifications after `resources/subscribe`; in the modern era (2026-07-28) only on a `subscriptions/listen`
+stream whose filter names what to deliver. Log entries and progress arrive as notifications in both. The
+connection turns all of it into `News` records, so the screens and the CLI never look at the era.
+
+`Follower` keeps a connection's subscriptions: `follow(uri)` / `unfollow(uri)` send `resources/subscribe` /
+`resources/unsubscribe` in the handshake era, and re-open the listen stream with the new set in the modern
+era (the stream's filter is fixed when it opens). A server that refuses to listen, or drops the stream,
+costs live updates only, never the connection: the reason is kept in `Follower.problem`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+import anyio
+
+from explorer.connection.errors import ServerFault
+
+if TYPE_CHECKING:
+    from explorer.connection.session import ServerConnection
+
+ListKind = Literal["resources", "prompts", "tools"]
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceChanged:
+    """A followed resource changed: read it again if it is shown."""
+
+    uri: str
+
+
+@dataclass(frozen=True, slots=True)
+class ListChanged:
+    """One of the server's lists changed: list it again."""
+
+    kind: ListKind
+
+
+@dataclass(frozen=True, slots=True)
+class LogEntry:
+    """A `notifications/message` entry: the server's own log, raw (callers sanitize)."""
+
+    level: str
+    logger: str | None
+    data: Any
+    at: float = field(default_factory=time.time)
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """A `notifications/progress` for one of the explorer's running requests."""
+
+    token: str | int
+    progress: float
+    total: float | None
+    message: str | None
+    at: float = field(default_factory=time.time)
+
+
+News = ResourceChanged | ListChanged | LogEntry | Progress
+NewsHandler = Callable[[News], Awaitable[None] | None]
+
+_LIST_METHODS: dict[str, ListKind] = {
+    "notifications/resources/list_changed": "resources",
+    "notifications/prompts/list_changed": "prompts",
+    "notifications/tools/list_changed": "tools",
+}
+
+
+def news_from_notification(message: Any) -> News | None:
+    """An SDK notification model (or anything with `method` and `params`) as News, or None."""
+    method = getattr(message, "method", None)
+    params = getattr(message, "params", None)
+    if method in _LIST_METHODS:
+        return ListChanged(_LIST_METHODS[method])
+    if method == "notifications/resources/updated":
+        uri = getattr(params, "uri", None)
+        return ResourceChanged(uri) if isinstance(uri, str) else None
+    if method == "notifications/message":
+        level = getattr(params, "level", None)
+        logger = getattr(params, "logger", None)
+        return LogEntry(
+            str(level or "info"), logger if isinstance(logger, str) else None, getattr(params, "data", None)
+        )
+    if method == "notifications/progress":
+        token = getattr(params, "progress_token", None)
+        progress = getattr(params, "progress", None)
+        if not isinstance(token, str | int) or not isinstance(progress, int | float):
+            return None
+        total = getattr(params, "total", None)
+        message_text = getattr(params, "message", None)
+        return Progress(
+            token,
+            float(progress),
+            float(total) if isinstance(total, int | float) else None,
+            message_text if isinstance(message_text, str) else None,
+        )
+    return None
+
+
+def news_from_event(event: object) -> News | None:
+    """A `subscriptions/listen` event (modern era) as News."""
+    from mcp.client.subscriptions import (
+        PromptsListChanged,
+        ResourcesListChanged,
+        ResourceUpdated,
+        ToolsListChanged,
+    )
+
+    if isinstance(event, ResourceUpdated):
+        return ResourceChanged(event.uri)
+    if isinstance(event, ResourcesListChanged):
+        return ListChanged("resources")
+    if isinstance(event, PromptsListChanged):
+        return ListChanged("prompts")
+    if isinstance(event, ToolsListChanged):
+        return ListChanged("tools")
+    return None
+
+
+class Follower:
+    """The set of followed resources of one connection, kept on the server in either era."""
+
+    def __init__(self, conn: ServerConnection, deliver: NewsHandler) -> None:
+        self.conn = conn
+        self.deliver = deliver
+        self.following: set[str] = set()
+        self.honored: set[str] = set()  # modern era: what the open listen stream agreed to deliver
+        self.problem: str | None = None  # why live updates do not work, when they do not
+        self._changed = anyio.Event()
+        self.listening = False
+
+    @property
+    def modern(self) -> bool:
+        identity = self.conn.identity
+        return identity is not None and identity.era == "modern"
+
+    def can_follow(self) -> bool:
+        identity = self.conn.identity
+        return identity is not None and identity.can_subscribe
+
+    async def follow(self, uri: str) -> bool:
+        """Start following `uri`; False (with `problem` set) when the server cannot."""
+        if uri in self.following:
+            return True
+        if not self.can_follow():
+            self.problem = "the server does not offer resource subscriptions"
+            return False
+        self.following.add(uri)
+        if self.modern:
+            self._wake()
+            return True
+        try:
+            await self.conn.request("resources/subscribe", {"uri": uri}, action=f"subscribing to {uri}")
+        except ServerFault as fault:
+            self.following.discard(uri)
+            self.problem = fault.message
+            return False
+        return True
+
+    async def unfollow(self, uri: str) -> None:
+        """Stop following `uri` (the server is told; a failure to tell it is only recorded)."""
+        if uri not in self.following:
+            return
+        self.following.discard(uri)
+        if self.modern:
+            self._wake()
+            return
+        try:
+            await self.conn.request("resources/unsubscribe", {"uri": uri}, action=f"unsubscribing from {uri}")
+        except ServerFault as fault:
+            self.problem = fault.message
+
+    def _wake(self) -> None:
+        self._changed.set()
+
+    async def run_listen_loop(self) -> None:
+        """Modern era: keep one listen stream open with the current filter until cancelled."""
+        from mcp.client.subscriptions import SubscriptionLost
+
+        identity = self.conn.identity
+        if identity is None or identity.era != "modern":
+            return
+        wants_lists = (
+            identity.announces_resource_changes
+            or identity.announces_prompt_changes
+            or identity.announces_tool_changes
+        )
+        while True:
+            self._changed = anyio.Event()
+            if not wants_lists and not self.following:
+                await self._changed.wait()
+                continue
+            uris = sorted(self.following)
+            try:
+                async with self.conn.client.listen(
+                    resources_list_changed=identity.announces_resource_changes,
+                    prompts_list_changed=identity.announces_prompt_changes,
+                    tools_list_changed=identity.announces_tool_changes,
+                    resource_subscriptions=uris,
+                ) as subscription:
+                    self.listening = True
+                    honored = getattr(subscription.honored, "resource_subscriptions", None) or []
+                    self.honored = {u for u in honored if isinstance(u, str)}
+                    async with anyio.create_task_group() as group:
+
+                        async def restart_on_change() -> None:
+                            await self._changed.wait()
+                            group.cancel_scope.cancel()
+
+                        group.start_soon(restart_on_change)
+                        async for event in subscription:
+                            news = news_from_event(event)
+                            if news is not None:
+                                await _call(self.deliver, news)
+                        group.cancel_scope.cancel()
+            except (SubscriptionLost, ServerFault, Exception) as exc:  # a lost stream costs live updates only
+                self.listening = False
+                self.problem = f"the server's change stream ended ({_first_line(exc)})"
+                await self._changed.wait()  # try again when the set changes
+                continue
+            finally:
+                self.listening = False
+            if not self._changed.is_set():
+                # The server closed the stream gracefully: wait for a reason to open it again.
+                await self._changed.wait()
+
+
+async def _call(handler: NewsHandler, news: News) -> None:
+    result = handler(news)
+    if result is not None:
+        await result
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0][:200] if text else type(exc).__name__

@@ -1,0 +1,268 @@
+"""The protocol log: every JSON-RPC frame of every server, as sent and received on the wire.
+
+Why a tap on the transport's streams and not the SDK's callbacks: the SDK validates and re-dumps results
+into its own models, which drop fields it does not know; a developer debugging a server needs the frames
+as they were. The tap sits between the transport and `mcp.Client` (`tap_streams`) and records the message
+objects themselves: a frame is turned into JSON only when someone looks at it (the TUI pane shows the rows
+on screen, an export writes them), so following a million-resource listing costs a reference per frame.
+
+`WireLog` is a bounded ring over all servers (frames and, roughly, bytes), matches responses to their
+requests for durations, tells listeners about new frames, and can stream every frame to a JSON Lines
+file as it happens (`--wire-log FILE`). Server secrets (header, env and URL values of the spec) are masked
+in every frame's JSON, on screen and in files.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any, Literal
+
+from explorer.config import ServerSpec, redact_value
+
+Direction = Literal["send", "recv"]
+RELEASE_ID = "mcp-url-explorer:release"  # a response to this id is the stdio reader's, not the server's
+DEFAULT_MAX_FRAMES = 5_000
+DEFAULT_MAX_BYTES = 64 * 1024 * 1024
+
+
+@dataclass(slots=True)
+class Frame:
+    """One JSON-RPC message on one server's wire."""
+
+    seq: int
+    at: float
+    server: str
+    direction: Direction
+    message: Any  # the JSON-RPC message model (request, notification, response or error)
+    spec: ServerSpec | None = field(default=None, repr=False)
+    duration: float | None = None  # responses and errors: seconds since their request was sent
+    _json: dict[str, Any] | None = field(default=None, repr=False)
+    _size: int | None = field(default=None, repr=False)
+
+    def json(self) -> dict[str, Any]:
+        """The frame as JSON, with the server's secrets masked (computed once, on demand)."""
+        if self._json is None:
+            message = self.message
+            dump = getattr(message, "model_dump", None)
+            raw = dump(by_alias=True, mode="json", exclude_unset=True) if dump is not None else message
+            self._json = redact_value(raw, self.spec) if self.spec is not None else raw
+        return self._json
+
+    @property
+    def size(self) -> int:
+        """Bytes of the frame as compact JSON (an approximation of the wire size, computed on demand)."""
+        if self._size is None:
+            self._size = len(json.dumps(self.json(), ensure_ascii=False, separators=(",", ":")).encode())
+        return self._size
+
+    @property
+    def method(self) -> str | None:
+        method = getattr(self.message, "method", None)
+        return method if isinstance(method, str) else None
+
+    @property
+    def id(self) -> str | int | None:
+        ident = getattr(self.message, "id", None)
+        return ident if isinstance(ident, str | int) else None
+
+    @property
+    def kind(self) -> Literal["request", "notification", "response", "error"]:
+        if getattr(self.message, "error", None) is not None:
+            return "error"
+        if self.method is not None:
+            return "request" if self.id is not None else "notification"
+        return "response"
+
+    def record(self) -> dict[str, Any]:
+        """The JSON Lines object: `t`, `server`, `dir`, `frame`, and `ms` for a response."""
+        data: dict[str, Any] = {
+            "t": datetime.fromtimestamp(self.at, UTC)
+            .isoformat(timespec="milliseconds")
+            .replace("+00:00", "Z"),
+            "server": self.server,
+            "dir": self.direction,
+            "frame": self.json(),
+        }
+        if self.duration is not None:
+            data["ms"] = round(self.duration * 1000, 3)
+        return data
+
+
+Listener = Callable[[Frame], None]
+
+
+class WireLog:
+    """Frames of every server: a bounded ring, listeners, and an optional JSON Lines sink."""
+
+    def __init__(
+        self,
+        *,
+        max_frames: int = DEFAULT_MAX_FRAMES,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        sink: Path | None = None,
+    ) -> None:
+        self.max_frames = max_frames
+        self.max_bytes = max_bytes
+        self.frames: deque[Frame] = deque()
+        self.dropped = 0  # frames pushed out of the ring
+        self._seq = 0
+        self._pending: dict[tuple[str, str | int], float] = {}  # (server, request id) -> sent at
+        self._listeners: list[Listener] = []
+        self._lock = threading.Lock()
+        self._sink: IO[str] | None = sink.open("a", encoding="utf-8") if sink is not None else None
+        self._specs: dict[str, ServerSpec] = {}
+
+    def add_listener(self, listener: Listener) -> None:
+        self._listeners.append(listener)
+
+    def remove_listener(self, listener: Listener) -> None:
+        if listener in self._listeners:
+            self._listeners.remove(listener)
+
+    def register(self, spec: ServerSpec) -> None:
+        """Learn a server's spec, for masking its secrets in its frames."""
+        self._specs[spec.name] = spec
+
+    def record(self, server: str, direction: Direction, message: Any) -> Frame:
+        now = time.time()
+        with self._lock:
+            self._seq += 1
+            frame = Frame(self._seq, now, server, direction, message, self._specs.get(server))
+            ident = frame.id
+            if ident is not None:
+                key = (server, ident)
+                if frame.kind == "request" and direction == "send":
+                    self._pending[key] = now
+                elif frame.kind in ("response", "error") and direction == "recv" and key in self._pending:
+                    frame.duration = now - self._pending.pop(key)
+            self.frames.append(frame)
+            while len(self.frames) > self.max_frames:
+                self.frames.popleft()
+                self.dropped += 1
+            if len(self._pending) > self.max_frames:  # requests never answered: forget the oldest
+                for stale in list(self._pending)[: len(self._pending) - self.max_frames]:
+                    del self._pending[stale]
+        if self._sink is not None:
+            self._sink.write(json.dumps(frame.record(), ensure_ascii=True) + "\n")
+            self._sink.flush()
+        for listener in list(self._listeners):
+            listener(frame)
+        return frame
+
+    def close(self) -> None:
+        if self._sink is not None:
+            self._sink.close()
+            self._sink = None
+
+    def select(
+        self, *, server: str | None = None, method: str | None = None, text: str | None = None
+    ) -> list[Frame]:
+        """Frames by server, by method (a response counts under its request's method) and by text."""
+        methods: dict[tuple[str, str | int], str] = {}
+        chosen: list[Frame] = []
+        for frame in list(self.frames):
+            if frame.kind == "request" and frame.id is not None and frame.method is not None:
+                methods[(frame.server, frame.id)] = frame.method
+            if server is not None and frame.server != server:
+                continue
+            if method is not None:
+                own = frame.method or (
+                    methods.get((frame.server, frame.id)) if frame.id is not None else None
+                )
+                if own is None or method not in own:
+                    continue
+            if text is not None and text not in json.dumps(frame.json(), ensure_ascii=False):
+                continue
+            chosen.append(frame)
+        return chosen
+
+    def export(self, path: Path, frames: Iterable[Frame] | None = None) -> int:
+        """Write frames (all by default) as JSON Lines; returns how many."""
+        count = 0
+        with path.open("w", encoding="utf-8") as handle:
+            for frame in frames if frames is not None else list(self.frames):
+                handle.write(json.dumps(frame.record(), ensure_ascii=True) + "\n")
+                count += 1
+        return count
+
+
+class _TappedReceive:
+    """A receive stream that records each message it hands out (everything else passes through)."""
+
+    def __init__(self, inner: Any, on_item: Callable[[Any], None]) -> None:
+        self._inner = inner
+        self._on_item = on_item
+
+    async def receive(self) -> Any:
+        item = await self._inner.receive()
+        self._on_item(item)
+        return item
+
+    def __aiter__(self) -> _TappedReceive:
+        return self
+
+    async def __anext__(self) -> Any:
+        import anyio
+
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> _TappedReceive:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: object) -> Any:
+        return await self._inner.__aexit__(*exc)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+class _TappedSend:
+    """A send stream that records each message it is given."""
+
+    def __init__(self, inner: Any, on_item: Callable[[Any], None]) -> None:
+        self._inner = inner
+        self._on_item = on_item
+
+    async def send(self, item: Any) -> None:
+        self._on_item(item)
+        await self._inner.send(item)
+
+    async def __aenter__(self) -> _TappedSend:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: object) -> Any:
+        return await self._inner.__aexit__(*exc)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+def tap_streams(streams: Any, log: WireLog, server: str) -> tuple[Any, Any]:
+    """Wrap a transport's `(read, write)` streams so every message is recorded in `log`."""
+    read, write = streams
+
+    def received(item: Any) -> None:
+        message = getattr(item, "message", None)
+        # An Exception from the transport is not a frame (it is counted elsewhere), nor is the stdio
+        # reader's own marker that releases a big answer from the SDK's memory.
+        if message is not None and getattr(message, "id", None) != RELEASE_ID:
+            log.record(server, "recv", message)
+
+    def sent(item: Any) -> None:
+        message = getattr(item, "message", None)
+        if message is not None:
+            log.record(server, "send", message)
+
+    return _TappedReceive(read, received), _TappedSend(write, sent)

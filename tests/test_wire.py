@@ -1,0 +1,84 @@
+"""The protocol log: real wire frames, durations, filters, JSON Lines export, and masked secrets."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from explorer.config import ServerSpec
+from explorer.connection.session import ServerConnection
+from explorer.connection.wire import WireLog
+from tests.conftest import FIXTURES
+
+pytestmark = pytest.mark.anyio
+
+SECRET = "tok-3e1d9c0b8a7f"
+
+
+def raw(*modes: str) -> ServerSpec:
+    args = [str(FIXTURES / "raw_server.py")]
+    for mode in modes:
+        args += ["--mode", mode]
+    return ServerSpec(
+        name="raw", transport="stdio", command=sys.executable, args=tuple(args), env={"TOKEN": SECRET}
+    )
+
+
+@pytest.mark.parametrize("protocol", ["legacy", "auto"])
+async def test_frames_are_recorded_as_sent_and_received(protocol: str, tmp_path: Path) -> None:
+    log = WireLog()
+    async with ServerConnection(raw(), protocol=protocol, wire=log) as conn:
+        await conn.request("resources/list", None, action="listing")
+        await conn.read_resource("fixture://items/0/item-0")
+    methods = [(f.direction, f.method) for f in log.frames if f.kind in ("request", "notification")]
+    if protocol == "auto":
+        assert ("send", "server/discover") in methods  # the probe, answered -32601 by this server
+    assert ("send", "initialize") in methods and ("send", "resources/list") in methods
+    read = next(f for f in log.frames if f.method == "resources/read")
+    answer = next(f for f in log.frames if f.direction == "recv" and f.id == read.id)
+    assert answer.duration is not None and answer.duration >= 0
+    # The wire's own fields: the fixture sends no resultType, and nothing is added or dropped.
+    assert answer.json()["result"]["contents"][0] == {
+        "uri": "fixture://items/0/item-0",
+        "mimeType": "text/plain",
+        "text": "contents of fixture://items/0/item-0\nplain text",
+    }
+    listing = next(
+        f
+        for f in log.frames
+        if f.direction == "recv" and f.kind == "response" and "resources" in f.json().get("result", {})
+    )
+    assert listing.size > 1000
+    assert [f.method for f in log.select(method="resources/read")] == ["resources/read", None]
+    assert all(f.server == "raw" for f in log.select(server="raw"))
+    assert log.select(text="item-0") and not log.select(text="no such text anywhere")
+
+    out = tmp_path / "wire.jsonl"
+    assert log.export(out) == len(log.frames)
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert {"t", "server", "dir", "frame"} <= set(lines[0])
+    assert lines[0]["dir"] == "send" and lines[0]["t"].endswith("Z")
+
+
+async def test_a_secret_echoed_by_the_server_is_masked_in_frames_and_files(tmp_path: Path) -> None:
+    sink = tmp_path / "live.jsonl"
+    log = WireLog(sink=sink)
+    async with ServerConnection(raw("echo-secrets", "read-errors"), protocol="legacy", wire=log) as conn:
+        with pytest.raises(Exception):  # noqa: B017 - the error frame is what is checked
+            await conn.read_resource("err://-32603")
+    log.close()
+    error = next(f for f in log.frames if f.kind == "error")
+    assert "***" in error.json()["error"]["message"] and SECRET not in json.dumps(error.json())
+    assert SECRET not in sink.read_text() and "***" in sink.read_text()
+
+
+async def test_the_ring_is_bounded() -> None:
+    log = WireLog(max_frames=5)
+    async with ServerConnection(raw(), protocol="legacy", wire=log) as conn:
+        for _ in range(5):
+            await conn.request("ping", None, action="pinging")
+    assert len(log.frames) == 5 and log.dropped > 0
+    assert log.frames[-1].kind == "response"
