@@ -14,8 +14,8 @@ import anyio
 from explorer.config import ServerSpec, redact, redact_value
 from explorer.connection.errors import ServerFault, describe_exception
 from explorer.connection.session import ServerConnection, parse_protocol_mode
+from explorer.connection.stderr_log import stderr_log_for
 from explorer.model.identity import ServerIdentity
-from explorer.paths import server_log_path
 
 T = TypeVar("T")
 
@@ -60,7 +60,7 @@ async def run_on_servers(
             outcome.spec,
             protocol=parse_protocol_mode(protocol),
             timeout=timeout,
-            stderr_log=server_log_path(outcome.spec.name) if outcome.spec.transport == "stdio" else None,
+            stderr_log=stderr_log_for(outcome.spec),
         )
         try:
             async with conn:

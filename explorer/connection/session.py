@@ -96,6 +96,7 @@ class ServerConnection:
         self.http_answers = HttpAnswers()  # an HTTP server's error statuses
         self.notes: list[str] = []  # what the user should know about how we connected (a fallback)
         self.follower = Follower(self, self._deliver)
+        self.lost = anyio.Event()  # set when the server's side of the connection ends
 
     @property
     def name(self) -> str:
@@ -167,6 +168,7 @@ class ServerConnection:
         from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
         stack = AsyncExitStack()
+        self.lost = anyio.Event()  # a fallback's second attempt starts with a live connection
         try:
             streams = await stack.enter_async_context(
                 open_transport(
@@ -178,8 +180,7 @@ class ServerConnection:
                     http_answers=self.http_answers,
                 )
             )
-            if self.wire is not None:
-                streams = tap_streams(streams, self.wire, spec.name)
+            streams = tap_streams(streams, self.wire, spec.name, on_end=self.lost.set)
             client = Client(
                 _StreamsTransport(streams),
                 mode=self.protocol,

@@ -12,10 +12,19 @@ import threading
 import time
 from pathlib import Path
 
+from explorer.config import ServerSpec
+
 MAX_LOG_BYTES = 5 * 1024 * 1024
 
 _lock = threading.Lock()
 _begun: set[Path] = set()  # logs already started in this process (this run)
+
+
+def stderr_log_for(spec: ServerSpec) -> Path | None:
+    """Where a server's stderr goes: a stdio server's own log file; HTTP servers have none."""
+    from explorer.paths import server_log_path
+
+    return server_log_path(spec.name) if spec.transport == "stdio" else None
 
 
 def begin_run(path: Path, *, max_bytes: int = MAX_LOG_BYTES) -> int:

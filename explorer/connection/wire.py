@@ -194,14 +194,21 @@ class WireLog:
 
 
 class _TappedReceive:
-    """A receive stream that records each message it hands out (everything else passes through)."""
+    """A receive stream that records each message it hands out and says when it ends."""
 
-    def __init__(self, inner: Any, on_item: Callable[[Any], None]) -> None:
+    def __init__(self, inner: Any, on_item: Callable[[Any], None], on_end: Callable[[], None]) -> None:
         self._inner = inner
         self._on_item = on_item
+        self._on_end = on_end
 
     async def receive(self) -> Any:
-        item = await self._inner.receive()
+        import anyio
+
+        try:
+            item = await self._inner.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+            self._on_end()
+            raise
         self._on_item(item)
         return item
 
@@ -249,20 +256,23 @@ class _TappedSend:
         return getattr(self._inner, name)
 
 
-def tap_streams(streams: Any, log: WireLog, server: str) -> tuple[Any, Any]:
-    """Wrap a transport's `(read, write)` streams so every message is recorded in `log`."""
+def tap_streams(
+    streams: Any, log: WireLog | None, server: str, on_end: Callable[[], None] = lambda: None
+) -> tuple[Any, Any]:
+    """Wrap a transport's `(read, write)` streams: every message is recorded in `log` (when given), and
+    `on_end` is called when the server's side of the stream ends (it exited, or the connection dropped)."""
     read, write = streams
 
     def received(item: Any) -> None:
         message = getattr(item, "message", None)
         # An Exception from the transport is not a frame (it is counted elsewhere), nor is the stdio
         # reader's own marker that releases a big answer from the SDK's memory.
-        if message is not None and getattr(message, "id", None) != RELEASE_ID:
+        if log is not None and message is not None and getattr(message, "id", None) != RELEASE_ID:
             log.record(server, "recv", message)
 
     def sent(item: Any) -> None:
         message = getattr(item, "message", None)
-        if message is not None:
+        if log is not None and message is not None:
             log.record(server, "send", message)
 
-    return _TappedReceive(read, received), _TappedSend(write, sent)
+    return _TappedReceive(read, received, on_end), _TappedSend(write, sent)

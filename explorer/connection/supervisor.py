@@ -1,0 +1,381 @@
+"""The life of every server the explorer shows: connect, list, hold, follow, pace, reconnect, close.
+
+Why a supervisor: the screen should ask and be told, never touch an MCP client. This object owns the
+`Catalogue` (what every server listed), each server's `ServerConnection`, the listings and refreshes, the
+followed resources, and what a server says on its own (changes, log entries, progress), and tells a
+`SupervisorListener` what happened. It knows nothing of Textual: the TUI runs `run(name)` in one worker
+per server (cancelling it closes the connection), and implements the listener by updating widgets.
+
+Rules it keeps:
+- A server's first listing is merged into the tree page by page; a refresh is built aside and replaces
+  the old entries only when complete (`Catalogue`). One server's failure never touches another's.
+- A followed resource that changes is re-read at most once in flight and once queued (`Coalescer`); the
+  previewed resource is followed while previewed, pinned ones until unpinned.
+- A list change refreshes that list after a short debounce; a server that keeps announcing changes is
+  refreshed at most every 30 s and the listener is told (`RefreshPacer`).
+- A connection that drops while held is reported as that server's failure, with its stderr tail; its
+  entries stay (marked by the caller), and `run(name)` again reconnects and refreshes as one transaction.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import anyio
+import anyio.abc
+
+from explorer.config import ListingBounds, ServerSpec, redact
+from explorer.connection.discovery import list_server
+from explorer.connection.errors import ServerFault, describe_exception
+from explorer.connection.live import ListChanged, LogEntry, News, Progress, ResourceChanged
+from explorer.connection.pacing import Coalescer, RefreshPacer
+from explorer.connection.session import ProtocolMode, ServerConnection
+from explorer.connection.stderr_log import stderr_log_for
+from explorer.connection.wire import WireLog
+from explorer.model.catalogue import Catalogue, ServerStatus
+from explorer.model.listing import Kind, Listing, Page
+
+VOICE_LIMIT = 1_000  # log entries and progress kept per server
+
+
+class SupervisorListener(Protocol):
+    """What the supervisor tells its owner. Every call is made on the event loop, from a server's task."""
+
+    def statuses_changed(self) -> None:
+        """A server's state or progress changed (redraw the server bar)."""
+
+    def tree_changed(self) -> None:
+        """Pages were merged into the tree (redraw it; throttling is the caller's)."""
+
+    def server_connected(self, name: str, notes: Sequence[str]) -> None:
+        """Connected; `notes` say how when it needs saying (a transport fallback)."""
+
+    def server_failed(self, name: str, message: str) -> None:
+        """The connection failed or dropped; details are in the server's status."""
+
+    def listing_finished(self, name: str, listing: Listing, was_refresh: bool) -> None:
+        """A listing or refresh ended (complete, at a bound, or failed)."""
+
+    async def resource_changed(self, name: str, uri: str) -> None:
+        """A followed resource changed; re-read it if shown. Calls are coalesced per resource."""
+
+    def list_changed(self, name: str, kind: Kind) -> None:
+        """A list (prompts or tools) was listed again after the server announced a change."""
+
+    def server_voice(self, name: str, news: LogEntry | Progress) -> None:
+        """A log entry or a progress notification arrived."""
+
+    def keeps_changing(self, name: str) -> None:
+        """The server announces changes so often that refreshes are now paced."""
+
+
+@dataclass
+class Settings:
+    """How to connect and list: the same for every server of a run."""
+
+    protocol: ProtocolMode = "auto"
+    timeout: float = 30.0
+    bounds: ListingBounds = field(default_factory=ListingBounds)
+    log_level: str | None = "info"
+    wire: WireLog | None = None
+    pacer: Callable[[], RefreshPacer] = RefreshPacer  # how list-change refreshes are paced (tests: faster)
+
+
+@dataclass
+class _Life:
+    """One server's runtime state while its `run` is going."""
+
+    pacer: RefreshPacer
+    conn: ServerConnection | None = None
+    group: anyio.abc.TaskGroup | None = None
+    listing_scope: anyio.CancelScope | None = None
+    refresh_scheduled: bool = False
+    told_keeps_changing: bool = False
+    voice: deque[LogEntry | Progress] = field(default_factory=lambda: deque(maxlen=VOICE_LIMIT))
+
+
+class Supervisor:
+    """Every server's connection and listing; the catalogue the UI renders."""
+
+    def __init__(self, specs: Iterable[ServerSpec], settings: Settings, listener: SupervisorListener) -> None:
+        self.settings = settings
+        self.listener = listener
+        self.catalogue = Catalogue()
+        self._lives: dict[str, _Life] = {}
+        self.pinned: set[tuple[str, str]] = set()
+        self.previewed: tuple[str, str] | None = None
+        self.changed: set[tuple[str, str]] = set()  # followed resources that changed since last seen
+        self._coalescer = Coalescer()
+        for spec in specs:
+            self.add(spec)
+
+    # ------------------------------------------------------------------------------------------ servers
+
+    def add(self, spec: ServerSpec) -> ServerStatus:
+        """A server to show; `run(spec.name)` connects it."""
+        status = self.catalogue.add_server(spec)
+        self._lives[spec.name] = _Life(pacer=self.settings.pacer())
+        return status
+
+    def remove(self, name: str) -> None:
+        """Forget a server (its `run` must have been cancelled): its entries leave the tree."""
+        self.catalogue.tree.remove_server(name)
+        self.catalogue.servers.pop(name, None)
+        self._lives.pop(name, None)
+        self.pinned = {p for p in self.pinned if p[0] != name}
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.catalogue.servers)
+
+    def connection(self, name: str) -> ServerConnection | None:
+        life = self._lives.get(name)
+        return life.conn if life is not None else None
+
+    def is_connected(self, name: str) -> bool:
+        return self.connection(name) is not None
+
+    def serving(self, servers: Iterable[str]) -> str | None:
+        """Which of `servers` should answer for a node: the first connected one in the bar's order, else
+        the first one (which then reports that it is not connected)."""
+        wanted = set(servers)
+        ordered = [name for name in self.catalogue.servers if name in wanted]
+        live = [name for name in ordered if self.is_connected(name)]
+        chosen = live or ordered
+        return chosen[0] if chosen else None
+
+    def voice(self, name: str) -> list[LogEntry | Progress]:
+        life = self._lives.get(name)
+        return list(life.voice) if life is not None else []
+
+    # ------------------------------------------------------------------------------------------ a life
+
+    async def run(self, name: str) -> None:
+        """Connect, list and hold one server until cancelled; failures end in its status, never raise."""
+        status = self.catalogue.servers[name]
+        life = self._lives[name]
+        self.catalogue.reset(name)
+        self.listener.statuses_changed()
+        settings = self.settings
+        conn = ServerConnection(
+            status.spec,
+            protocol=settings.protocol,
+            timeout=settings.timeout,
+            stderr_log=stderr_log_for(status.spec),
+            on_news=lambda news: self._news(name, news),
+            log_level=settings.log_level,
+            wire=settings.wire,
+        )
+        lost: ServerFault | None = None
+        try:
+            async with conn:
+                assert conn.identity is not None
+                life.conn = conn
+                self.catalogue.connected(name, conn.identity)
+                self.listener.statuses_changed()
+                self.listener.server_connected(name, list(conn.notes))
+                async with anyio.create_task_group() as group:
+                    life.group = group
+                    self.start_listing(name, refresh=status.listing is not None)
+                    for uri in [uri for server, uri in self.pinned if server == name]:
+                        group.start_soon(conn.follow, uri)
+                    await conn.lost.wait()
+                    lost = ServerFault("the server closed the connection (did it exit?)")
+                    group.cancel_scope.cancel()
+        except ServerFault as fault:
+            self._failed(name, conn, fault)
+        except Exception as exc:  # an unclassified failure is still that server's failure only
+            self._failed(name, conn, describe_exception(exc, action="talking to the server"))
+        finally:
+            life.conn = None
+            life.group = None
+            life.listing_scope = None
+        if lost is not None:
+            self._failed(name, conn, lost)
+
+    def _failed(self, name: str, conn: ServerConnection, fault: ServerFault) -> None:
+        status = self.catalogue.servers.get(name)
+        if status is None:
+            return
+        message = redact(fault.message, status.spec)
+        tail = redact(conn.stderr_tail(), status.spec)
+        last = next((line.strip() for line in reversed(tail.splitlines()) if line.strip()), "")
+        if last and "stderr ends with" not in message and fault.code in (None, -32000):
+            message = f"{message}; its stderr ends with: {last[:300]}"
+        self.catalogue.failed(name, message, fault.code, fault.data, tail)
+        self.listener.statuses_changed()
+        self.listener.server_failed(name, message)
+
+    # ------------------------------------------------------------------------------------------ listing
+
+    def start_listing(self, name: str, *, refresh: bool) -> bool:
+        """List (or refresh, or continue) one server; a running listing of it is cancelled. False when
+        the server is not connected."""
+        life = self._lives.get(name)
+        if life is None or life.group is None or life.conn is None:
+            return False
+        if life.listing_scope is not None:
+            life.listing_scope.cancel()
+        scope = anyio.CancelScope()
+        life.listing_scope = scope
+        life.group.start_soon(self._listing, name, refresh, scope)
+        return True
+
+    async def _listing(self, name: str, refresh: bool, scope: anyio.CancelScope) -> None:
+        life = self._lives[name]
+        conn = life.conn
+        if conn is None:
+            return
+        with scope:
+            listing = self.catalogue.begin_listing(name, refresh=refresh)
+            self.listener.statuses_changed()
+            result = await list_server(conn, self.settings.bounds, self._on_page, listing=listing)
+            status = self.catalogue.servers[name]
+            was_refresh = status.refreshing
+            self.catalogue.finish_listing(name, result)
+            if result.error is not None:
+                status.stderr_tail = redact(conn.stderr_tail(), status.spec)
+                status.error_data = None
+            self.listener.listing_finished(name, result, was_refresh)
+            self.listener.tree_changed()
+            self.listener.statuses_changed()
+        if life.listing_scope is scope:
+            life.listing_scope = None
+
+    def _on_page(self, page: Page) -> None:
+        self.catalogue.add_page(page)
+        self.listener.tree_changed()
+
+    def refresh(self, name: str) -> bool:
+        status = self.catalogue.servers.get(name)
+        if status is None or status.busy:
+            return False
+        return self.start_listing(name, refresh=True)
+
+    def continue_listing(self, name: str) -> bool:
+        status = self.catalogue.servers.get(name)
+        if status is None or status.state != "incomplete":
+            return False
+        return self.start_listing(name, refresh=False)
+
+    async def _refresh_kind(self, name: str, kind: Kind) -> None:
+        """List one small list (prompts or tools) again and swap it in when complete."""
+        conn = self.connection(name)
+        status = self.catalogue.servers.get(name)
+        if conn is None or status is None or status.listing is None:
+            return
+        fresh = await list_server(conn, self.settings.bounds, listing=Listing(server=name), kinds=(kind,))
+        if fresh.state[kind].complete and status.listing is not None:
+            if kind == "prompts":
+                status.listing.prompts = fresh.prompts
+            elif kind == "tools":
+                status.listing.tools = fresh.tools
+            status.listing.state[kind] = fresh.state[kind]
+        self.listener.list_changed(name, kind)
+        self.listener.statuses_changed()
+
+    # ------------------------------------------------------------------------------------------ news
+
+    def _news(self, name: str, news: News) -> None:
+        life = self._lives.get(name)
+        if life is None:
+            return
+        if isinstance(news, ResourceChanged):
+            key = (name, news.uri)
+            self.changed.add(key)
+            group = life.group
+            if group is not None:
+
+                async def reread() -> None:
+                    await self.listener.resource_changed(name, news.uri)
+
+                def spawn(job: Callable[[], Awaitable[None]]) -> None:
+                    async def run_job() -> None:
+                        await job()
+
+                    group.start_soon(run_job)
+
+                self._coalescer.trigger(key, reread, spawn)
+        elif isinstance(news, ListChanged):
+            if news.kind == "resources":
+                self._schedule_refresh(name, life)
+            elif life.group is not None:
+                life.group.start_soon(self._refresh_kind, name, news.kind)
+        else:
+            life.voice.append(news)
+            self.listener.server_voice(name, news)
+
+    def _schedule_refresh(self, name: str, life: _Life) -> None:
+        if life.refresh_scheduled or life.group is None:
+            return
+        delay = life.pacer.delay()
+        if life.pacer.keeps_changing and not life.told_keeps_changing:
+            life.told_keeps_changing = True
+            self.listener.keeps_changing(name)
+        elif not life.pacer.keeps_changing:
+            life.told_keeps_changing = False
+        life.refresh_scheduled = True
+
+        async def later() -> None:
+            await anyio.sleep(delay)
+            life.refresh_scheduled = False
+            status = self.catalogue.servers.get(name)
+            if status is None:
+                return
+            if status.busy:
+                self._schedule_refresh(name, life)  # again once the running listing is done
+                return
+            life.pacer.refreshed()
+            self.start_listing(name, refresh=True)
+
+        life.group.start_soon(later)
+
+    def keeps_changing(self, name: str) -> bool:
+        life = self._lives.get(name)
+        return life is not None and life.pacer.keeps_changing
+
+    # ------------------------------------------------------------------------------------------ reads
+
+    async def read(self, name: str, uri: str) -> dict[str, object]:
+        """resources/read on `name` (raises ServerFault, also when it is not connected)."""
+        conn = self.connection(name)
+        if conn is None:
+            raise ServerFault(f"server {name} is not connected (press e, then r to reconnect)")
+        result = await conn.read_resource(uri)
+        self.changed.discard((name, uri))
+        return result
+
+    async def preview(self, name: str, uri: str) -> None:
+        """Follow `uri` while it is previewed; the previous preview is left unless pinned."""
+        previous, self.previewed = self.previewed, (name, uri)
+        if previous is not None and previous != (name, uri) and previous not in self.pinned:
+            conn = self.connection(previous[0])
+            if conn is not None:
+                await conn.unfollow(previous[1])
+        conn = self.connection(name)
+        if conn is not None and conn.follower.can_follow():
+            await conn.follow(uri)
+
+    async def toggle_pin(self, name: str, uri: str) -> bool:
+        """Pin (or unpin) a subscription on any resource; returns whether it is pinned now."""
+        key = (name, uri)
+        conn = self.connection(name)
+        if key in self.pinned:
+            self.pinned.discard(key)
+            if conn is not None and self.previewed != key:
+                await conn.unfollow(uri)
+            return False
+        self.pinned.add(key)
+        if conn is not None:
+            await conn.follow(uri)
+        return True
+
+    async def set_log_level(self, name: str, level: str) -> str | None:
+        """Change one server's log level; returns why it could not, or None."""
+        conn = self.connection(name)
+        if conn is None:
+            return f"server {name} is not connected"
+        return await conn.set_log_level(level)
