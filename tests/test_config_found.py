@@ -8,7 +8,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from textual.command import CommandPalette
+from textual.widgets import OptionList
 
+from explorer.app import ExplorerApp
 from explorer.cli.settings import Settings
 from explorer.config import ConfigError
 from explorer.config.found import (
@@ -22,6 +25,7 @@ from explorer.config.found import (
     sources_note,
 )
 from explorer.config.variables import HostContext
+from tests.app_helpers import SIZE, demo_spec, main_screen, wait_for, wait_settled
 
 
 def host(tmp_path: Path, platform: str = "linux", **env: str) -> HostContext:
@@ -245,9 +249,52 @@ def test_settings_load_by_name_and_notes_found_configs_only_when_nothing_is_conf
     prepared = Settings().prepare(context)
     assert [spec.name for spec in prepared.specs] == ["demo"]  # never the user's servers unasked
     assert [f.client for f in prepared.found] == ["claude-desktop"]
-    assert prepared.notes == [f"found Claude Desktop config (1 server) at {desktop}; use -c claude-desktop"]
+    assert prepared.notes == []
+    assert found_notes(prepared.found) == [
+        f"found Claude Desktop config (1 server) at {desktop}; use -c claude-desktop"
+    ]
     named = Settings(config_path=Path("claude-desktop")).prepare(context)
     assert [spec.name for spec in named.specs] == ["files"]
     assert named.found == [] and named.notes == [f"-c claude-desktop: read {desktop}"]
     with_server = Settings(servers=[f"{sys.executable} -V"]).prepare(context)
     assert with_server.found == [] and with_server.notes == []
+
+
+# ------------------------------------------------------------------------------------------- the TUI
+
+
+@pytest.mark.anyio
+async def test_tui_offers_found_configs_and_the_palette_opens_one(tmp_path: Path) -> None:
+    context = host(tmp_path)
+    demo_args = ["-m", "explorer", "demo-server"]
+    put(
+        context.home / ".config/Claude/claude_desktop_config.json",
+        {"mcpServers": {"demo": {"command": sys.executable, "args": demo_args}}},
+    )
+    found = find_client_configs(context)
+    notices = ['warning: c.json: server "x": ${env:T} is not set', "note: -c vscode: read a.json"]
+    app = ExplorerApp([demo_spec()], found_configs=found, notices=notices, remember_theme=False, timeout=10.0)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_settled(pilot, app)
+        screen = main_screen(app)
+        assert list(screen.catalogue.servers) == ["demo"]  # the user's servers are not started unasked
+        messages = [n.message for n in app._notifications]
+        assert "Found configs: Claude Desktop (1 server) (ctrl+p to open one)" in messages
+        assert "\n".join(notices) in messages  # what the CLI prints on stderr, shown once
+        await pilot.press("ctrl+p")
+        await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette))
+        await pilot.press(*"Open config")
+        await wait_for(pilot, lambda: "Open config: Claude Desktop (1 server)" in palette_text(app))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "demo-2" in screen.catalogue.servers)
+        await wait_settled(pilot, app)
+        assert screen.catalogue.servers["demo-2"].state == "ready"  # same name as the demo: made unique
+        screen.open_config("claude-desktop")
+        assert len(screen.catalogue.servers) == 2  # opened once only
+
+
+def palette_text(app: ExplorerApp) -> str:
+    if not isinstance(app.screen, CommandPalette):
+        return ""
+    options = app.screen.query_one(OptionList)
+    return "\n".join(str(options.get_option_at_index(i).prompt) for i in range(options.option_count))

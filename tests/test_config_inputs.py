@@ -12,6 +12,7 @@ from textual.widgets import Input
 from explorer.cli.settings import Settings, ask_inputs
 from explorer.config import ConfigError, InputPrompt, ServerSpec, load_config, redact, secrets_of
 from explorer.config.inputs import fill_inputs, missing_inputs, parse_input_options
+from explorer.model.copy_as import read_command
 from explorer.screens.input_dialog import InputDialog
 from tests.app_helpers import SIZE, main_screen, make_app, wait_for, wait_settled
 
@@ -227,3 +228,9 @@ async def test_tui_cancelled_input_leaves_the_server_unconnected_and_asks_again(
         await pilot.press(*"demo-server", "enter")
         await wait_settled(pilot, app)
         assert status.state == "ready"
+
+
+def test_copy_as_never_spells_out_a_filled_in_input(tmp_path: Path) -> None:
+    tool = fill_inputs(load_config(github(tmp_path)).servers["tool"], {"api-key": TOKEN})
+    line = read_command(tool, "x://y")
+    assert TOKEN not in line and "--key=***" in line

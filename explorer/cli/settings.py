@@ -78,7 +78,8 @@ class Prepared:
 
     `specs` have the `--input` values filled in; inputs still missing stay pending on them. `warnings`
     and `notes` are lines for stderr (without their `warning:`/`note:` prefix). `found` lists the client
-    configs found when nothing at all was configured (the demo server is used then).
+    configs found when nothing at all was configured (the demo server is used then); the CLI names them
+    on stderr (`found_notes`), the TUI offers them in the palette.
     """
 
     config: Config | None
@@ -152,7 +153,6 @@ class Settings:
                 prepared.notes.append(note_text)
         elif not self.servers:  # nothing configured at all: the demo server, and what else there is
             prepared.found = [f for f in find_client_configs(context) if f.server_count or f.error]
-            prepared.notes.extend(found_notes(prepared.found))
         return prepared
 
     def resolve(self) -> tuple[Config | None, list[ServerSpec]]:
@@ -163,7 +163,7 @@ class Settings:
         prepared = self.prepare()
         for warning in prepared.warnings:
             note("warning: " + warning)
-        for text in prepared.notes:
+        for text in [*prepared.notes, *found_notes(prepared.found)]:
             note("note: " + text)
         return prepared.config, ask_inputs(prepared.specs)
 

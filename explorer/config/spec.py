@@ -110,21 +110,22 @@ class ServerSpec:
             extras.append("needs input: " + ", ".join(prompt.id for prompt in self.inputs))
         if extras:
             text += " (" + "; ".join(extras) + ")"
-        return sanitize_line(self._hide_secrets(text), limit=None)
+        return sanitize_line(self.mask_secrets(text), limit=None)
 
     def __repr__(self) -> str:
         env = {key: MASK for key in self.env}
         headers = {key: MASK for key in self.headers}
         url = None if self.url is None else mask_url(self.url)
         inputs = [prompt.id for prompt in self.inputs]
-        return self._hide_secrets(
+        return self.mask_secrets(
             f"ServerSpec(name={self.name!r}, transport={self.transport!r}, command={self.command!r}, "
             f"args={self.args!r}, env={env!r}, cwd={self.cwd!r}, url={url!r}, headers={headers!r}, "
             f"inputs={inputs!r})"
         )
 
-    def _hide_secrets(self, text: str) -> str:
-        """Input values may sit in args, the command or the URL, which are otherwise shown as they are."""
+    def mask_secrets(self, text: str) -> str:
+        """`text` with the filled-in input values masked: they may sit in args, the command or the URL,
+        which are otherwise shown as they are."""
         for secret in sorted(self.secrets, key=len, reverse=True):
             if len(secret) >= _MIN_SECRET_LENGTH:
                 text = text.replace(secret, MASK)
