@@ -11,6 +11,7 @@ import pytest
 from textual.command import CommandPalette
 from textual.widgets import OptionList
 
+from explorer import paths
 from explorer.app import ExplorerApp
 from explorer.cli.settings import Settings
 from explorer.config import ConfigError
@@ -298,3 +299,14 @@ def palette_text(app: ExplorerApp) -> str:
         return ""
     options = app.screen.query_one(OptionList)
     return "\n".join(str(options.get_option_at_index(i).prompt) for i in range(options.option_count))
+
+
+def test_found_configs_are_offered_when_config_toml_has_no_servers(tmp_path: Path) -> None:
+    context = host(tmp_path)
+    put(context.home / ".cursor/mcp.json", servers("x"))
+    own = paths.config_file()
+    own.parent.mkdir(parents=True)
+    own.write_text('theme = "explorer-light"\n')
+    assert [f.client for f in Settings().prepare(context).found] == ["cursor"]
+    own.write_text('[servers.mine]\ncommand = "x"\n')
+    assert Settings().prepare(context).found == []  # the explorer's own servers: nothing to offer

@@ -100,6 +100,11 @@ def test_filled_values_are_checked_where_they_land(tmp_path: Path) -> None:
     bad_url = load_config(vscode_file(tmp_path, {"u": {"url": "${input:url}"}}, [{"id": "url"}])).servers["u"]
     with pytest.raises(ConfigError, match='"url" with its inputs filled in: must start with http'):
         fill_inputs(bad_url, {"url": "ftp://h"})
+    with pytest.raises(ConfigError, match='server "u": "url" is empty once its inputs are filled in'):
+        fill_inputs(bad_url, {"url": ""})
+    bad_command = load_config(vscode_file(tmp_path, {"c": {"command": "${input:cmd}"}}, [{"id": "cmd"}]))
+    with pytest.raises(ConfigError, match='server "c": "command" is empty once its inputs are filled in'):
+        fill_inputs(bad_command.servers["c"], {"cmd": ""})
 
 
 @pytest.mark.parametrize(

@@ -147,11 +147,11 @@ class Settings:
         for input_id in given:
             if input_id not in wanted:
                 prepared.warnings.append(f"--input {input_id}: no server used here has ${{input:{input_id}}}")
-        if config is not None:
-            note_text = sources_note(config)
-            if note_text is not None:
-                prepared.notes.append(note_text)
-        elif not self.servers:  # nothing configured at all: the demo server, and what else there is
+        note_text = sources_note(config) if config is not None else None
+        if note_text is not None:
+            prepared.notes.append(note_text)
+        if not self.servers and self.config_path is None and (config is None or not config.servers):
+            # No server configured anywhere: the demo server is used; say what else there is.
             prepared.found = [f for f in find_client_configs(context) if f.server_count or f.error]
         return prepared
 
@@ -165,7 +165,10 @@ class Settings:
             note("warning: " + warning)
         for text in [*prepared.notes, *found_notes(prepared.found)]:
             note("note: " + text)
-        return prepared.config, ask_inputs(prepared.specs)
+        specs = ask_inputs(prepared.specs)
+        for spec in specs:
+            check_startable(spec)  # a cwd that came from an input is only known now
+        return prepared.config, specs
 
     def bounds(self, config: Config | None, **overrides: float | int | None) -> ListingBounds:
         base = config.listing if config is not None else ListingBounds()

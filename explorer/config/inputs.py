@@ -8,6 +8,7 @@ Filled-in values are listed in `ServerSpec.secrets`, so they are masked wherever
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -113,7 +114,7 @@ def fill_inputs(spec: ServerSpec, values: Mapping[str, str]) -> ServerSpec:
     ids = {prompt.id for prompt in given}
 
     def fill(text: str) -> str:
-        def substitute(match: Any) -> str:
+        def substitute(match: re.Match[str]) -> str:
             kind, colon, argument = match.group(1).strip().partition(":")
             input_id = argument.strip()
             if kind == "input" and colon and input_id in ids:
@@ -122,17 +123,11 @@ def fill_inputs(spec: ServerSpec, values: Mapping[str, str]) -> ServerSpec:
 
         return PLACEHOLDER.sub(substitute, text)
 
-    filled = replace(
-        spec,
-        command=None if spec.command is None else fill(spec.command),
-        args=tuple(fill(arg) for arg in spec.args),
-        env={name: fill(value) for name, value in spec.env.items()},
-        cwd=None if spec.cwd is None else fill(spec.cwd),
-        url=None if spec.url is None else fill(spec.url),
-        headers={name: fill(value) for name, value in spec.headers.items()},
-        inputs=tuple(prompt for prompt in spec.inputs if prompt.id not in ids),
-        secrets=(*spec.secrets, *(values[input_id] for input_id in sorted(ids))),
-    )
+    try:
+        filled = _filled(spec, fill, values, ids)
+    except ValueError:  # the spec's own check: a command or URL that an input left empty
+        what = "command" if spec.transport == "stdio" else "url"
+        raise ConfigError(f'{where}: "{what}" is empty once its inputs are filled in') from None
     if filled.url is not None and spec.url != filled.url:
         problem = url_problem(filled.url)
         if problem is not None:
@@ -143,3 +138,20 @@ def fill_inputs(spec: ServerSpec, values: Mapping[str, str]) -> ServerSpec:
             if problem is not None:
                 raise ConfigError(f"{where}: header {_quote(name)} with its inputs filled in: {problem}")
     return filled
+
+
+def _filled(
+    spec: ServerSpec, fill: Callable[[str], str], values: Mapping[str, str], ids: set[str]
+) -> ServerSpec:
+    """Every value of `spec` through `fill`; the filled-in inputs leave `inputs` for `secrets`."""
+    return replace(
+        spec,
+        command=None if spec.command is None else fill(spec.command),
+        args=tuple(fill(arg) for arg in spec.args),
+        env={name: fill(value) for name, value in spec.env.items()},
+        cwd=None if spec.cwd is None else fill(spec.cwd),
+        url=None if spec.url is None else fill(spec.url),
+        headers={name: fill(value) for name, value in spec.headers.items()},
+        inputs=tuple(prompt for prompt in spec.inputs if prompt.id not in ids),
+        secrets=(*spec.secrets, *(values[input_id] for input_id in sorted(ids))),
+    )
