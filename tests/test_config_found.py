@@ -276,12 +276,14 @@ async def test_tui_offers_found_configs_and_the_palette_opens_one(tmp_path: Path
     notices = ['warning: c.json: server "x": ${env:T} is not set', "note: -c vscode: read a.json"]
     app = ExplorerApp([demo_spec()], found_configs=found, notices=notices, remember_theme=False, timeout=10.0)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
-        screen = main_screen(app)
-        assert list(screen.catalogue.servers) == ["demo"]  # the user's servers are not started unasked
+        await pilot.pause()
+        # Read at once: a notification expires after a few seconds, and a busy machine may take longer.
         messages = [n.message for n in app._notifications]
         assert "Found configs: Claude Desktop (1 server) (ctrl+p to open one)" in messages
         assert "\n".join(notices) in messages  # what the CLI prints on stderr, shown once
+        await wait_settled(pilot, app)
+        screen = main_screen(app)
+        assert list(screen.catalogue.servers) == ["demo"]  # the user's servers are not started unasked
         await pilot.press("ctrl+p")
         await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette))
         await pilot.press(*"Open config")

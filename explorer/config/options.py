@@ -275,8 +275,11 @@ def select_servers(
 
 
 def check_startable(spec: ServerSpec) -> None:
-    """Raise ConfigError when `spec` could not even be started: its `cwd` is missing or not a folder."""
-    if spec.transport == "stdio" and spec.cwd is not None and not spec.inputs:
+    """Raise ConfigError when `spec` could not even be started: its `cwd` is missing or not a folder.
+
+    A cwd still waiting for an input is checked once the input is filled in.
+    """
+    if spec.transport == "stdio" and spec.cwd is not None and "${input:" not in spec.cwd:
         problem = cwd_problem(spec.cwd)
         if problem is not None:
             raise ConfigError(f"server {_quote(spec.name)}: cwd {spec.cwd} {problem}")

@@ -265,6 +265,11 @@ Every server's resources and templates as one URI-prefix tree.
             return  # already being asked for (a second reconnect while the dialog is open)
 
         def done(spec: ServerSpec | None, problem: str | None) -> None:
+            if spec is not None:
+                try:
+                    check_startable(spec)  # a cwd that came from an input
+                except ConfigError as exc:
+                    spec, problem = None, str(exc)
             if spec is None:
                 message = problem or "not connected"
                 self.catalogue.failed(name, message, None, None, "")
@@ -274,6 +279,8 @@ Every server's resources and templates as one URI-prefix tree.
                 status.spec = spec
                 self.connect(name)
 
+        self.catalogue.reset(name)  # "connecting…" while the dialog asks, not the last failure
+        self._statuses_changed()
         self.input_asker.fill(status.spec, done)
 
     def add_servers(self, specs: Sequence[ServerSpec]) -> list[str]:
