@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 from textual.app import App
@@ -9,6 +10,7 @@ from textual.binding import Binding, BindingType
 
 from explorer.commands import ExplorerCommands, UriJumpCommands
 from explorer.config import Config, ListingBounds, ServerSpec
+from explorer.config.found import FoundConfig
 from explorer.connection.session import ProtocolMode
 from explorer.keymap import binding_ids, binding_owners, validate_keymap
 from explorer.sanitize import sanitize_line
@@ -42,8 +44,13 @@ class ExplorerApp(App[int]):
         timeout: float = 30.0,
         bounds: ListingBounds | None = None,
         remember_theme: bool = True,
+        notices: Sequence[str] = (),
+        found_configs: Sequence[FoundConfig] = (),
     ) -> None:
         super().__init__()
+        # Lines the CLI would print on stderr (config warnings, which files were read): one notification.
+        self.notices = list(notices)
+        self.found_configs = list(found_configs)
         self.specs = specs
         self.config = config
         self.protocol: ProtocolMode = protocol
@@ -64,7 +71,25 @@ class ExplorerApp(App[int]):
         from explorer.screens.main import MainScreen
 
         self.push_screen(
-            MainScreen(self.specs, protocol=self.protocol, timeout=self.timeout, bounds=self.bounds)
+            MainScreen(
+                self.specs,
+                protocol=self.protocol,
+                timeout=self.timeout,
+                bounds=self.bounds,
+                found_configs=self.found_configs,
+            )
+        )
+        self._show_notices()
+
+    def _show_notices(self) -> None:
+        if not self.notices:
+            return
+        shown = [sanitize_line(line, 300) for line in self.notices[:8]]
+        if len(self.notices) > len(shown):
+            shown.append(f"… and {len(self.notices) - len(shown)} more")
+        warned = any(line.startswith("warning:") for line in self.notices)
+        self.notify(
+            "\n".join(shown), title="Config", severity="warning" if warned else "information", markup=False
         )
 
     def _load_themes(self) -> None:
@@ -104,11 +129,24 @@ class ExplorerApp(App[int]):
             self.action_show_help_panel()
 
 
-def launch_tui(config: Config | None, specs: list[ServerSpec], *, protocol: str, timeout: float) -> int:
-    """Run the TUI until the user quits; returns the process exit code."""
+def launch_tui(
+    config: Config | None,
+    specs: list[ServerSpec],
+    *,
+    protocol: str,
+    timeout: float,
+    notices: Sequence[str] = (),
+    found_configs: Sequence[FoundConfig] = (),
+) -> int:
+    """Run the TUI until the user quits; returns the process exit code.
+
+    `notices` are shown once as a notification; `found_configs` are offered in the palette.
+    """
     mode: ProtocolMode = (
         "legacy" if protocol == "legacy" else "2026-07-28" if protocol == "2026-07-28" else "auto"
     )
-    app = ExplorerApp(specs, config=config, protocol=mode, timeout=timeout)
+    app = ExplorerApp(
+        specs, config=config, protocol=mode, timeout=timeout, notices=notices, found_configs=found_configs
+    )
     app.run()
     return 0

@@ -47,6 +47,16 @@ class ExplorerCommands(Provider):
                     partial(screen.show_overview, name),
                 )
             )
+        for found in screen.found_configs:
+            if found.config is not None and found.server_count:
+                files = ", ".join(sanitize_line(f.location.label, 120) for f in found.files)
+                verbs.append(
+                    (
+                        f"Open config: {found.summary()}",
+                        escape(f"Connect its servers ({files})"),  # help is parsed as markup
+                        partial(screen.open_config, found.client),
+                    )
+                )
         for status in screen.failed_servers():
             name = sanitize_line(status.name, 40)
             verbs.append(

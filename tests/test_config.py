@@ -13,6 +13,7 @@ from explorer import paths
 from explorer.config import (
     Config,
     ConfigError,
+    InputPrompt,
     ListingBounds,
     ServerSpec,
     default_config_path,
@@ -24,12 +25,19 @@ from explorer.config import (
     redact,
     select_servers,
 )
+from explorer.config.options import check_startable, parse_env_options
+from explorer.config.variables import HostContext
 
 
 def write(tmp_path: Path, name: str, content: str | dict[str, object]) -> Path:
     path = tmp_path / name
     path.write_text(content if isinstance(content, str) else json.dumps(content), encoding="utf-8")
     return path
+
+
+def write_in(folder: Path, name: str, content: str | dict[str, object]) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    return write(folder, name, content)
 
 
 def config_error(path: Path) -> str:
@@ -149,13 +157,19 @@ def test_vscode_format_with_inputs_and_placeholders(tmp_path: Path, monkeypatch:
     config = load_config(path)
     local = config.servers["local"]
     assert local.env["TOKEN"] == "s3cret-token"
-    assert local.env["OTHER"] == "${env:EXPLORER_TEST_MISSING}"
+    assert local.env["OTHER"] == ""  # as VS Code does; never the placeholder sent literally
     assert local.args == ("mcp-server-fetch", f"--home={Path.home()}")
-    assert config.servers["gh"].headers == {"Authorization": "Bearer ${input:api-key}"}
+    assert local.inputs == ()
+    # The input is asked for later (CLI or TUI): it stays in place and is listed on the spec.
+    gh = config.servers["gh"]
+    assert gh.headers == {"Authorization": "Bearer ${input:api-key}"}
+    assert gh.inputs == (InputPrompt(id="api-key", password=True),)
     assert config.servers["events"].transport == "sse"
     joined = "\n".join(config.warnings)
-    assert "${input:api-key}" in joined
-    assert "${env:EXPLORER_TEST_MISSING}" in joined
+    assert (
+        "${env:EXPLORER_TEST_MISSING} is not set in the environment; the server gets an empty string"
+        in joined
+    )
     assert "s3cret-token" not in joined
 
 
@@ -650,3 +664,237 @@ def test_default_config_path_only_when_the_file_exists() -> None:
     path.write_text('[servers.a]\ncommand = "x"\n')
     assert default_config_path() == path
     assert list(load_config(path).servers) == ["a"]
+
+
+# ------------------------------------------------------------------------------------ VS Code variables
+
+
+def fake_host(tmp_path: Path, **env: str) -> HostContext:
+    return HostContext(home=tmp_path / "home", cwd=tmp_path / "here", platform="linux", env=env)
+
+
+def test_variables_come_from_the_host_context(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    path = write_in(
+        workspace / ".vscode",
+        "mcp.json",
+        {
+            "servers": {
+                "a": {
+                    "command": "${userHome}${/}bin${pathSeparator}srv",
+                    "args": ["${workspaceFolder}", "${workspaceFolderBasename}", "${cwd}", "${env:TOKEN}"],
+                    "env": {"SHELL_STYLE": "${TOKEN}", "DEFAULTED": "${NOPE:-fallback}"},
+                }
+            }
+        },
+    )
+    context = fake_host(tmp_path, TOKEN="t0ken")
+    server = load_config(path, context=context).servers["a"]
+    assert server.command == f"{tmp_path}/home/bin/srv"
+    assert server.args == (str(workspace), "ws", str(tmp_path / "here"), "t0ken")
+    assert server.env == {"SHELL_STYLE": "t0ken", "DEFAULTED": "fallback"}
+
+
+def test_workspace_folder_outside_a_vscode_folder_is_the_current_directory(tmp_path: Path) -> None:
+    path = write(
+        tmp_path, "servers.json", {"mcpServers": {"a": {"command": "x", "args": ["${workspaceFolder}"]}}}
+    )
+    assert load_config(path, context=fake_host(tmp_path)).servers["a"].args == (str(tmp_path / "here"),)
+
+
+def test_an_unset_variable_is_an_empty_string_and_a_warning(tmp_path: Path) -> None:
+    path = write(
+        tmp_path, "c.json", {"mcpServers": {"a": {"command": "x", "args": ["--t=${env:MISSING}", "${ALSO}"]}}}
+    )
+    config = load_config(path, context=fake_host(tmp_path))
+    assert config.servers["a"].args == ("--t=", "")
+    unset = "is not set in the environment; the server gets an empty string there"
+    assert config.warnings == [
+        f'{path}: server "a": ${{env:MISSING}} {unset}',
+        f'{path}: server "a": ${{ALSO}} {unset}',
+    ]
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        (
+            "${command:pickProcess}",
+            "${command:pickProcess} runs a VS Code command, which only works inside VS Code",
+        ),
+        (
+            "${config:editor.fontSize}",
+            "${config:editor.fontSize} reads a VS Code setting, which only works inside",
+        ),
+        ("${file}", "${file} only has a value inside the editor"),
+        ("${selectedText}", "${selectedText} only has a value inside the editor"),
+        ("${secret:x}", '${secret:x} has an unknown variable kind "secret"'),
+        ("${}", "${} is not a variable the explorer knows"),
+        ("${a b}", "${a b} is not a variable the explorer knows"),
+        ("${env:1x}", "${env:1x} does not name an environment variable"),
+    ],
+)
+def test_unknown_variables_are_config_errors_naming_them(tmp_path: Path, value: str, problem: str) -> None:
+    path = write(tmp_path, "c.json", {"mcpServers": {"a": {"command": "x", "args": [value]}}})
+    assert f'server "a": {problem}' in config_error(path)
+
+
+# ---------------------------------------------------------------------------------------------- envFile
+
+
+def test_env_file_is_read_and_explicit_env_wins(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    write_in(
+        workspace,
+        ".env",
+        "# comment\n\nexport PLAIN=one\nQUOTED=\"two words\\nnext\"  \nSINGLE='a \\n b'\n"
+        'BARE=value # a comment\nEMPTY=\nOVERRIDDEN=from-file\nnot a line\nBROKEN="open\n',
+    )
+    path = write_in(
+        workspace / ".vscode",
+        "mcp.json",
+        {
+            "servers": {
+                "a": {
+                    "command": "x",
+                    "envFile": "${workspaceFolder}/.env",
+                    "env": {"OVERRIDDEN": "explicit"},
+                },
+                "b": {"command": "y", "envFile": ".env"},
+            }
+        },
+    )
+    config = load_config(path, context=fake_host(tmp_path))
+    assert config.servers["a"].env == {
+        "PLAIN": "one",
+        "QUOTED": "two words\nnext",
+        "SINGLE": "a \\n b",
+        "BARE": "value",
+        "EMPTY": "",
+        "OVERRIDDEN": "explicit",
+    }
+    assert config.servers["b"].env["OVERRIDDEN"] == "from-file"  # relative to the workspace folder
+    env_path = workspace / ".env"
+    assert f'{path}: server "a": envFile {env_path} line 9 is not KEY=VALUE and is skipped' in config.warnings
+    assert any("line 10 has an unterminated quoted value" in w for w in config.warnings)
+
+
+def test_a_missing_env_file_is_a_config_error_naming_it(tmp_path: Path) -> None:
+    path = write(tmp_path, "c.json", {"mcpServers": {"a": {"command": "x", "envFile": "secrets.env"}}})
+    assert f'server "a": envFile {tmp_path / "secrets.env"} does not exist' in config_error(path)
+
+
+def test_env_file_for_a_url_server_is_ignored_with_a_warning(tmp_path: Path) -> None:
+    path = write(tmp_path, "c.json", {"mcpServers": {"a": {"url": "https://h/mcp", "envFile": "nope.env"}}})
+    assert load_config(path).warnings == [f'{path}: server "a": envFile ignored for an http server']
+
+
+# ------------------------------------------------------------------------------------ hostile files
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("deep.json", '{"mcpServers": ' + "[" * 5000 + "]" * 5000 + "}"),
+        ("deep-jsonc.json", '{"mcpServers": // c\n' + "[" * 5000 + "]" * 5000 + "}"),
+        ("deep-array.toml", "a = " + "[" * 5000 + "]" * 5000 + "\n"),
+        ("deep-table.toml", "a = " + "{b = " * 5000 + "1" + "}" * 5000 + "\n"),
+        ("deep-keys.toml", ".".join(["k"] * 20000) + " = 1\n"),
+    ],
+)
+def test_thousands_of_nesting_levels_are_a_config_error(tmp_path: Path, name: str, text: str) -> None:
+    assert "nested too deeply" in config_error(write(tmp_path, name, text))
+
+
+def test_dots_inside_toml_strings_do_not_count_as_nesting(tmp_path: Path) -> None:
+    dotted = "." * 2000
+    config = load_config(write(tmp_path, "c.toml", f'[servers.a]\ncommand = "x"\nargs = ["{dotted}"]\n'))
+    assert config.servers["a"].args == (dotted,)
+
+
+@pytest.mark.parametrize(
+    ("server", "problem"),
+    [
+        ({"url": "https://h:99999/mcp"}, '"url" invalid URL (Port out of range 0-65535)'),
+        ({"url": "https://h:port/mcp"}, '"url" invalid URL'),
+        ({"url": "https:///mcp"}, '"url" the URL has no host'),
+        (
+            {"url": "https://h/mcp", "headers": {"Authorization": "Bearer …"}},
+            'header "Authorization": the value contains the non-ASCII character U+2026 at position 8',
+        ),
+        (
+            {"url": "https://h/mcp", "headers": {"Bad Name": "v"}},
+            'header "Bad Name" is not a valid header name',
+        ),
+    ],
+)
+def test_urls_and_headers_in_files_are_checked_up_front(tmp_path: Path, server: object, problem: str) -> None:
+    assert problem in config_error(write(tmp_path, "c.json", {"mcpServers": {"x": server}}))
+
+
+# ------------------------------------------------------------------------------- -H, -e, names, cwd
+
+
+def test_non_ascii_header_value_is_refused_with_a_clear_sentence() -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_header("Authorization: Bearer …")
+    assert str(info.value) == (
+        '-H/--header "Authorization": the value contains the non-ASCII character U+2026 at position 8 '
+        "(an ellipsis: is it a placeholder copied from an example?); HTTP header values must be ASCII"
+    )
+    with pytest.raises(ConfigError, match=r"U\+00E9 at position 4") as accented:
+        parse_header("X-Name: caf\u00e9-secret")
+    assert "secret" not in str(accented.value)
+
+
+def test_env_options() -> None:
+    assert parse_env_options(["A=1", "B=x=y", "EMPTY="]) == {"A": "1", "B": "x=y", "EMPTY": ""}
+    for bad in (["NOEQUALS"], ["=v"]):
+        with pytest.raises(ConfigError, match="-e/--env: expected KEY=VALUE"):
+            parse_env_options(bad)
+
+
+def test_env_applies_to_stdio_servers_given_with_s() -> None:
+    config = Config(
+        servers={"cfg": ServerSpec(name="cfg", transport="stdio", command="c", env={"A": "own", "B": "b"})}
+    )
+    specs = select_servers(
+        config,
+        ["cfg", "python -m srv", "https://h/mcp"],
+        sse=False,
+        headers={},
+        default=demo_server_spec(),
+        env={"A": "cli"},
+    )
+    assert [spec.env for spec in specs] == [{"A": "cli", "B": "b"}, {"A": "cli"}, {}]
+    assert config.servers["cfg"].env == {"A": "own", "B": "b"}
+    with pytest.raises(ConfigError, match="no -s was given"):
+        select_servers(config, [], sse=False, headers={}, default=demo_server_spec(), env={"A": "1"})
+    with pytest.raises(ConfigError, match="none of the -s servers is a stdio command"):
+        select_servers(
+            None, ["https://h/mcp"], sse=False, headers={}, default=demo_server_spec(), env={"A": "1"}
+        )
+
+
+@pytest.mark.parametrize(
+    ("value", "name"),
+    [
+        ("env TOKEN=x npx -y @scope/server-github", "server-github"),
+        ("env -u HOME -i A=1 uvx mcp-server-time", "mcp-server-time"),
+        ("env -- python -m pkg.server", "pkg.server"),
+        ("cmd /c npx -y @modelcontextprotocol/server-memory", "server-memory"),
+        ("env", "env"),
+    ],
+)
+def test_wrapped_command_lines_are_named_by_what_they_run(value: str, name: str) -> None:
+    assert parse_server_option(value, config=None, sse=False, headers={}).name == name
+
+
+def test_a_missing_cwd_is_a_config_error(tmp_path: Path) -> None:
+    spec = ServerSpec(name="s", transport="stdio", command="x", cwd=str(tmp_path / "gone"))
+    with pytest.raises(ConfigError) as info:
+        check_startable(spec)
+    assert str(info.value) == f'server "s": cwd {tmp_path / "gone"} does not exist'
+    check_startable(dataclasses.replace(spec, cwd=str(tmp_path)))
+    with pytest.raises(ConfigError, match="is not a directory"):
+        check_startable(dataclasses.replace(spec, cwd=str(write(tmp_path, "f", "x"))))

@@ -14,7 +14,7 @@ import click
 
 from explorer import __version__
 from explorer.cli.output import EXIT_USAGE, error
-from explorer.cli.settings import Settings, server_options, settings_from
+from explorer.cli.settings import Seconds, Settings, server_options, settings_from
 from explorer.config import ConfigError
 
 
@@ -24,6 +24,7 @@ def _fail_usage(message: str) -> NoReturn:
 
 
 def _resolve(settings: Settings) -> tuple[Any, list[Any]]:
+    """The servers of a command; warnings and notes go to stderr once, config errors exit 2."""
     try:
         return settings.resolve()
     except ConfigError as exc:
@@ -53,7 +54,7 @@ bound_options = [
     ),
     click.option(
         "--list-timeout",
-        type=click.FloatRange(min=0.1),
+        type=Seconds(),
         default=None,
         metavar="S",
         help="Wall time for a listing.",
@@ -119,10 +120,22 @@ def cli(ctx: click.Context, /, **params: Any) -> None:
     settings = settings_from(ctx, params)
     ctx.obj = settings
     if ctx.invoked_subcommand is None:
-        config, specs = _resolve(settings)
+        try:
+            prepared = settings.prepare()  # the TUI asks for VS Code inputs itself, in a dialog
+        except ConfigError as exc:
+            _fail_usage(str(exc))
         from explorer.app import launch_tui
 
-        sys.exit(launch_tui(config, specs, protocol=settings.protocol_mode, timeout=settings.request_timeout))
+        sys.exit(
+            launch_tui(
+                prepared.config,
+                prepared.specs,
+                protocol=settings.protocol_mode,
+                timeout=settings.request_timeout,
+                notices=[*(f"warning: {w}" for w in prepared.warnings), *prepared.notes],
+                found_configs=prepared.found,
+            )
+        )
 
 
 @cli.command()
@@ -346,11 +359,24 @@ def demo_server() -> None:
 
 
 @cli.command()
-@click.argument("what", type=click.Choice(["config", "themes", "logs", "data"]))
+@click.argument("what", type=click.Choice(["config", "configs", "themes", "logs", "data"]))
 def locate(what: str) -> None:
-    """Print where the explorer keeps its config file, user themes, logs or data."""
+    """Print where the explorer keeps its config file, user themes, logs or data; `configs`: the MCP
+    configs other clients have here (Claude Desktop, Claude Code, VS Code, Cursor, Windsurf)."""
     from explorer import paths
 
+    if what == "configs":
+        from explorer.config.found import describe_found, find_client_configs
+        from explorer.config.variables import HostContext
+
+        found = find_client_configs(HostContext.current())
+        for line in describe_found(found):
+            click.echo(line)
+        if not found:
+            from explorer.cli.output import note
+
+            note("note: no MCP client config found (Claude Desktop, Claude Code, VS Code, Cursor, Windsurf)")
+        return
     location = {
         "config": paths.config_file,
         "themes": paths.themes_dir,
@@ -361,5 +387,15 @@ def locate(what: str) -> None:
 
 
 def main() -> None:
-    """Console-script entry point."""
-    cli(prog_name="mcp-url-explorer")
+    """Console-script entry point: click's usage errors become one line on stderr and exit 2."""
+    try:
+        code = cli.main(prog_name="mcp-url-explorer", standalone_mode=False)
+    except click.UsageError as exc:
+        hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
+        _fail_usage(exc.format_message() + hint)
+    except click.ClickException as exc:
+        error(exc.format_message())
+        sys.exit(exc.exit_code)
+    except click.exceptions.Abort:
+        sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)

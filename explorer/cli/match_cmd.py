@@ -24,7 +24,22 @@ def parse_assignments(pairs: Sequence[str]) -> dict[str, str]:
     return values
 
 
+def _not_utf8(template: str, pairs: Sequence[str]) -> str | None:
+    """Arguments that were not UTF-8 bytes arrive with surrogate escapes, which no URI can hold."""
+    for index, text in enumerate([template, *pairs]):
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            which = "the template" if index == 0 else f"argument {index + 1}"
+            return f"{which} is not valid UTF-8 (an undecodable byte at character {exc.start + 1})"
+    return None
+
+
 def expand_command(template: str, pairs: Sequence[str]) -> int:
+    problem = _not_utf8(template, pairs)
+    if problem is not None:
+        error(problem)
+        return EXIT_USAGE
     try:
         parsed = parse_template(template)
         raw = parse_assignments(pairs)

@@ -2,20 +2,28 @@
 
 Click parses group options before the command and command options after it; the same options are
 declared on both and merged here (lists concatenate, a value after the command wins).
+
+`Settings.prepare()` turns them into servers without asking anything (the TUI asks for VS Code inputs in
+a dialog); `Settings.resolve()` is the CLI's way: it prints warnings and notes on stderr, then asks for
+missing inputs on the terminal, or fails (exit 2) naming them when stdin is not a terminal.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
+from explorer.cli.output import note
 from explorer.config import (
     Config,
     ConfigError,
+    InputPrompt,
     ListingBounds,
     ServerSpec,
     default_config_path,
@@ -24,10 +32,61 @@ from explorer.config import (
     parse_header,
     select_servers,
 )
+from explorer.config.found import (
+    FoundConfig,
+    find_client_configs,
+    found_notes,
+    load_config_option,
+    sources_note,
+)
+from explorer.config.inputs import fill_inputs, missing_inputs, parse_input_options
+from explorer.config.options import check_startable, parse_env_options
+from explorer.config.variables import HostContext
+from explorer.sanitize import sanitize_line
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 PROTOCOL_CHOICES = ("auto", "legacy", "2026-07-28")
+
+
+class Seconds(click.ParamType[float, Any]):
+    """A positive, finite number of seconds: `nan` and `inf` would disable a bound or a timeout."""
+
+    name = "seconds"
+
+    def __init__(self, minimum: float = 0.1) -> None:
+        self.minimum = minimum
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        if isinstance(value, float):
+            number = value
+        else:
+            try:
+                number = float(value)
+            except (TypeError, ValueError):
+                self.fail(f"{sanitize_line(str(value), 40)!r} is not a number of seconds", param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{number!r} is not a finite number of seconds", param, ctx)
+        if number < self.minimum:
+            self.fail(f"{number:g} is below the minimum of {self.minimum:g} seconds", param, ctx)
+        return number
+
+
+@dataclass
+class Prepared:
+    """What the options select, before any input is asked for.
+
+    `specs` have the `--input` values filled in; inputs still missing stay pending on them. `warnings`
+    and `notes` are lines for stderr (without their `warning:`/`note:` prefix). `found` lists the client
+    configs found when nothing at all was configured (the demo server is used then); the CLI names them
+    on stderr (`found_notes`), the TUI offers them in the palette.
+    """
+
+    config: Config | None
+    specs: list[ServerSpec]
+    warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    found: list[FoundConfig] = field(default_factory=list)
 
 
 @dataclass
@@ -40,6 +99,8 @@ class Settings:
     sse: bool = False
     protocol: str | None = None
     timeout: float | None = None
+    env: list[str] = field(default_factory=list)
+    inputs: list[str] = field(default_factory=list)
 
     def merged(self, later: Settings) -> Settings:
         return Settings(
@@ -49,6 +110,8 @@ class Settings:
             sse=self.sse or later.sse,
             protocol=later.protocol or self.protocol,
             timeout=later.timeout if later.timeout is not None else self.timeout,
+            env=[*self.env, *later.env],
+            inputs=[*self.inputs, *later.inputs],
         )
 
     @property
@@ -59,19 +122,53 @@ class Settings:
     def request_timeout(self) -> float:
         return self.timeout if self.timeout is not None else 30.0
 
-    def load(self) -> Config | None:
-        """The config file named by -c, else the user's own config.toml when it exists."""
-        path = self.config_path or default_config_path()
-        return load_config(path) if path is not None else None
+    def load(self, context: HostContext | None = None) -> Config | None:
+        """The config -c names (a file or a client name), else the user's own config.toml if it exists."""
+        if self.config_path is not None:
+            return load_config_option(self.config_path, context)
+        path = default_config_path()
+        return load_config(path, context=context) if path is not None else None
+
+    def prepare(self, context: HostContext | None = None) -> Prepared:
+        """The config and the servers to use, inputs not asked yet; raises ConfigError (exit 2)."""
+        context = context or HostContext.current()
+        config = self.load(context)
+        headers = dict(parse_header(h) for h in self.headers)
+        env = parse_env_options(self.env)
+        given = parse_input_options(self.inputs)
+        specs = select_servers(
+            config, self.servers, sse=self.sse, headers=headers, default=demo_server_spec(), env=env
+        )
+        wanted = {prompt.id for spec in specs for prompt in spec.inputs}
+        specs = [fill_inputs(spec, given) for spec in specs]
+        for spec in specs:
+            check_startable(spec)
+        prepared = Prepared(config, specs, warnings=list(config.warnings) if config is not None else [])
+        for input_id in given:
+            if input_id not in wanted:
+                prepared.warnings.append(f"--input {input_id}: no server used here has ${{input:{input_id}}}")
+        note_text = sources_note(config) if config is not None else None
+        if note_text is not None:
+            prepared.notes.append(note_text)
+        if not self.servers and self.config_path is None and (config is None or not config.servers):
+            # No server configured anywhere: the demo server is used; say what else there is.
+            prepared.found = [f for f in find_client_configs(context) if f.server_count or f.error]
+        return prepared
 
     def resolve(self) -> tuple[Config | None, list[ServerSpec]]:
-        """The config and the servers to use; raises ConfigError (exit 2) on any problem."""
-        config = self.load()
-        headers = dict(parse_header(h) for h in self.headers)
-        specs = select_servers(
-            config, self.servers, sse=self.sse, headers=headers, default=demo_server_spec()
-        )
-        return config, specs
+        """The CLI's servers: warnings and notes printed on stderr, then missing inputs asked on the terminal.
+
+        Raises ConfigError (exit 2) on any problem, and when an input is missing and stdin is no terminal.
+        """
+        prepared = self.prepare()
+        for warning in prepared.warnings:
+            note("warning: " + warning)
+        for text in [*prepared.notes, *found_notes(prepared.found)]:
+            note("note: " + text)
+        specs = ask_inputs(prepared.specs)
+        for spec in specs:
+            check_startable(spec)  # a cwd that came from an input is only known now
+        return prepared.config, specs
 
     def bounds(self, config: Config | None, **overrides: float | int | None) -> ListingBounds:
         base = config.listing if config is not None else ListingBounds()
@@ -82,6 +179,58 @@ class Settings:
             max_seconds=float(values.get("max_seconds", base.max_seconds)),
             max_bytes=int(values.get("max_bytes", base.max_bytes)),
         )
+
+
+def ask_inputs(
+    specs: Sequence[ServerSpec],
+    *,
+    interactive: bool | None = None,
+    ask: Callable[[InputPrompt, str], str] | None = None,
+) -> list[ServerSpec]:
+    """`specs` with every pending input filled: asked on the terminal (stderr; no echo for a password).
+
+    Without a terminal on stdin an input with a default takes it (as pressing enter would), and one
+    without is a ConfigError naming it and the `--input` that gives it.
+    """
+    missing = missing_inputs(specs, {})
+    if not missing:
+        return list(specs)
+    if interactive is None:
+        interactive = sys.stdin is not None and sys.stdin.isatty()
+    values: dict[str, str] = {}
+    for prompt, server in missing:
+        if interactive:
+            values[prompt.id] = (ask or ask_on_terminal)(prompt, server)
+        elif prompt.default is not None:
+            values[prompt.id] = prompt.default
+        else:
+            about = f" ({sanitize_line(prompt.description, 100)})" if prompt.description else ""
+            raise ConfigError(
+                f'server "{sanitize_line(server, 80)}" needs input "{prompt.id}"{about}; stdin is not a '
+                f"terminal to ask on, so give it with --input {prompt.id}=VALUE"
+            )
+    return [fill_inputs(spec, values) for spec in specs]
+
+
+def ask_on_terminal(prompt: InputPrompt, server: str) -> str:
+    """Ask for one input on stderr; Ctrl-C or end of input is a ConfigError (nothing is started)."""
+    about = sanitize_line(prompt.description, 200) or prompt.id
+    text = f'{about} [input "{sanitize_line(prompt.id, 80)}" for server "{sanitize_line(server, 80)}"]'
+    if prompt.options:
+        text += " (" + ", ".join(sanitize_line(option, 80) for option in prompt.options) + ")"
+    default = prompt.default if prompt.default is not None else ""
+    show_default: bool | str = False if prompt.password or not default else default
+    while True:
+        try:
+            value = click.prompt(
+                text, default=default, hide_input=prompt.password, show_default=show_default, err=True
+            )
+        except click.exceptions.Abort:
+            raise ConfigError(f'no value was given for input "{prompt.id}"') from None
+        problem = prompt.problem(str(value))
+        if problem is None:
+            return str(value)
+        click.echo(problem, err=True)
 
 
 def server_options(func: F) -> F:
@@ -100,9 +249,11 @@ def server_options(func: F) -> F:
             "-c",
             "--config",
             "config_path",
-            type=click.Path(path_type=Path, dir_okay=False),
-            help="Config file: JSON with mcpServers (Claude Desktop, Cursor) or servers (VS Code), "
-            "or the explorer's TOML. Without -s every configured server is used.",
+            type=click.Path(path_type=Path),
+            metavar="PATH|NAME",
+            help="Config file (JSON with mcpServers or servers, or the explorer's TOML), or the configs a "
+            "client already has: claude-desktop, claude-code, vscode, cursor, windsurf "
+            "(see 'locate configs'). Without -s every configured server is used.",
         ),
         click.option(
             "-H", "--header", "headers", multiple=True, metavar="'NAME: VALUE'", help="HTTP header."
@@ -116,10 +267,25 @@ def server_options(func: F) -> F:
         ),
         click.option(
             "--timeout",
-            type=click.FloatRange(min=0.1),
+            type=Seconds(),
             default=None,
             metavar="SECONDS",
             help="Timeout per request (default 30).",
+        ),
+        click.option(
+            "-e",
+            "--env",
+            "env",
+            multiple=True,
+            metavar="KEY=VALUE",
+            help="Environment variable for the stdio servers given with -s. Repeatable.",
+        ),
+        click.option(
+            "--input",
+            "inputs",
+            multiple=True,
+            metavar="ID=VALUE",
+            help="Value of a VS Code ${input:ID} (else asked on the terminal). Repeatable.",
         ),
     ]
     for option in reversed(options):
@@ -136,9 +302,21 @@ def settings_from(ctx: click.Context, params: dict[str, Any]) -> Settings:
         sse=bool(params.pop("sse", False)),
         protocol=params.pop("protocol", None),
         timeout=params.pop("timeout", None),
+        env=list(params.pop("env", ()) or ()),
+        inputs=list(params.pop("inputs", ()) or ()),
     )
     parent = ctx.find_object(Settings)
     return parent.merged(own) if parent is not None else own
 
 
-__all__ = ["PROTOCOL_CHOICES", "ConfigError", "Settings", "server_options", "settings_from"]
+__all__ = [
+    "PROTOCOL_CHOICES",
+    "ConfigError",
+    "Prepared",
+    "Seconds",
+    "Settings",
+    "ask_inputs",
+    "ask_on_terminal",
+    "server_options",
+    "settings_from",
+]

@@ -2,6 +2,10 @@
 
 Its own module because reading files (formats, placeholder expansion, one-sentence error messages naming
 file and server) is one job, separate from the types it produces and from the command line.
+
+Relative paths (`cwd`, `envFile`) start from the workspace folder for a workspace `.vscode/mcp.json` or
+`.cursor/mcp.json`, else from the config file's folder. A hostile or broken file (thousands of nesting
+levels) is a ConfigError like any other, never a RecursionError.
 """
 
 from __future__ import annotations
@@ -11,18 +15,66 @@ import math
 import os
 import re
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from explorer.config.spec import Config, ConfigError, ListingBounds, ServerSpec, Transport, _quote
+from explorer.config.checks import header_name_problem, header_value_problem, url_problem
+from explorer.config.dotenv import load_env_file
+from explorer.config.inputs import parse_inputs
+from explorer.config.spec import (
+    Config,
+    ConfigError,
+    InputPrompt,
+    ListingBounds,
+    ServerSpec,
+    Transport,
+    _quote,
+)
+from explorer.config.variables import PLACEHOLDER, Expander, HostContext, workspace_of
 from explorer.value_kinds import value_kind
 
 
-def load_config(path: Path) -> Config:
-    """Read a config file: TOML by its `.toml` suffix, JSON (`mcpServers` or `servers`) otherwise."""
+def load_config(path: Path, *, context: HostContext | None = None) -> Config:
+    """Read a config file: TOML by its `.toml` suffix, JSON (`mcpServers` or `servers`) otherwise.
+
+    `context` (the user's home, working directory and environment) defaults to this process's.
+    """
     label = str(path)
     path = Path(path).expanduser()
+    text = _read_text(path, label)
+    loader = _Loader(label, path, context or HostContext.current())
+    suffix = path.suffix.lower()
+    is_toml = suffix == ".toml" or (suffix not in (".json", ".jsonc") and not text.lstrip().startswith("{"))
+    config = loader.from_toml(text) if is_toml else loader.from_json(text)
+    config.source = path
+    config.files = (path,)
+    return config
+
+
+def load_servers_at(
+    path: Path, keys: Sequence[str], *, label: str, context: HostContext | None = None
+) -> Config | None:
+    """The `mcpServers` of the JSON object at `keys` inside `path`; None when that object or its
+    `mcpServers` is absent.
+
+    For files that are not only MCP configs, such as Claude Code's `~/.claude.json`, which keeps servers
+    at the top level and per project under `projects[<folder>]`.
+    """
+    path = Path(path).expanduser()
+    loader = _Loader(label, path, context or HostContext.current())
+    doc = _parse_json(_read_text(path, label), label)
+    for key in keys:
+        doc = doc.get(key) if isinstance(doc, dict) else None
+    if not isinstance(doc, dict) or "mcpServers" not in doc:
+        return None
+    config = Config(servers=loader.servers(doc["mcpServers"], "mcpServers"), warnings=loader.warnings)
+    config.source = path
+    config.files = (path,)
+    return config
+
+
+def _read_text(path: Path, label: str) -> str:
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -34,15 +86,9 @@ def load_config(path: Path) -> Config:
     except OSError as exc:
         raise ConfigError(f"{label}: cannot read the file ({exc.strerror or exc})") from None
     try:
-        text = data.decode("utf-8-sig")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{label}: not UTF-8 text (invalid byte at offset {exc.start})") from None
-    loader = _Loader(label, base_dir=path.absolute().parent)
-    suffix = path.suffix.lower()
-    is_toml = suffix == ".toml" or (suffix not in (".json", ".jsonc") and not text.lstrip().startswith("{"))
-    config = loader.from_toml(text) if is_toml else loader.from_json(text)
-    config.source = path
-    return config
 
 
 _JSON_TYPES: dict[str, Transport] = {
@@ -53,19 +99,30 @@ _JSON_TYPES: dict[str, Transport] = {
     "streamablehttp": "http",
     "sse": "sse",
 }
-_SERVER_KEYS = frozenset({"command", "args", "env", "cwd", "url", "headers", "transport", "type", "disabled"})
+_SERVER_KEYS = frozenset(
+    {"command", "args", "env", "envFile", "cwd", "url", "headers", "transport", "type", "disabled"}
+)
 _TOP_KEYS = frozenset({"theme", "servers", "listing", "keymap"})
 _INT_BOUNDS = ("max_items", "max_pages", "max_bytes")
-_PLACEHOLDER = re.compile(r"\$\{([^}]*)\}")
-_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# TOML dotted keys (`a.b.c... = 1`) nest without recursion, but tomllib's cost grows with the square of
+# the depth (20,000 levels take 1.5 GB): a line with more dots than this outside strings is refused.
+_MAX_TOML_KEY_PARTS = 500
+_TOML_STRING = re.compile(r'"(?:[^"\\]|\\.)*"|\'[^\']*\'')
+_TOO_DEEP = "nested too deeply (thousands of levels) to be a config file"
 
 
 class _Loader:
     """One file's parse: its label for messages, the warnings gathered, and the dialect's word for {}."""
 
-    def __init__(self, label: str, *, base_dir: Path) -> None:
+    def __init__(self, label: str, path: Path, context: HostContext) -> None:
         self.label = label
-        self.base_dir = base_dir
+        self.context = context
+        workspace = workspace_of(path)
+        # ${workspaceFolder}: the folder holding .vscode/, else the current directory.
+        self.workspace = workspace or context.cwd
+        # Where relative `cwd` and `envFile` start: the workspace of a workspace file, else the file's folder.
+        self.base_dir = workspace or path.absolute().parent
+        self.inputs: Mapping[str, InputPrompt | str] = {}
         self.warnings: list[str] = []
         self.table = "object"
 
@@ -74,6 +131,11 @@ class _Loader:
 
     def warn(self, problem: str) -> None:
         message = f"{self.label}: {problem}"
+        if message not in self.warnings:
+            self.warnings.append(message)
+
+    def warn_as_is(self, message: str) -> None:
+        """A warning that already names where it comes from (an envFile line)."""
         if message not in self.warnings:
             self.warnings.append(message)
 
@@ -87,20 +149,27 @@ class _Loader:
             key, raw_servers = "mcpServers", doc["mcpServers"]
             if "servers" in doc:
                 self.warn('both "mcpServers" and "servers" are present; "servers" is ignored')
+            self.inputs = parse_inputs(doc.get("inputs"), self.error)
         elif "servers" in doc:
             key, raw_servers = "servers", doc["servers"]
+            self.inputs = parse_inputs(doc.get("inputs"), self.error)
         elif isinstance(doc.get("mcp"), dict) and "servers" in doc["mcp"]:  # VS Code settings.json
             key, raw_servers = "mcp.servers", doc["mcp"]["servers"]
+            self.inputs = parse_inputs(doc["mcp"].get("inputs"), self.error)
         else:
             raise self.error('no "mcpServers" or "servers" object found (is this an MCP config file?)')
         return Config(servers=self.servers(raw_servers, key), warnings=self.warnings)
 
     def from_toml(self, text: str) -> Config:
         self.table = "table"
+        if _toml_too_deep(text):
+            raise self.error(_TOO_DEEP)
         try:
             doc = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise self.error(f"invalid TOML ({exc})") from None
+        except RecursionError:
+            raise self.error(_TOO_DEEP) from None
         for key in doc:
             if key not in _TOP_KEYS:
                 self.warn(f"unknown setting {_quote(key)} is ignored")
@@ -147,10 +216,8 @@ class _Loader:
             unknown = sorted(set(raw) - _SERVER_KEYS)
             if unknown:
                 self.warn(f"{where}: unknown setting(s) {', '.join(unknown)} ignored")
-        if "envFile" in raw:
-            self.warn(f'{where}: "envFile" is not supported and is ignored')
 
-        expand = self.expander(where)
+        expand = Expander(where, self.context, self.workspace, self.inputs, warn=self.warn, fail=self.error)
         command = self.opt_str(raw, "command", where, expand)
         windsurf = self.table == "object" and "url" not in raw and "serverUrl" in raw
         url_key = "serverUrl" if windsurf else "url"
@@ -166,18 +233,57 @@ class _Loader:
             command = os.path.expanduser(command)
             if headers:
                 self.warn(f'{where}: "headers" is ignored for a stdio server')
-            if cwd is not None:
-                cwd = str(self.base_dir / Path(cwd).expanduser())  # relative to the config file
+            if cwd is not None and not PLACEHOLDER.search(cwd):  # an input is filled in later, as given
+                cwd = str(self.base_dir / Path(cwd).expanduser())
+            env = {**self.env_file(raw, where, expand), **env}  # explicit env entries win over the file
             return ServerSpec(
-                name=name, transport="stdio", command=command, args=tuple(args), env=env, cwd=cwd
+                name=name,
+                transport="stdio",
+                command=command,
+                args=tuple(args),
+                env=env,
+                cwd=cwd,
+                inputs=tuple(expand.used_inputs.values()),
             )
         assert url is not None
-        if not url.lower().startswith(("http://", "https://")):
-            raise self.error(f'{where}: "{url_key}" must start with http:// or https://')
+        if not PLACEHOLDER.search(url):  # with an input in it, it is checked once the input is filled in
+            problem = url_problem(url)
+            if problem is not None:
+                raise self.error(f'{where}: "{url_key}" {problem}')
+        for header, value in headers.items():
+            name_problem = header_name_problem(header)
+            if name_problem is not None:
+                raise self.error(f"{where}: header {_quote(header)} {name_problem}")
+            value_problem = header_value_problem(value)
+            if value_problem is not None:
+                raise self.error(f"{where}: header {_quote(header)}: {value_problem}")
         ignored = [key for key, value in (("args", args), ("env", env), ("cwd", cwd)) if value]
+        ignored += ["envFile"] if raw.get("envFile") is not None else []
         if ignored:
             self.warn(f"{where}: {', '.join(ignored)} ignored for an {transport} server")
-        return ServerSpec(name=name, transport=transport, url=url, headers=headers)
+        return ServerSpec(
+            name=name,
+            transport=transport,
+            url=url,
+            headers=headers,
+            inputs=tuple(expand.used_inputs.values()),
+        )
+
+    def env_file(self, raw: dict[str, Any], where: str, expand: Expander) -> dict[str, str]:
+        """The variables of the server's `envFile` (VS Code), or none."""
+        value = raw.get("envFile")
+        if value is None:
+            return {}
+        if not isinstance(value, str) or not value.strip():
+            raise self.error(
+                f'{where}: "envFile" must be a non-empty string, not {value_kind(value, self.table)}'
+            )
+        before = len(expand.used_inputs)
+        text = expand(value.strip())
+        if len(expand.used_inputs) != before:
+            raise self.error(f'{where}: "envFile" cannot use an input (${{input:...}})')
+        path = self.base_dir / Path(text).expanduser()
+        return load_env_file(path, f"{self.label}: {where}", warn=self.warn_as_is)
 
     def transport(
         self, raw: dict[str, Any], where: str, *, command: str | None, url: str | None
@@ -270,33 +376,6 @@ class _Loader:
             result[name] = expand(item)
         return result
 
-    def expander(self, where: str) -> Callable[[str], str]:
-        """Expand `${env:NAME}`, `${NAME}`, `${NAME:-default}` and `${userHome}`; warn about the rest."""
-
-        def substitute(match: re.Match[str]) -> str:
-            placeholder, inner = match.group(0), match.group(1)
-            if inner == "userHome":
-                return str(Path.home())
-            if inner in ("pathSeparator", "/"):
-                return os.sep
-            if inner.startswith("env:"):  # VS Code and Cursor style
-                name, sep, default = inner[4:], "", ""
-            else:  # shell style, as Claude Code writes it
-                name, sep, default = inner.partition(":-")
-            if _ENV_NAME.fullmatch(name):
-                if name in os.environ:
-                    return os.environ[name]
-                if sep:
-                    return default
-                self.warn(f"{where}: {placeholder} is not set in the environment and is left as is")
-            elif inner.startswith("input:"):
-                self.warn(f"{where}: {placeholder} is a VS Code input prompt, which the explorer cannot ask")
-            else:
-                self.warn(f"{where}: {placeholder} is not supported and is left as is")
-            return placeholder
-
-        return lambda value: _PLACEHOLDER.sub(substitute, value)
-
 
 def _parse_json(text: str, label: str) -> Any:
     """Strict JSON first; then JSON with comments and trailing commas (VS Code writes `mcp.json` as JSONC)."""
@@ -304,12 +383,16 @@ def _parse_json(text: str, label: str) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as strict_error:
         error = strict_error
+    except RecursionError:
+        raise ConfigError(f"{label}: {_TOO_DEEP}") from None
     relaxed = _strip_jsonc(text)
     if relaxed != text:
         try:
             return json.loads(relaxed)
         except json.JSONDecodeError as relaxed_error:
             error = relaxed_error  # positions are preserved, and comments no longer mislead the message
+        except RecursionError:
+            raise ConfigError(f"{label}: {_TOO_DEEP}") from None
     raise ConfigError(
         f"{label}: invalid JSON at line {error.lineno}, column {error.colno} ({error.msg})"
     ) from None
@@ -354,3 +437,14 @@ def _strip_jsonc(text: str) -> str:
                 out[blank] = " "
         index = end
     return "".join(out)
+
+
+def _toml_too_deep(text: str) -> bool:
+    """A line whose key has more parts than any config needs (see `_MAX_TOML_KEY_PARTS`)."""
+    for line in text.splitlines():
+        if (
+            line.count(".") > _MAX_TOML_KEY_PARTS
+            and _TOML_STRING.sub("", line).count(".") > _MAX_TOML_KEY_PARTS
+        ):
+            return True
+    return False

@@ -12,12 +12,13 @@ import re
 import shlex
 import shutil
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from explorer import paths
+from explorer.config.checks import cwd_problem, header_name_problem, header_value_problem, url_problem
 from explorer.config.spec import Config, ConfigError, ServerSpec, _quote, mask_url
 from explorer.sanitize import sanitize_line
 
@@ -43,10 +44,12 @@ def parse_header(value: str) -> tuple[str, str]:
         raise ConfigError("-H/--header: a header has no colon; expected 'Name: value'")
     if not name:
         raise ConfigError("-H/--header: a header has an empty name; expected 'Name: value'")
-    if not re.fullmatch(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+", name):  # an RFC 9110 token
-        raise ConfigError(f"-H/--header: {_quote(name)} is not a valid header name")
-    if re.search(r"[\x00-\x08\x0a-\x1f\x7f]", content):
-        raise ConfigError(f"-H/--header {_quote(name)}: the value contains control characters")
+    name_problem = header_name_problem(name)
+    if name_problem is not None:
+        raise ConfigError(f"-H/--header: {_quote(name)} {name_problem}")
+    value_problem = header_value_problem(content)
+    if value_problem is not None:
+        raise ConfigError(f"-H/--header {_quote(name)}: {value_problem}")
     return name, content
 
 
@@ -93,17 +96,10 @@ def _is_runnable(command: str) -> bool:
 
 
 def _url_spec(url: str, *, sse: bool, headers: Mapping[str, str]) -> ServerSpec:
-    shown = _quote(mask_url(url))
-    if re.search(r"[\s\x00-\x1f\x7f]", url):
-        raise ConfigError(f"-s/--server {shown}: a URL cannot contain spaces or control characters")
-    try:
-        parts = urlsplit(url)
-        parts.port  # noqa: B018 - validates the port, raising ValueError when it is not a number
-    except ValueError as exc:
-        raise ConfigError(f"-s/--server {shown}: invalid URL ({exc})") from None
-    if not parts.hostname:
-        raise ConfigError(f"-s/--server {shown}: the URL has no host")
-    name = parts.netloc.rpartition("@")[2].lower()
+    problem = url_problem(url)
+    if problem is not None:
+        raise ConfigError(f"-s/--server {_quote(mask_url(url))}: {problem}")
+    name = urlsplit(url).netloc.rpartition("@")[2].lower()
     return ServerSpec(name=name, transport="sse" if sse else "http", url=url, headers=dict(headers))
 
 
@@ -136,11 +132,19 @@ _LAUNCHERS: dict[str, tuple[str, str]] = {  # launcher: (options taking a value,
 _PACKAGE_RUNNERS = ("npx", "bunx", "pnpx", "npm", "pnpm", "yarn", "uvx", "uv", "pipx", "docker", "podman")
 
 
+# Wrappers that run another command line: `env A=1 npx pkg`, `cmd /c npx pkg`; the name comes from that one.
+_ENV_VALUE_OPTIONS = ("-u", "--unset", "-C", "--chdir", "-S", "--split-string")
+
+
 def _command_name(argv: Sequence[str]) -> str:
-    """A recognisable name for a command line: `python -m pkg` -> `pkg`, `npx -y @s/srv@1` -> `srv`."""
+    """A recognisable name for a command line: `python -m pkg` -> `pkg`, `npx -y @s/srv@1` -> `srv`,
+    `env TOKEN=x uvx srv` -> `srv`."""
     executable = re.split(r"[\\/]", argv[0])[-1]
     base = re.sub(r"\.(exe|cmd|bat)$", "", executable, flags=re.IGNORECASE)
     launcher = base.lower()
+    inner = _wrapped_command(launcher, argv[1:])
+    if inner:
+        return _command_name(inner)
     operand: str | None = None
     if _PYTHON.fullmatch(launcher):
         operand = _python_target(argv[1:])
@@ -152,6 +156,27 @@ def _command_name(argv: Sequence[str]) -> str:
         if launcher in _PACKAGE_RUNNERS:
             operand = _package_name(operand)
     return operand or base or executable
+
+
+def _wrapped_command(launcher: str, args: Sequence[str]) -> Sequence[str] | None:
+    """The command line `env` (after its options and NAME=VALUE words) or `cmd /c` runs, if any."""
+    index = 0
+    if launcher == "env":
+        while index < len(args):
+            arg = args[index]
+            if arg == "--":
+                index += 1
+                break
+            if arg in _ENV_VALUE_OPTIONS:
+                index += 2
+            elif arg.startswith("-") or re.match(r"[^=\s]+=", arg):
+                index += 1
+            else:
+                break
+        return args[index:] or None
+    if launcher == "cmd" and args and args[0].lower() in ("/c", "/k"):
+        return args[1:] or None
+    return None
 
 
 def _python_target(args: Sequence[str]) -> str | None:
@@ -196,6 +221,24 @@ def _package_name(last_segment: str) -> str:
     return re.split(r"[\[=<>~!@:; ]", last_segment.lstrip("@"), maxsplit=1)[0]
 
 
+def parse_env_options(words: Sequence[str]) -> dict[str, str]:
+    """`-e/--env KEY=VALUE` words; a word without `=`, an empty KEY or a NUL is a ConfigError (exit 2).
+
+    The message names the KEY, never the value (often a token).
+    """
+    env: dict[str, str] = {}
+    for word in words:
+        key, sep, value = word.partition("=")
+        if not sep or not key:
+            raise ConfigError("-e/--env: expected KEY=VALUE (an environment variable for -s stdio servers)")
+        if "\0" in key or "\0" in value:
+            raise ConfigError(
+                f"-e/--env {_quote(key)}: an environment variable cannot contain a NUL character"
+            )
+        env[key] = value
+    return env
+
+
 def select_servers(
     config: Config | None,
     server_options: Sequence[str],
@@ -203,26 +246,49 @@ def select_servers(
     sse: bool,
     headers: Mapping[str, str],
     default: ServerSpec,
+    env: Mapping[str, str] | None = None,
 ) -> list[ServerSpec]:
     """The servers a command talks to: every `-s` in order, else every configured server, else `default`.
 
-    CLI headers apply to every HTTP/SSE server used. Names are made unique (`name`, `name-2`, ...) so
-    they can label tree badges, log files and JSON output without ambiguity.
+    CLI headers apply to every HTTP/SSE server used; `env` (`-e`) to every stdio server given with `-s`
+    (over the server's own env), and is a ConfigError when there is none. Names are made unique (`name`,
+    `name-2`, ...) so they can label tree badges, log files and JSON output without ambiguity.
     """
     if server_options:
         specs = [
             parse_server_option(value, config=config, sse=sse, headers=headers) for value in server_options
         ]
+        if env:
+            if not any(spec.transport == "stdio" for spec in specs):
+                raise ConfigError("-e/--env: none of the -s servers is a stdio command to give it to")
+            specs = [
+                replace(spec, env={**spec.env, **env}) if spec.transport == "stdio" else spec
+                for spec in specs
+            ]
+    elif env:
+        raise ConfigError("-e/--env applies to stdio servers given with -s; no -s was given")
     elif config is not None and config.servers:
         specs = [_merge_headers(spec, headers) for spec in config.servers.values()]
     else:
         specs = [_merge_headers(default, headers)]
-    return _unique_names(specs)
+    return unique_names(specs)
 
 
-def _unique_names(specs: Sequence[ServerSpec]) -> list[ServerSpec]:
+def check_startable(spec: ServerSpec) -> None:
+    """Raise ConfigError when `spec` could not even be started: its `cwd` is missing or not a folder.
+
+    A cwd still waiting for an input is checked once the input is filled in.
+    """
+    if spec.transport == "stdio" and spec.cwd is not None and "${input:" not in spec.cwd:
+        problem = cwd_problem(spec.cwd)
+        if problem is not None:
+            raise ConfigError(f"server {_quote(spec.name)}: cwd {spec.cwd} {problem}")
+
+
+def unique_names(specs: Sequence[ServerSpec], taken: Collection[str] = ()) -> list[ServerSpec]:
+    """`specs` with repeated names (or names in `taken`) made unique: `name`, `name-2`, `name-3`..."""
     originals = {spec.name for spec in specs}
-    used: set[str] = set()
+    used: set[str] = set(taken)
     result: list[ServerSpec] = []
     for spec in specs:
         name = spec.name

@@ -33,6 +33,27 @@ class ConfigError(Exception):
     """A config or command-line problem the user can fix: one sentence saying where and what is wrong."""
 
 
+@dataclass(frozen=True)
+class InputPrompt:
+    """A VS Code `inputs` entry: a value asked of the user before a server that uses `${input:ID}` starts.
+
+    `options` holds the choices of a `pickString` input (empty for `promptString`). The value is a secret
+    whatever `password` says: it usually ends up in a header or env value.
+    """
+
+    id: str
+    description: str = ""
+    password: bool = False
+    default: str | None = None
+    options: tuple[str, ...] = ()
+
+    def problem(self, value: str) -> str | None:
+        """Why `value` cannot be this input's value (a pickString value outside its options), else None."""
+        if self.options and value not in self.options:
+            return f"input {_quote(self.id)} must be one of: {', '.join(self.options)}"
+        return None
+
+
 def _quote(name: str) -> str:
     return '"' + sanitize_line(name, limit=80) + '"'
 
@@ -52,12 +73,19 @@ class ServerSpec:
     cwd: str | None = None
     url: str | None = None
     headers: Mapping[str, str] = field(default_factory=dict, hash=False)
+    # VS Code inputs still to be asked for: their `${input:ID}` placeholders are still in the values above,
+    # so a spec with pending inputs must not be started (`explorer.config.inputs.fill_inputs` fills them).
+    inputs: tuple[InputPrompt, ...] = ()
+    # Values filled in from inputs: masked like header and env values wherever they appear (args, url...).
+    secrets: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         # Own copies: a caller mutating its dict later must not change a spec that is already in use.
         object.__setattr__(self, "args", tuple(self.args))
         object.__setattr__(self, "env", dict(self.env))
         object.__setattr__(self, "headers", dict(self.headers))
+        object.__setattr__(self, "inputs", tuple(self.inputs))
+        object.__setattr__(self, "secrets", tuple(self.secrets))
         if self.transport not in ("stdio", "http", "sse"):
             raise ValueError(f"unknown transport {self.transport!r}")
         if self.transport == "stdio" and not self.command:
@@ -78,18 +106,30 @@ class ServerSpec:
             extras.append("env: " + ", ".join(f"{key}={MASK}" for key in self.env))
         if self.headers:
             extras.append("headers: " + ", ".join(f"{key}: {MASK}" for key in self.headers))
+        if self.inputs:
+            extras.append("needs input: " + ", ".join(prompt.id for prompt in self.inputs))
         if extras:
             text += " (" + "; ".join(extras) + ")"
-        return sanitize_line(text, limit=None)
+        return sanitize_line(self.mask_secrets(text), limit=None)
 
     def __repr__(self) -> str:
         env = {key: MASK for key in self.env}
         headers = {key: MASK for key in self.headers}
         url = None if self.url is None else mask_url(self.url)
-        return (
+        inputs = [prompt.id for prompt in self.inputs]
+        return self.mask_secrets(
             f"ServerSpec(name={self.name!r}, transport={self.transport!r}, command={self.command!r}, "
-            f"args={self.args!r}, env={env!r}, cwd={self.cwd!r}, url={url!r}, headers={headers!r})"
+            f"args={self.args!r}, env={env!r}, cwd={self.cwd!r}, url={url!r}, headers={headers!r}, "
+            f"inputs={inputs!r})"
         )
+
+    def mask_secrets(self, text: str) -> str:
+        """`text` with the filled-in input values masked: they may sit in args, the command or the URL,
+        which are otherwise shown as they are."""
+        for secret in sorted(self.secrets, key=len, reverse=True):
+            if len(secret) >= _MIN_SECRET_LENGTH:
+                text = text.replace(secret, MASK)
+        return text
 
 
 def mask_url(url: str) -> str:
@@ -130,13 +170,14 @@ def _url_secrets(url: str) -> list[str]:
 
 
 def secrets_of(spec: ServerSpec) -> list[str]:
-    """Every header value, env value and URL secret of `spec`, longest first; what `redact` masks.
+    """Every header value, env value, filled-in input and URL secret of `spec`, longest first; what `redact`
+    masks.
 
     The credential after an auth scheme (`Bearer abc`) counts on its own too. Values shorter than 4
     characters are left out (`DEBUG=1` is no secret).
     """
     candidates: list[str] = []
-    for value in [*spec.headers.values(), *spec.env.values()]:
+    for value in [*spec.headers.values(), *spec.env.values(), *spec.secrets]:
         candidates.append(value.strip())
         scheme, _, credential = value.strip().partition(" ")
         if scheme and credential:
@@ -189,7 +230,11 @@ class ListingBounds:
 
 @dataclass
 class Config:
-    """Everything a config file says; `warnings` lists what was ignored or left unexpanded."""
+    """Everything a config file says; `warnings` lists what was ignored or could not be expanded.
+
+    `source` is what `-c` takes to load this config again: the file, or the client name (`vscode`) when it
+    was merged from a client's files, which `files` lists (user file first; a later file wins on a name).
+    """
 
     servers: dict[str, ServerSpec] = field(default_factory=dict)
     keymap: dict[str, str] = field(default_factory=dict)
@@ -197,3 +242,5 @@ class Config:
     listing: ListingBounds = field(default_factory=ListingBounds)
     source: Path | None = None
     warnings: list[str] = field(default_factory=list)
+    files: tuple[Path, ...] = ()
+    client: str | None = None

@@ -42,7 +42,7 @@ def server_words(spec: ServerSpec, *, config_path: Path | None = None, in_config
         words = ["-s", spec.url] + (["--sse"] if spec.transport == "sse" else [])
     for name in spec.headers:
         words += ["-H", f"{name}: {MASK}"]
-    return words
+    return [spec.mask_secrets(word) for word in words]  # VS Code input values filled into args or URL
 
 
 def command_line(

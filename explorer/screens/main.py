@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import warnings
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import anyio
@@ -23,7 +24,9 @@ from textual.timer import Timer
 from textual.widgets import Footer, Input
 
 from explorer.completion import Completer
-from explorer.config import ListingBounds, ServerSpec, redact
+from explorer.config import ConfigError, ListingBounds, ServerSpec, redact
+from explorer.config.found import FoundConfig
+from explorer.config.options import check_startable, unique_names
 from explorer.connection.discovery import list_server
 from explorer.connection.errors import ServerFault
 from explorer.connection.session import ProtocolMode, ServerConnection
@@ -37,6 +40,7 @@ from explorer.sanitize import sanitize_line
 from explorer.screens.copy_as import CopyAsDialog
 from explorer.screens.error_dialog import ErrorDialog
 from explorer.screens.goto import GoToDialog, GoToTarget
+from explorer.screens.input_dialog import InputAsker
 from explorer.screens.prompts import PromptsScreen
 from explorer.screens.server_overview import ServerOverview
 from explorer.screens.template_form import TemplateFormResult, TemplateFormScreen
@@ -92,8 +96,13 @@ Every server's resources and templates as one URI-prefix tree.
         timeout: float,
         bounds: ListingBounds,
         auto_preview: bool = False,
+        found_configs: Sequence[FoundConfig] = (),
     ) -> None:
         super().__init__()
+        # Client configs found on this machine (offered in the palette, never connected unasked).
+        self.found_configs = list(found_configs)
+        self._opened_configs: set[str] = set()
+        self._input_asker: InputAsker | None = None
         self.catalogue = Catalogue()
         for spec in specs:
             self.catalogue.add_server(spec)
@@ -127,6 +136,7 @@ Every server's resources and templates as one URI-prefix tree.
         self._statuses_changed()
         for status in self.catalogue.servers.values():
             self.connect(status.name)
+        self._tell_found_configs()
 
     async def on_unmount(self) -> None:
         """Close every connection before the loop ends, so no server process outlives the app."""
@@ -144,7 +154,13 @@ Every server's resources and templates as one URI-prefix tree.
 
     # ------------------------------------------------------------------------------ connections
     def connect(self, name: str) -> None:
-        """(Re)connect one server; an earlier connection worker of that server is cancelled."""
+        """(Re)connect one server; an earlier connection worker of that server is cancelled.
+
+        A server whose config asks for VS Code inputs is connected once they are filled in.
+        """
+        if self.catalogue.servers[name].spec.inputs:
+            self._ask_inputs_then_connect(name)
+            return
         self.run_worker(
             self._connection(name),
             group=f"conn-{name}",
@@ -242,6 +258,85 @@ Every server's resources and templates as one URI-prefix tree.
                 self._list_changed(name)  # try again once the running listing is done
             elif name in self.connections:
                 self.start_listing(name, refresh=True)
+
+    # ------------------------------------------------------------------------------ found configs, inputs
+    @property
+    def input_asker(self) -> InputAsker:
+        if self._input_asker is None:
+            self._input_asker = InputAsker(self.app)
+        return self._input_asker
+
+    def _ask_inputs_then_connect(self, name: str) -> None:
+        status = self.catalogue.servers[name]
+        if name in self.input_asker.waiting:
+            return  # already being asked for (a second reconnect while the dialog is open)
+
+        def done(spec: ServerSpec | None, problem: str | None) -> None:
+            if spec is not None:
+                try:
+                    check_startable(spec)  # a cwd that came from an input
+                except ConfigError as exc:
+                    spec, problem = None, str(exc)
+            if spec is None:
+                message = problem or "not connected"
+                self.catalogue.failed(name, message, None, None, "")
+                self._statuses_changed()
+                self.notify(f"{sanitize_line(name, 40)}: {sanitize_line(message, 200)}", markup=False)
+            else:
+                status.spec = spec
+                self.connect(name)
+
+        self.catalogue.reset(name)  # "connecting…" while the dialog asks, not the last failure
+        self._statuses_changed()
+        self.input_asker.fill(status.spec, done)
+
+    def add_servers(self, specs: Sequence[ServerSpec]) -> list[str]:
+        """Add servers while running and connect them; names are made unique against those shown.
+
+        A server that cannot even start (its cwd is missing) is shown failed with the reason.
+        """
+        added = unique_names(list(specs), taken=set(self.catalogue.servers))
+        for spec in added:
+            self.catalogue.add_server(spec)
+        for spec in added:
+            try:
+                check_startable(spec)
+            except ConfigError as exc:
+                self.catalogue.failed(spec.name, str(exc), None, None, "")
+                continue
+            self.connect(spec.name)
+        self._flush_tree()
+        return [spec.name for spec in added]
+
+    def open_config(self, client: str) -> None:
+        """Add the servers of a found client config (the palette's "Open config: ...")."""
+        found = next((item for item in self.found_configs if item.client == client), None)
+        if found is None or found.config is None:
+            return
+        if client in self._opened_configs:
+            self.notify(f"{found.label} is already open.", markup=False)
+            return
+        self._opened_configs.add(client)
+        if found.config.warnings:
+            self.notify(
+                "\n".join(sanitize_line(w, 300) for w in found.config.warnings[:8]),
+                title=f"{found.label} config",
+                severity="warning",
+                markup=False,
+            )
+        self.add_servers(list(found.config.servers.values()))
+        files = ", ".join(sanitize_line(f.location.label, 200) for f in found.files)
+        self.notify(f"Opened {found.summary()} from {files}", markup=False)
+
+    def _tell_found_configs(self) -> None:
+        usable = [item for item in self.found_configs if item.config is not None and item.server_count]
+        if usable:
+            self.notify(
+                "Found configs: " + ", ".join(item.summary() for item in usable) + " (ctrl+p to open one)",
+                title="Your MCP configs",
+                markup=False,
+                timeout=15,
+            )
 
     # ------------------------------------------------------------------------------ listing
     def start_listing(self, name: str, *, refresh: bool) -> None:

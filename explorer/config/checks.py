@@ -1,0 +1,70 @@
+"""Checks of values that would otherwise fail late: at request time with a raw encoding error, or when a
+server process is spawned.
+
+One module so that `-H`, `-s`, config files and filled-in VS Code inputs reject the same things with the
+same sentence, before anything is started. Each check returns the problem (or None) without naming the
+value, which is often a token; callers put where it came from in front.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from urllib.parse import urlsplit
+
+# An RFC 9110 token: what a header name may be.
+_HEADER_NAME = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_URL_SPACE_OR_CONTROL = re.compile(r"[\s\x00-\x1f\x7f]")
+
+
+def header_name_problem(name: str) -> str | None:
+    """Why `name` cannot be an HTTP header name, else None."""
+    if not _HEADER_NAME.fullmatch(name):
+        return "is not a valid header name"
+    return None
+
+
+def header_value_problem(value: str) -> str | None:
+    """Why `value` cannot be sent as an HTTP header value, else None (the value itself is never quoted).
+
+    HTTP clients encode header values as ASCII: a pasted `…` or a smart quote would otherwise end in a
+    UnicodeEncodeError when the first request is sent.
+    """
+    if _CONTROL.search(value):
+        return "the value contains control characters"
+    found = _NON_ASCII.search(value)
+    if found is not None:
+        char = found.group()
+        hint = " (an ellipsis: is it a placeholder copied from an example?)" if char == "\u2026" else ""
+        return (
+            f"the value contains the non-ASCII character U+{ord(char):04X} at position {found.start() + 1}"
+            f"{hint}; HTTP header values must be ASCII"
+        )
+    return None
+
+
+def url_problem(url: str) -> str | None:
+    """Why `url` cannot be an http(s) server URL (scheme, spaces, host, port), else None."""
+    if not url.lower().startswith(("http://", "https://")):
+        return "must start with http:// or https://"
+    if _URL_SPACE_OR_CONTROL.search(url):
+        return "a URL cannot contain spaces or control characters"
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - validates the port, raising ValueError when it is not a number in range
+    except ValueError as exc:
+        return f"invalid URL ({exc})"
+    if not parts.hostname:
+        return "the URL has no host"
+    return None
+
+
+def cwd_problem(cwd: str) -> str | None:
+    """Why a stdio server could not be started in `cwd`, else None."""
+    if not os.path.exists(cwd):
+        return "does not exist"
+    if not os.path.isdir(cwd):
+        return "is not a directory"
+    return None
