@@ -58,6 +58,10 @@ class ExplorerApp(App[int]):
         self.bounds = bounds or (config.listing if config is not None else ListingBounds())
         self.remember_theme = remember_theme
         self._theme_ready = False
+        from explorer.connection.wire import WireLog
+
+        # Every server's JSON-RPC frames, for the protocol log (`l`); bounded, serialized only when shown.
+        self.wire = WireLog()
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         try:
@@ -77,6 +81,7 @@ class ExplorerApp(App[int]):
                 timeout=self.timeout,
                 bounds=self.bounds,
                 found_configs=self.found_configs,
+                wire=self.wire,
             )
         )
         self._show_notices()

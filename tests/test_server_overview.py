@@ -4,7 +4,7 @@ server overview (identity, capabilities, instructions, counts, health, tools), o
 from __future__ import annotations
 
 import pytest
-from textual.widgets import OptionList, Static
+from textual.widgets import OptionList, Static, TabbedContent
 
 from explorer.screens.server_overview import ServerOverview
 from explorer.widgets.server_bar import ServerBar
@@ -45,6 +45,8 @@ async def test_selecting_a_server_row_opens_its_overview_with_tools() -> None:
         assert "Instructions:" in facts and "A fixture." in facts
         tools = overview.query_one("#tool-list", OptionList)
         assert tools.option_count == 3
+        overview.query_one("#server-tabs", TabbedContent).active = "tab-tools"
+        tools.focus()
         await pilot.press("down")
         detail = str(overview.query_one("#tool-text", Static).render())
         assert detail.startswith("tool-1") and "Arguments: x* (* required)" in detail

@@ -1,17 +1,19 @@
-"""The main screen, and the controller: connection and listing workers, selection, reads.
+"""The main screen, the view controller: servers on top, the merged tree, details and the preview.
 
-Each server has one long-lived connection worker (group `conn-<name>`) holding its
-`ServerConnection`; listing runs in `list-<name>`, reads in the exclusive `preview` group. Pages are
-merged into the catalogue as they arrive and the tree is told at most every 50 ms, so a big
-server never floods the paint path. One server's failure only changes that server's status.
+It asks and is told: a `Supervisor` (Textual-free) owns every server's connection, listing and live
+updates; the screen runs one worker per server (`conn-<name>`, so every connection dies with the app),
+implements the supervisor's listener by updating widgets, and turns keys into requests. Pages are merged
+by the supervisor as they arrive; the tree is redrawn at most every 50 ms, so a big server never floods
+the paint path. Reads run in the exclusive `preview` group (a newer read cancels an older one); the
+previewed resource is followed while previewed, and a change re-reads it and shows what changed.
 """
 
 from __future__ import annotations
 
 import contextlib
-import warnings
+import time
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import anyio
 from textual import on
@@ -24,23 +26,24 @@ from textual.timer import Timer
 from textual.widgets import Footer, Input
 
 from explorer.completion import Completer
-from explorer.config import ConfigError, ListingBounds, ServerSpec, redact
+from explorer.config import ListingBounds, ServerSpec, redact
 from explorer.config.found import FoundConfig
-from explorer.config.options import check_startable, unique_names
-from explorer.connection.discovery import list_server
 from explorer.connection.errors import ServerFault
+from explorer.connection.live import LogEntry, Progress
 from explorer.connection.session import ProtocolMode, ServerConnection
+from explorer.connection.supervisor import Settings, Supervisor
+from explorer.connection.wire import WireLog
 from explorer.model.catalogue import Catalogue, ServerStatus
 from explorer.model.contents import classify
+from explorer.model.contents.changes import Update, describe_update
 from explorer.model.copy_as import jsonrpc_read, read_command
-from explorer.model.listing import Page
+from explorer.model.listing import Kind, Listing
 from explorer.model.uri_tree import PatternNode, UriNode
-from explorer.paths import server_log_path
 from explorer.sanitize import sanitize_line
+from explorer.screens.adding_servers import ServerAdder
 from explorer.screens.copy_as import CopyAsDialog
 from explorer.screens.error_dialog import ErrorDialog
 from explorer.screens.goto import GoToDialog, GoToTarget
-from explorer.screens.input_dialog import InputAsker
 from explorer.screens.prompts import PromptsScreen
 from explorer.screens.server_overview import ServerOverview
 from explorer.screens.template_form import TemplateFormResult, TemplateFormScreen
@@ -51,7 +54,6 @@ from explorer.widgets.server_bar import ServerBar
 
 PREVIEW_CAP = 1_000_000
 TREE_FLUSH_SECONDS = 0.05
-LIST_CHANGED_DEBOUNCE = 0.5
 
 
 class MainScreen(Screen[None]):
@@ -64,11 +66,13 @@ class MainScreen(Screen[None]):
         Binding("c", "copy_uri", "Copy URI", id="main.copy_uri"),
         Binding("y", "copy_as", "Copy as", show=False, id="main.copy_as"),
         Binding("r", "refresh", "Refresh", id="main.refresh"),
+        Binding("R", "reconnect", "Reconnect", show=False, id="main.reconnect"),
         Binding("m", "continue_listing", "More", show=False, id="main.continue_listing"),
         Binding("e", "show_error", "Errors", show=False, id="main.show_error"),
         Binding("v", "toggle_auto_preview", "Auto-preview", show=False, id="main.auto_preview"),
         Binding("p", "prompts", "Prompts", show=False, id="main.prompts"),
         Binding("i", "server_overview", "Server info", show=False, id="main.server_overview"),
+        Binding("s", "toggle_pin", "Follow", show=False, id="main.pin"),
     ]
     HELP = """
 ## mcp-url-explorer
@@ -82,7 +86,9 @@ Every server's resources and templates as one URI-prefix tree.
 - `p` lists the prompts of every server; fill one's arguments and get its messages there.
 - `c` copies the highlighted URI; `y` copies it as the JSON-RPC request or the command line.
 - `r` refreshes every listing (the old one stays until the new one is complete), `m` continues an
-  incomplete listing, `e` shows a failed server's error.
+  incomplete listing, `e` shows a failed server's error, `R` reconnects failed servers.
+- The previewed resource is followed while it is previewed (when the server offers subscriptions): a
+  change re-reads it and shows what changed. `s` follows the highlighted resource until pressed again.
 - `i` shows the overview of the highlighted node's server (identity, capabilities, instructions,
   counts, listing health, tools); so does selecting a server's row in the bar at the top.
 - `ctrl+p` opens the command palette, `?` this help, `q` quits.
@@ -97,26 +103,41 @@ Every server's resources and templates as one URI-prefix tree.
         bounds: ListingBounds,
         auto_preview: bool = False,
         found_configs: Sequence[FoundConfig] = (),
+        wire: WireLog | None = None,
     ) -> None:
         super().__init__()
-        # Client configs found on this machine (offered in the palette, never connected unasked).
-        self.found_configs = list(found_configs)
-        self._opened_configs: set[str] = set()
-        self._input_asker: InputAsker | None = None
-        self.catalogue = Catalogue()
-        for spec in specs:
-            self.catalogue.add_server(spec)
         self.protocol: ProtocolMode = protocol
-        self.timeout = timeout
-        self.bounds = bounds
+        self.supervisor = Supervisor(
+            specs, Settings(protocol=protocol, timeout=timeout, bounds=bounds, wire=wire), listener=self
+        )
+        self.adder = ServerAdder(self, found_configs)
         self.auto_preview = auto_preview
-        self.connections: dict[str, ServerConnection] = {}
         self._flush_timer: Timer | None = None
         self._flushed_once = False
-        self._changed_servers: set[str] = set()
-        self._change_timer: Timer | None = None
         self._previewing: tuple[str, str] | None = None  # (server, uri)
+        self._versions: dict[tuple[str, str], int] = {}  # how many times a previewed resource was read
+        self._last_text: dict[tuple[str, str], str | None] = {}
         self._problems_told: dict[str, str] = {}  # per server: the protocol junk last notified
+
+    @property
+    def catalogue(self) -> Catalogue:
+        return self.supervisor.catalogue
+
+    @property
+    def connections(self) -> dict[str, ServerConnection]:
+        """The servers connected now (a snapshot)."""
+        found = {name: self.supervisor.connection(name) for name in self.supervisor.names}
+        return {name: conn for name, conn in found.items() if conn is not None}
+
+    @property
+    def found_configs(self) -> list[FoundConfig]:
+        return self.adder.found_configs
+
+    def open_config(self, client: str) -> None:
+        self.adder.open_config(client)
+
+    def add_servers(self, specs: Sequence[ServerSpec]) -> list[str]:
+        return self.adder.add_servers(specs)
 
     # ------------------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -133,10 +154,10 @@ Every server's resources and templates as one URI-prefix tree.
     def on_mount(self) -> None:
         self.query_one("#filter", Input).display = False
         self.query_one(ResourceTree).focus()
-        self._statuses_changed()
-        for status in self.catalogue.servers.values():
-            self.connect(status.name)
-        self._tell_found_configs()
+        self.statuses_changed()
+        for name in self.supervisor.names:
+            self.connect(name)
+        self.adder.tell_found_configs()
 
     async def on_unmount(self) -> None:
         """Close every connection before the loop ends, so no server process outlives the app."""
@@ -159,222 +180,83 @@ Every server's resources and templates as one URI-prefix tree.
         A server whose config asks for VS Code inputs is connected once they are filled in.
         """
         if self.catalogue.servers[name].spec.inputs:
-            self._ask_inputs_then_connect(name)
+            self.adder.ask_inputs_then(name, self.connect)
             return
         self.run_worker(
-            self._connection(name),
+            self.supervisor.run(name),
             group=f"conn-{name}",
             exclusive=True,
             exit_on_error=False,
             name=f"conn-{name}",
         )
 
-    async def _connection(self, name: str) -> None:
-        status = self.catalogue.servers[name]
-        spec = status.spec
-        self.catalogue.reset(name)
-        self._statuses_changed()
-        conn = ServerConnection(
-            spec,
-            protocol=self.protocol,
-            timeout=self.timeout,
-            stderr_log=server_log_path(name) if spec.transport == "stdio" else None,
-            message_handler=self._notification_handler(name),
-        )
-        try:
-            async with conn:
-                assert conn.identity is not None
-                self.connections[name] = conn
-                self.catalogue.connected(name, conn.identity)
-                self._statuses_changed()
-                for note in conn.notes:
-                    self.notify(f"{sanitize_line(name, 40)}: {sanitize_line(note, 300)}", markup=False)
-                self.start_listing(name, refresh=status.listing is not None)
-                await self._hold(name, conn)  # until cancelled (reconnect, quit)
-        except ServerFault as fault:
-            self._server_failed(name, fault, conn.stderr_tail())
-        except Exception as exc:  # an unclassified failure is still that server's failure only
-            self._server_failed(name, ServerFault(f"unexpected error: {exc}"), conn.stderr_tail())
-        finally:
-            if self.connections.get(name) is conn:
-                del self.connections[name]
+    # -- the supervisor's listener
+    def statuses_changed(self) -> None:
+        self.query_one(ServerBar).update_statuses(list(self.catalogue.servers.values()))
 
-    async def _hold(self, name: str, conn: ServerConnection) -> None:
-        """Keep the connection open; in the modern era also listen for list changes.
+    def tree_changed(self) -> None:
+        """Pages arrived: the first shows at once, later ones at most every 50 ms."""
+        if not self._flushed_once:
+            self._flush_tree()
+        elif self._flush_timer is None:
+            self._flush_timer = self.set_timer(TREE_FLUSH_SECONDS, self._flush_tree)
 
-        A 2026-07-28 server sends list_changed only on a `subscriptions/listen` stream, not as a
-        plain notification; without it the tree would never learn that a list changed. A server
-        that refuses to listen (or drops the stream) just means no live refresh, never a failure.
-        """
-        identity = conn.identity
-        resources = identity.capabilities.get("resources") if identity is not None else None
-        listens = isinstance(resources, dict) and bool(resources.get("listChanged"))
-        if identity is not None and identity.era == "modern" and listens:
-            from mcp.client.subscriptions import ResourcesListChanged
+    def server_connected(self, name: str, notes: Sequence[str]) -> None:
+        for note in notes:
+            self.notify(f"{sanitize_line(name, 40)}: {sanitize_line(note, 300)}", markup=False)
+        if self._previewing is not None and self._previewing[0] == name:
+            self.run_worker(self.supervisor.preview(*self._previewing), group="follow", exit_on_error=False)
 
-            with contextlib.suppress(Exception):
-                async with conn.client.listen(resources_list_changed=True) as subscription:
-                    async for event in subscription:
-                        if isinstance(event, ResourcesListChanged):
-                            self._list_changed(name)
-        await anyio.Event().wait()
-
-    def _server_failed(self, name: str, fault: ServerFault, stderr_tail: str) -> None:
-        spec = self.catalogue.servers[name].spec
-        message = redact(fault.message, spec)
-        self.catalogue.failed(name, message, fault.code, fault.data, stderr_tail)
-        self._statuses_changed()
+    def server_failed(self, name: str, message: str) -> None:
+        self._flush_tree()
         self.notify(
-            f"{sanitize_line(name, 40)}: {sanitize_line(message, 200)} (press e for details)",
+            f"{sanitize_line(name, 40)}: {sanitize_line(message, 200)} (press e for details, R to reconnect)",
             severity="error",
             markup=False,
         )
 
-    def _notification_handler(self, name: str) -> Any:
-        async def handle(message: object) -> None:
-            method = getattr(message, "method", None)
-            if method == "notifications/resources/list_changed":
-                self._list_changed(name)
-            elif method == "notifications/resources/updated":
-                params = getattr(message, "params", None)
-                uri = getattr(params, "uri", None)
-                if isinstance(uri, str) and self._previewing == (name, uri):
-                    self.read(name, uri)
-
-        return handle
-
-    def _list_changed(self, name: str) -> None:
-        """Coalesce list_changed storms: one refresh per server per half second at most."""
-        self._changed_servers.add(name)
-        if self._change_timer is None:
-            self._change_timer = self.set_timer(LIST_CHANGED_DEBOUNCE, self._refresh_changed)
-
-    def _refresh_changed(self) -> None:
-        self._change_timer = None
-        changed, self._changed_servers = self._changed_servers, set()
-        for name in changed:
-            status = self.catalogue.servers[name]
-            if status.busy:
-                self._list_changed(name)  # try again once the running listing is done
-            elif name in self.connections:
-                self.start_listing(name, refresh=True)
-
-    # ------------------------------------------------------------------------------ found configs, inputs
-    @property
-    def input_asker(self) -> InputAsker:
-        if self._input_asker is None:
-            self._input_asker = InputAsker(self.app)
-        return self._input_asker
-
-    def _ask_inputs_then_connect(self, name: str) -> None:
+    def listing_finished(self, name: str, listing: Listing, was_refresh: bool) -> None:
         status = self.catalogue.servers[name]
-        if name in self.input_asker.waiting:
-            return  # already being asked for (a second reconnect while the dialog is open)
-
-        def done(spec: ServerSpec | None, problem: str | None) -> None:
-            if spec is not None:
-                try:
-                    check_startable(spec)  # a cwd that came from an input
-                except ConfigError as exc:
-                    spec, problem = None, str(exc)
-            if spec is None:
-                message = problem or "not connected"
-                self.catalogue.failed(name, message, None, None, "")
-                self._statuses_changed()
-                self.notify(f"{sanitize_line(name, 40)}: {sanitize_line(message, 200)}", markup=False)
-            else:
-                status.spec = spec
-                self.connect(name)
-
-        self.catalogue.reset(name)  # "connecting…" while the dialog asks, not the last failure
-        self._statuses_changed()
-        self.input_asker.fill(status.spec, done)
-
-    def add_servers(self, specs: Sequence[ServerSpec]) -> list[str]:
-        """Add servers while running and connect them; names are made unique against those shown.
-
-        A server that cannot even start (its cwd is missing) is shown failed with the reason.
-        """
-        added = unique_names(list(specs), taken=set(self.catalogue.servers))
-        for spec in added:
-            self.catalogue.add_server(spec)
-        for spec in added:
-            try:
-                check_startable(spec)
-            except ConfigError as exc:
-                self.catalogue.failed(spec.name, str(exc), None, None, "")
-                continue
-            self.connect(spec.name)
-        self._flush_tree()
-        return [spec.name for spec in added]
-
-    def open_config(self, client: str) -> None:
-        """Add the servers of a found client config (the palette's "Open config: ...")."""
-        found = next((item for item in self.found_configs if item.client == client), None)
-        if found is None or found.config is None:
-            return
-        if client in self._opened_configs:
-            self.notify(f"{found.label} is already open.", markup=False)
-            return
-        self._opened_configs.add(client)
-        if found.config.warnings:
-            self.notify(
-                "\n".join(sanitize_line(w, 300) for w in found.config.warnings[:8]),
-                title=f"{found.label} config",
-                severity="warning",
-                markup=False,
-            )
-        self.add_servers(list(found.config.servers.values()))
-        files = ", ".join(sanitize_line(f.location.label, 200) for f in found.files)
-        self.notify(f"Opened {found.summary()} from {files}", markup=False)
-
-    def _tell_found_configs(self) -> None:
-        usable = [item for item in self.found_configs if item.config is not None and item.server_count]
-        if usable:
-            self.notify(
-                "Found configs: " + ", ".join(item.summary() for item in usable) + " (ctrl+p to open one)",
-                title="Your MCP configs",
-                markup=False,
-                timeout=15,
-            )
-
-    # ------------------------------------------------------------------------------ listing
-    def start_listing(self, name: str, *, refresh: bool) -> None:
-        self.run_worker(
-            self._listing(name, refresh),
-            group=f"list-{name}",
-            exclusive=True,
-            exit_on_error=False,
-            name=f"list-{name}",
-        )
-
-    async def _listing(self, name: str, refresh: bool) -> None:
-        conn = self.connections.get(name)
-        if conn is None:
-            return
-        listing = self.catalogue.begin_listing(name, refresh=refresh)
-        self._statuses_changed()
-        result = await list_server(conn, self.bounds, self._on_page, listing=listing)
-        status = self.catalogue.servers[name]
-        was_refresh = status.refreshing
-        self.catalogue.finish_listing(name, result)
-        if result.error is not None:
-            status.stderr_tail = conn.stderr_tail()
-            status.error_data = None
+        if listing.error is not None:
             kept = " (kept the last good listing)" if was_refresh else ""
             self.notify(
-                f"{sanitize_line(name, 40)}: {sanitize_line(redact(result.error, status.spec), 200)}{kept}",
+                f"{sanitize_line(name, 40)}: {sanitize_line(redact(listing.error, status.spec), 200)}{kept}",
                 severity="error",
                 markup=False,
             )
-        elif result.stopped_by is not None:
+        elif listing.stopped_by is not None:
             self.notify(
-                f"{sanitize_line(name, 40)}: stopped at the {result.stopped_by} bound; press m for more",
+                f"{sanitize_line(name, 40)}: stopped at the {listing.stopped_by} bound; press m for more",
                 severity="warning",
                 markup=False,
             )
-        self._tell_problems(name, conn)
-        self._flush_tree()
+        conn = self.supervisor.connection(name)
+        if conn is not None:
+            self._tell_problems(name, conn)
+
+    async def resource_changed(self, name: str, uri: str) -> None:
+        """A followed resource changed: re-read it when it is the one previewed (coalesced upstream)."""
+        self.tree_widget.refresh()
+        if self._previewing == (name, uri):
+            await self._read(name, uri, PREVIEW_CAP, changed=True)
+
+    def list_changed(self, name: str, kind: Kind) -> None:
+        for screen in self.app.screen_stack:
+            if isinstance(screen, PromptsScreen) and kind == "prompts":
+                screen.action_refresh()
+        self.statuses_changed()
+
+    def server_voice(self, name: str, news: LogEntry | Progress) -> None:
+        for screen in self.app.screen_stack:
+            if isinstance(screen, ServerOverview) and screen.status.name == name:
+                screen.add_voice(news)
+
+    def keeps_changing(self, name: str) -> None:
+        self.notify(
+            f"{sanitize_line(name, 40)} keeps changing: its listing is now refreshed at most every 30 s.",
+            severity="warning",
+            markup=False,
+        )
 
     def _tell_problems(self, name: str, conn: ServerConnection) -> None:
         """Junk a server wrote between its messages was ignored; say so once (it explains odd gaps)."""
@@ -387,28 +269,15 @@ Every server's resources and templates as one URI-prefix tree.
                 markup=False,
             )
 
-    def _on_page(self, page: Page) -> None:
-        if self.catalogue.add_page(page):
-            if not self._flushed_once:
-                self._flush_tree()  # the first page shows at once
-            elif self._flush_timer is None:
-                self._flush_timer = self.set_timer(TREE_FLUSH_SECONDS, self._flush_tree)
-        elif self._flush_timer is None:
-            self._flush_timer = self.set_timer(TREE_FLUSH_SECONDS, self._flush_tree)
-
     def _flush_tree(self) -> None:
         self._flush_timer = None
         self._flushed_once = True
         tree = self.tree_widget
+        servers = self.catalogue.servers.values()
         tree.show_servers = len(self.catalogue.servers) > 1
-        tree.incomplete_servers = {
-            s.name for s in self.catalogue.servers.values() if s.state in ("incomplete", "failed", "listing")
-        }
+        tree.incomplete_servers = {s.name for s in servers if s.state in ("incomplete", "failed")}
         tree.model_changed()
-        self._statuses_changed()
-
-    def _statuses_changed(self) -> None:
-        self.query_one(ServerBar).update_statuses(list(self.catalogue.servers.values()))
+        self.statuses_changed()
 
     # ------------------------------------------------------------------------------ selection and reads
     @on(ResourceTree.NodeHighlighted)
@@ -427,13 +296,11 @@ Every server's resources and templates as one URI-prefix tree.
 
     def fill_template(self, node: PatternNode) -> None:
         """Open the form of a template (of the first connected server that lists it); submit reads it."""
-        servers = [s for s in self.catalogue.servers if s in node.templates]
-        live = [s for s in servers if s in self.connections] or servers
-        if not live:
+        server = self.supervisor.serving(node.templates)
+        if server is None:
             return
-        entry = node.templates[live[0]]
-        completer = Completer(self.connections.get(live[0]))
-        self.app.push_screen(TemplateFormScreen(entry, completer), self._template_filled)
+        completer = Completer(self.supervisor.connection(server))
+        self.app.push_screen(TemplateFormScreen(node.templates[server], completer), self._template_filled)
 
     def action_fill_template(self) -> None:
         node = self.tree_widget.cursor_node
@@ -453,13 +320,13 @@ Every server's resources and templates as one URI-prefix tree.
     async def _drill(self, event: ResourceTree.DrillRequested) -> None:
         """Completion for a drilled template variable (on a connected server of it), shown in the tree."""
         drill = event.drill
-        if drill.server not in self.connections:
-            live = [s for s in self.catalogue.servers if s in event.node.templates and s in self.connections]
-            drill = drill.on_server(live[0]) if live else drill
+        if not self.supervisor.is_connected(drill.server):
+            server = self.supervisor.serving(event.node.templates)
+            drill = drill.on_server(server) if server is not None else drill
         variable = drill.next_variable
         if variable is None:
             return
-        completer = Completer(self.connections.get(drill.server))
+        completer = Completer(self.supervisor.connection(drill.server))
         found = await completer.template(drill.template, variable, drill.typed, drill.context())
         self.tree_widget.set_drill_children(
             event.node, drill, found.values, found.reason, total=found.total, has_more=found.has_more
@@ -486,47 +353,38 @@ Every server's resources and templates as one URI-prefix tree.
             self.app.push_screen(GoToDialog(self.catalogue.tree, uri), self._go_to)
 
     def _read_node(self, node: UriNode) -> None:
-        servers = [s for s in self.catalogue.servers if s in node.resources]
-        live = [s for s in servers if s in self.connections] or servers
-        if live:
-            self.read(live[0], next(iter(node.resources.values())).uri)
+        server = self.supervisor.serving(node.resources)
+        if server is not None:
+            self.read(server, node.resources[server].uri)
 
     def read(self, server: str, uri: str, *, cap: int | None = PREVIEW_CAP) -> None:
         """Read `uri` on `server` into the preview; a newer read cancels an older one."""
         self.query_one(ContentPreview).show_loading(uri)
         self._previewing = (server, uri)
+        self._versions.pop((server, uri), None)
         self.run_worker(self._read(server, uri, cap), group="preview", exclusive=True, exit_on_error=False)
+        self.run_worker(self.supervisor.preview(server, uri), group="follow", exit_on_error=False)
 
-    async def _read(self, server: str, uri: str, cap: int | None) -> None:
+    async def _read(self, server: str, uri: str, cap: int | None, *, changed: bool = False) -> None:
         preview = self.query_one(ContentPreview)
-        conn = self.connections.get(server)
-        if conn is None:
-            preview.show_error(uri, f"server {sanitize_line(server, 40)} is not connected (press e, then r)")
-            return
+        spec = self.catalogue.servers[server].spec if server in self.catalogue.servers else None
         try:
-            raw = await conn.read_resource(uri)
+            raw = await self.supervisor.read(server, uri)
         except ServerFault as fault:
-            preview.show_error(uri, redact(fault.message, conn.spec), fault.code)
+            message = redact(fault.message, spec) if spec is not None else fault.message
+            preview.show_error(uri, message, fault.code, server=server)
             return
-        preview.show_contents(uri, classify(raw, cap=cap), server=server)
-        self._subscribe(conn, uri)
-
-    def _subscribe(self, conn: ServerConnection, uri: str) -> None:
-        """Follow changes of the previewed resource where the server supports subscriptions."""
-        identity = conn.identity
-        resources = identity.capabilities.get("resources") if identity is not None else None
-        if identity is None or identity.era != "handshake" or not isinstance(resources, dict):
-            return
-        if not resources.get("subscribe"):
-            return
-
-        async def subscribe() -> None:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                with contextlib.suppress(Exception):
-                    await conn.client.subscribe_resource(uri)
-
-        self.run_worker(subscribe(), group="subscribe", exit_on_error=False)
+        if self._previewing != (server, uri):
+            return  # the user moved on while this read was running
+        contents = classify(raw, cap=cap)
+        key = (server, uri)
+        version = self._versions.get(key, 0) + 1
+        self._versions[key] = version
+        update: Update | None = None
+        if changed:
+            update = describe_update(self._last_text.get(key), contents, version=version, at=time.time())
+        self._last_text[key] = _text_of(contents)
+        preview.show_contents(uri, contents, server=server, update=update)
 
     @on(ContentPreview.LoadAllRequested)
     def _load_all(self, event: ContentPreview.LoadAllRequested) -> None:
@@ -583,6 +441,18 @@ Every server's resources and templates as one URI-prefix tree.
             return next(iter(node.resources.values())).uri
         return node.prefix or None
 
+    def highlighted_resource(self) -> tuple[str, str] | None:
+        """(server, uri) of the highlighted resource or concrete drill row."""
+        drill = self.tree_widget.cursor_drill
+        if drill is not None and drill.is_concrete:
+            return (drill.server, drill.uri)
+        node = self.tree_widget.cursor_node
+        if isinstance(node, UriNode) and node.resources:
+            server = self.supervisor.serving(node.resources)
+            if server is not None:
+                return (server, node.resources[server].uri)
+        return None
+
     def action_copy_uri(self) -> None:
         uri = self.highlighted_uri()
         if uri is None:
@@ -593,15 +463,7 @@ Every server's resources and templates as one URI-prefix tree.
 
     def action_copy_as(self) -> None:
         """URI, JSON-RPC request or command line for the previewed resource, else the highlighted one."""
-        target = self._previewing
-        drill = self.tree_widget.cursor_drill
-        if target is None and drill is not None and drill.is_concrete:
-            target = (drill.server, drill.uri)
-        if target is None:
-            node = self.tree_widget.cursor_node
-            if isinstance(node, UriNode) and node.resources:
-                entry = next(iter(node.resources.values()))
-                target = (entry.server, entry.uri)
+        target = self._previewing or self.highlighted_resource()
         if target is None:
             self.notify("Highlight or read a resource first.", severity="warning", markup=False)
             return
@@ -626,24 +488,50 @@ Every server's resources and templates as one URI-prefix tree.
 
         self.app.push_screen(CopyAsDialog(uri, forms), copy)
 
+    def action_toggle_pin(self) -> None:
+        """Follow the highlighted resource until toggled off (the tree marks it)."""
+        target = self.highlighted_resource()
+        if target is None:
+            self.notify("Highlight a resource to follow.", severity="warning", markup=False)
+            return
+        server, uri = target
+        conn = self.supervisor.connection(server)
+        if conn is None or not conn.follower.can_follow():
+            self.notify(
+                f"{sanitize_line(server, 40)} does not offer resource subscriptions.",
+                severity="warning",
+                markup=False,
+            )
+            return
+
+        async def toggle() -> None:
+            pinned = await self.supervisor.toggle_pin(server, uri)
+            verb = "Following" if pinned else "No longer following"
+            self.notify(f"{verb} {sanitize_line(uri, 200)}.", markup=False)
+
+        self.run_worker(toggle(), group="follow", exit_on_error=False)
+
     def action_refresh(self) -> None:
         for name, status in self.catalogue.servers.items():
-            if name in self.connections and not status.busy:
-                self.start_listing(name, refresh=True)
+            if self.supervisor.is_connected(name):
+                self.supervisor.refresh(name)  # a failed listing on a live connection is listed again
             elif status.state == "failed":
                 self.connect(name)
         self.notify("Refreshing; the current listing stays until the new one is complete.", markup=False)
 
+    def action_reconnect(self, name: str | None = None) -> None:
+        """Reconnect failed servers (or `name`): a new session, its listing refreshed as one transaction."""
+        names = [name] if name is not None else [s.name for s in self.failed_servers()]
+        if not names:
+            self.notify("No server has failed.", markup=False)
+        for server in names:
+            self.connect(server)
+
     def action_continue_listing(self) -> None:
-        pending = [
-            s
-            for s in self.catalogue.servers.values()
-            if s.state == "incomplete" and s.name in self.connections
-        ]
-        if not pending:
+        pending = [s.name for s in self.catalogue.servers.values() if s.state == "incomplete"]
+        started = [name for name in pending if self.supervisor.continue_listing(name)]
+        if not started:
             self.notify("No listing is incomplete.", markup=False)
-        for status in pending:
-            self.start_listing(status.name, refresh=False)
 
     def failed_servers(self) -> list[ServerStatus]:
         return [s for s in self.catalogue.servers.values() if s.error is not None]
@@ -673,22 +561,27 @@ Every server's resources and templates as one URI-prefix tree.
         if status.state == "failed":
             self.action_show_error(name)
         else:
-            self.app.push_screen(ServerOverview(status))
+            self.app.push_screen(ServerOverview(status, self.supervisor))
 
     def action_server_overview(self) -> None:
         """The overview of the server behind the highlighted node (the first server when unclear)."""
         node = self.tree_widget.cursor_node
-        servers: list[str] = []
         if isinstance(node, PatternNode):
-            servers = list(node.templates)
+            servers: list[str] = list(node.templates)
         elif node.resources:
             servers = list(node.resources)
         else:
             servers = sorted(self.catalogue.tree.subtree_servers(node))
-        names = [name for name in self.catalogue.servers if name in servers] or list(self.catalogue.servers)
-        if names:
-            self.show_overview(names[0])
+        name = self.supervisor.serving(servers) or next(iter(self.catalogue.servers), None)
+        if name is not None:
+            self.show_overview(name)
 
     def action_toggle_auto_preview(self) -> None:
         self.auto_preview = not self.auto_preview
         self.notify(f"Auto-preview {'on' if self.auto_preview else 'off'}.", markup=False)
+
+
+def _text_of(contents: Sequence[object]) -> str | None:
+    from explorer.model.contents.changes import text_of
+
+    return text_of(contents)

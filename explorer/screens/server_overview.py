@@ -1,14 +1,23 @@
-"""One server at a glance: identity, era, transport, capabilities, instructions, counts, listing health,
-and its tools (name, description, input schema; shown read-only, never called).
+"""One server at a glance, and its voice: overview, tools, its log entries and progress, its stderr.
 
-Opened by selecting the server's row in the server bar (or `i`, or the palette). The facts come from the
-same builder as the CLI's `servers` command, so both answer alike. Everything here came from a server:
-it is sanitized and shown as plain Content, never markup.
+Tabs:
+- Overview: identity, era, transport, declared capabilities, instructions, counts and listing health. The
+  facts come from the same builder as the CLI's `servers` command, so both answer alike.
+- Tools: each tool with its description and input schema, read-only (the explorer never calls tools).
+- Log: the server's `notifications/message` entries (level, logger, data) and the progress of the
+  explorer's requests, as they arrive; the level it sends is chosen here (`logging/setLevel` in the
+  handshake era, per request in the modern era).
+- Stderr: the end of a stdio server's stderr log for this run.
+
+Opened by selecting the server's row in the server bar (or `i`, or the palette). Everything here came from
+a server: it is sanitized and shown as plain Content or plain log lines, never markup.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+import json
+import time
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -16,31 +25,38 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import OptionList, Static
+from textual.widgets import Log, OptionList, Select, Static, TabbedContent, TabPane
 from textual.widgets.option_list import Option
 
 from explorer.config import redact
+from explorer.connection.live import LogEntry, Progress
 from explorer.model.catalogue import ServerStatus
 from explorer.model.entries import ToolEntry
 from explorer.model.overview import instructions_text, overview_facts
 from explorer.model.tool_info import schema_text, tool_arguments
 from explorer.sanitize import sanitize, sanitize_line
 
+if TYPE_CHECKING:
+    from explorer.connection.supervisor import Supervisor
+
 SCHEMA_CAP = 100_000
+STDERR_TAIL_BYTES = 64 * 1024
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
 
 class ServerOverview(ModalScreen[None]):
-    """A server's overview and tools; `escape` closes."""
+    """A server's overview, tools, log and stderr; `escape` closes."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close", id="overview.close"),
         Binding("c", "copy", "Copy", id="overview.copy"),
     ]
     HELP = """
-## Server overview
+## Server
 What the server said about itself (name, version, protocol era, transport, declared capabilities and
-instructions), what the explorer listed (counts, pages, malformed items, bounds) and its tools. Tools are
-shown with their input schema; the explorer never calls them. `c` copies the overview, `escape` closes.
+instructions), what the explorer listed (counts, pages, malformed items, bounds), its tools (with their
+input schemas; the explorer never calls them), its log entries and progress, and its stderr.
+On the Log tab choose the level of entries the server sends. `c` copies the overview, `escape` closes.
 """
     DEFAULT_CSS = """
     ServerOverview { align: center middle; }
@@ -49,15 +65,21 @@ shown with their input schema; the explorer never calls them. `c` copies the ove
         border: thick $accent; background: $surface; padding: 0 1;
     }
     ServerOverview #overview-title { text-style: bold; padding: 0 0 1 0; }
-    ServerOverview #overview-facts { height: auto; max-height: 50%; }
-    ServerOverview #overview-tools { height: 1fr; }
+    ServerOverview TabbedContent { height: 1fr; }
+    ServerOverview TabbedContent > ContentSwitcher { height: 1fr; }
+    ServerOverview TabPane { height: 1fr; padding: 0; }
     ServerOverview #tool-list { width: 40%; height: 1fr; }
     ServerOverview #tool-detail { width: 1fr; height: 1fr; padding: 0 1; }
+    ServerOverview #log-controls { height: auto; }
+    ServerOverview #log-level { width: 24; }
+    ServerOverview #log-note { width: 1fr; padding: 1 1 0 1; color: $text-muted; }
+    ServerOverview #voice { height: 1fr; }
     """
 
-    def __init__(self, status: ServerStatus) -> None:
+    def __init__(self, status: ServerStatus, supervisor: Supervisor | None = None) -> None:
         super().__init__()
         self.status = status
+        self.supervisor = supervisor
         listing = status.listing
         self.tools: list[ToolEntry] = list(listing.tools) if listing is not None else []
 
@@ -77,12 +99,26 @@ shown with their input schema; the explorer never calls them. `c` copies the ove
         with Vertical():
             title = f"Server {sanitize_line(status.name, 80)} · {sanitize_line(status.progress_text(), 200)}"
             yield Static(Content(title), id="overview-title")
-            with VerticalScroll(id="overview-facts"):
-                yield Static(Content(sanitize(self.report(), limit=None)), id="overview-text")
-            with Horizontal(id="overview-tools"):
-                yield OptionList(*self._tool_options(), id="tool-list")
-                with VerticalScroll(id="tool-detail"):
-                    yield Static(Content(self._no_tool_text()), id="tool-text")
+            with TabbedContent(id="server-tabs"):
+                with TabPane("Overview", id="tab-overview"), VerticalScroll(id="overview-facts"):
+                    yield Static(Content(sanitize(self.report(), limit=None)), id="overview-text")
+                with TabPane("Tools", id="tab-tools"), Horizontal(id="overview-tools"):
+                    yield OptionList(*self._tool_options(), id="tool-list")
+                    with VerticalScroll(id="tool-detail"):
+                        yield Static(Content(self._no_tool_text()), id="tool-text")
+                with TabPane("Log", id="tab-log"):
+                    with Horizontal(id="log-controls"):
+                        level = self._level()
+                        yield Select(
+                            [(name, name) for name in LOG_LEVELS],
+                            value=level if level in LOG_LEVELS else "info",
+                            allow_blank=False,
+                            id="log-level",
+                        )
+                        yield Static(Content(self._log_note()), id="log-note")
+                    yield Log(id="voice", max_lines=5_000, highlight=False)
+                with TabPane("Stderr", id="tab-stderr"), VerticalScroll():
+                    yield Static(Content(self._stderr_text()), id="stderr-text")
 
     def _tool_options(self) -> list[Option]:
         return [
@@ -98,11 +134,38 @@ shown with their input schema; the explorer never calls them. `c` copies the ove
             return "The server listed no tools."
         return f"{len(self.tools):,} tools: highlight one to see what it takes (shown, never called)."
 
+    def _level(self) -> str | None:
+        conn = self.supervisor.connection(self.status.name) if self.supervisor is not None else None
+        return conn.log_level if conn is not None else None
+
+    def _log_note(self) -> str:
+        identity = self.status.identity
+        if identity is None:
+            return "Not connected."
+        if identity.era == "modern":
+            return "Modern era: the server sends entries about the explorer's own requests, at this level."
+        if not identity.offers("logging"):
+            return "This server does not declare logging; entries it sends anyway still appear."
+        return "Entries at or above this level (logging/setLevel)."
+
+    def _stderr_text(self) -> str:
+        conn = self.supervisor.connection(self.status.name) if self.supervisor is not None else None
+        if self.status.spec.transport != "stdio":
+            return "An HTTP server has no stderr the explorer can see."
+        tail = conn.stderr_tail(STDERR_TAIL_BYTES) if conn is not None else self.status.stderr_tail
+        return sanitize(redact(tail, self.status.spec), limit=None) if tail.strip() else "(nothing on stderr)"
+
     def on_mount(self) -> None:
         tools = self.query_one("#tool-list", OptionList)
         if self.tools:
             tools.highlighted = 0
-            tools.focus()
+        if self.supervisor is not None:
+            for news in self.supervisor.voice(self.status.name):
+                self.add_voice(news)
+
+    def add_voice(self, news: LogEntry | Progress) -> None:
+        """One log entry or progress notification, as one sanitized line (data JSON-encoded)."""
+        self.query_one("#voice", Log).write_line(voice_line(news, self.status))
 
     @on(OptionList.OptionHighlighted, "#tool-list")
     def _tool_highlighted(self, event: OptionList.OptionHighlighted) -> None:
@@ -110,6 +173,19 @@ shown with their input schema; the explorer never calls them. `c` copies the ove
             return
         tool = self.tools[int(event.option.id)]
         self.query_one("#tool-text", Static).update(Content(tool_text(tool)))
+
+    @on(Select.Changed, "#log-level")
+    def _level_changed(self, event: Select.Changed) -> None:
+        if self.supervisor is None or not isinstance(event.value, str) or event.value == self._level():
+            return
+        supervisor, name, level = self.supervisor, self.status.name, event.value
+
+        async def change() -> None:
+            problem = await supervisor.set_log_level(name, level)
+            if problem is not None:
+                self.notify(sanitize_line(problem, 300), severity="warning", markup=False)
+
+        self.run_worker(change(), group="log-level", exclusive=True, exit_on_error=False)
 
     def action_close(self) -> None:
         self.dismiss(None)
@@ -119,15 +195,31 @@ shown with their input schema; the explorer never calls them. `c` copies the ove
         self.notify("Server overview copied.", markup=False)
 
 
+def voice_line(news: LogEntry | Progress, status: ServerStatus) -> str:
+    """`10:11:12 warning demo.resources  {"message": ...}` or `10:11:12 progress 3/5 Rolled up eu-west`."""
+    clock = time.strftime("%H:%M:%S", time.localtime(news.at))
+    if isinstance(news, LogEntry):
+        data = (
+            news.data
+            if isinstance(news.data, str)
+            else json.dumps(news.data, ensure_ascii=False, default=str)
+        )
+        logger = f" {news.logger}" if news.logger else ""
+        text = f"{clock} {news.level}{logger}  {data}"
+    else:
+        total = f"/{news.total:g}" if news.total is not None else ""
+        message = f" {news.message}" if news.message else ""
+        text = f"{clock} progress {news.progress:g}{total}{message} (request {news.token})"
+    return sanitize_line(redact(text, status.spec), limit=2000)
+
+
 def tool_text(tool: ToolEntry) -> str:
     """A tool as text for the detail pane: name, title, arguments, description and schema, sanitized."""
     lines = [sanitize_line(tool.name, 200)]
     if tool.title and tool.title != tool.name:
         lines.append(sanitize_line(tool.title, 200))
-    arguments = tool_arguments(tool)
-    lines.append(
-        "Arguments: " + (", ".join(sanitize_line(a, 80) for a in arguments) or "none") + " (* required)"
-    )
+    shown = ", ".join(sanitize_line(a, 80) for a in tool_arguments(tool)) or "none"
+    lines.append(f"Arguments: {shown} (* required)")
     description = tool.raw.get("description")
     if isinstance(description, str) and description:
         lines += ["", sanitize(description, limit=20_000)]

@@ -24,6 +24,7 @@ from textual.widgets import Markdown, Static, TabbedContent, TabPane
 
 from explorer.model.contents import TEXT_KINDS, hex_dump, human_size
 from explorer.model.contents import Content as ReadContent
+from explorer.model.contents.changes import Update
 from explorer.sanitize import sanitize, sanitize_line
 from explorer.widgets.image_view import ImageView
 from explorer.widgets.text_view import HIGHLIGHT_LIMIT as HIGHLIGHT_LIMIT
@@ -280,6 +281,7 @@ source of rendered markdown (raw HTML, which is not rendered, and link targets s
         self.contents: list[ReadContent] = []
         self.state: State = "empty"
         self.error: tuple[str, int | None] | None = None
+        self.update_info: Update | None = None  # the last re-read after a change, if the shown one is one
 
     def compose(self) -> ComposeResult:
         yield Static(Content(""), id="preview-title")
@@ -289,10 +291,20 @@ source of rendered markdown (raw HTML, which is not rendered, and link targets s
     # --- public API ---------------------------------------------------------------------------------------
 
     def show_contents(
-        self, uri: str, contents: Sequence[ReadContent], *, server: str | None = None
+        self,
+        uri: str,
+        contents: Sequence[ReadContent],
+        *,
+        server: str | None = None,
+        update: Update | None = None,
     ) -> AwaitComplete:
-        """Show the classified contents of a read of `uri` (several contents become tabs)."""
-        self._set(uri, server, "contents")
+        """Show the classified contents of a read of `uri` (several contents become tabs).
+
+        `update`, for a re-read after the server said the resource changed, puts when and which version in
+        the title and the diff of the text in a "Changes" tab.
+        """
+        self._set(uri, server, "contents", update=update)
+        self.update_info = update
         self.contents = list(contents)
         load_key = self._load_key()
         widgets: list[Widget]
@@ -313,6 +325,12 @@ source of rendered markdown (raw HTML, which is not rendered, and link targets s
                     )
                 )
             widgets = [tabs]
+        if update is not None and update.diff:
+            changes = TabbedContent()
+            changes.compose_add_child(TabPane(Content("Now"), *widgets))
+            diff = TextView(sanitize(update.diff, limit=None), language="diff", wrap=False, classes="changes")
+            changes.compose_add_child(TabPane(Content(f"Changes ({update.summary})"), diff))
+            widgets = [changes]
         self.refresh_bindings()
         return self._replace_body(widgets)
 
@@ -381,18 +399,23 @@ source of rendered markdown (raw HTML, which is not rendered, and link targets s
 
     # --- internals ----------------------------------------------------------------------------------------
 
-    def _set(self, uri: str | None, server: str | None, state: State) -> None:
+    def _set(
+        self, uri: str | None, server: str | None, state: State, *, update: Update | None = None
+    ) -> None:
         self.uri = uri
         self.server = server
         self.state = state
         self.error = None
         if state != "contents":
             self.contents = []
+            self.update_info = None
         title = Content("")
         if uri is not None:
             title = Content.styled(sanitize_line(uri, 500), "bold")
             if server:
                 title = title + Content.styled(f"  ·  {sanitize_line(server, 80)}", "$text-muted")
+            if update is not None:
+                title = title + Content.styled(f"  ·  {update.headline()}", "$text-warning")
         self.query_one("#preview-title", Static).update(title)
         self.refresh_bindings()
 
