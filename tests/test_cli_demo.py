@@ -81,7 +81,8 @@ def test_read_image_is_summarized_and_json_keeps_the_blob() -> None:
     text = run_cli("read", uri)
     assert text.code == 0 and text.stdout.startswith("[blob: image/png, ")
     raw = json.loads(run_cli("read", uri, "--json").stdout)
-    assert raw["ok"] and raw["result"]["contents"][0]["blob"].startswith("iVBORw0KGgo")  # base64 of the PNG signature
+    blob = raw["result"]["contents"][0]["blob"]
+    assert raw["ok"] and blob.startswith("iVBORw0KGgo")  # base64 of the PNG signature
 
 
 def test_read_unknown_uri_fails_with_the_servers_error() -> None:

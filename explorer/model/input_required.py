@@ -1,10 +1,10 @@
 """Results that are not the answer yet: the 2026-07-28 "input required" result, and other result types.
 
-In the 2026-07-28 protocol a server may answer `resources/read` or `prompts/get` with
-`{"resultType": "input_required", "inputRequests": {KEY: {"method": ..., "params": ...}}, "requestState": ...}`:
-it wants the client to answer those requests (ask the user, run an LLM completion, list its roots) and
-then send the original request again. The explorer does not answer them, so the user must be told what
-the server asked for instead of "the result has no 'contents' list". Strings here stay raw (callers
+In the 2026-07-28 protocol a server may answer `resources/read` or `prompts/get` with `{"resultType":
+"input_required", "inputRequests": {KEY: {"method": ..., "params": ...}}, "requestState": ...}`: it
+wants the client to answer those requests (ask the user, run an LLM completion, list its roots) and then
+send the original request again. The explorer does not answer them, so the user must be told what the
+server asked for instead of "the result has no 'contents' list". Strings here stay raw (callers
 sanitize them).
 """
 
