@@ -268,7 +268,6 @@ class ServerConnection:
             raise ServerFault(f"getting prompt {name}: the server's result has no 'messages' list")
         return raw
 
-
     def _check_final(self, raw: Mapping[str, Any], action: str) -> None:
         """An "input required" (or other unfinished) result is a fault that says what the server wants."""
         unfinished = describe_unfinished(raw)
