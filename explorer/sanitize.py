@@ -458,16 +458,18 @@ def is_clean(text: str, *, multiline: bool = True) -> bool:
 
 
 def json_escape_unsafe(text: str) -> str:
-    """`text` (JSON already) with every character `sanitize_line` would escape written as `\\uXXXX`.
+    """`text` (JSON already) with every character `sanitize` would escape written as `\\uXXXX`.
 
     Astral characters become a surrogate pair (`\\udb40\\udc41`), so the JSON decodes to the exact
     original, while nothing a terminal would act on, hide or draw too wide reaches it raw. Marks past the
     `MAX_COMBINING`-th of a run are escaped the same way. Only valid on JSON text written with
-    `ensure_ascii=False`: JSON's own syntax is ASCII, so every such character sits inside a string.
+    `ensure_ascii=False`: JSON's own syntax is ASCII and it escapes every control character inside a
+    string itself, so a raw newline or tab is indentation (kept) and every other such character sits
+    inside a string.
     """
     t = _tables()
-    if t.single_line.search(text) is not None:
-        text = t.single_line.sub(_json_escape_found, text)
+    if t.multiline.search(text) is not None:
+        text = t.multiline.sub(_json_escape_found, text)
     if t.run_scan.search(text) is not None:
         text = t.run_scan.sub(lambda m: _cap_spans(t, m, json=True), text)
     return text
