@@ -29,7 +29,7 @@ from explorer.completion import Completer, Suggestions
 from explorer.connection.errors import ServerFault
 from explorer.connection.session import ServerConnection
 from explorer.history import History, HistoryValues
-from explorer.model.copy_as import jsonrpc_prompt, prompt_command
+from explorer.model.copy_as import jsonrpc_prompt, prompt_command, text_for_clipboard
 from explorer.model.fields import FieldSpec, check_prompt
 from explorer.model.prompt_data import PromptInfo, parse_prompt
 from explorer.sanitize import sanitize, sanitize_line
@@ -440,7 +440,8 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
             return
         entry, arguments = self._last_request
         conn = self.connections.get(entry.server)
-        forms = [("Prompt name", entry.name), ("JSON-RPC request", jsonrpc_prompt(entry.name, arguments))]
+        name = text_for_clipboard(entry.name)  # the name a server chose: never raw onto the clipboard
+        forms = [("Prompt name", name.text), ("JSON-RPC request", jsonrpc_prompt(entry.name, arguments))]
         if conn is not None:
             config = getattr(self.app, "config", None)
             source = config.source if config is not None else None
@@ -454,13 +455,15 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
                 in_config=in_config,
             )
             forms.append(("Command line", line))
+        notes = {"Prompt name": name.notice().strip(" ()")} if name.changed else {}
 
         def copy(text: str | None) -> None:
             if text is not None:
                 self.app.copy_to_clipboard(text)
-                self.notify("Copied: " + sanitize_line(text, 120), markup=False)
+                notice = name.notice() if text == name.text else ""
+                self.notify("Copied: " + sanitize_line(text, 120) + notice, markup=False)
 
-        self.app.push_screen(CopyAsDialog(f"prompt {entry.name}", forms), copy)
+        self.app.push_screen(CopyAsDialog(f"prompt {entry.name}", forms, notes=notes), copy)
 
     def action_open_resource(self) -> None:
         focused = self.focused
