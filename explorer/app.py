@@ -130,5 +130,12 @@ def launch_tui(config: Config | None, specs: list[ServerSpec], *, protocol: str,
         "legacy" if protocol == "legacy" else "2026-07-28" if protocol == "2026-07-28" else "auto"
     )
     app = ExplorerApp(specs, config=config, protocol=mode, timeout=timeout)
-    app.run()
+    try:
+        app.run()
+    finally:
+        # The connections were closed on unmount, within a bounded wait; whatever a server that ignores
+        # EOF and SIGTERM (or its children) left running is terminated, then killed, here.
+        from explorer.connection.stdio import stop_leftover_servers
+
+        stop_leftover_servers()
     return 0
