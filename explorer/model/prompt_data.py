@@ -123,6 +123,10 @@ def parse_prompt(raw: object) -> PromptInfo | None:
                 description=_text(argument.get("description")),
             )
         )
+    for key in ("title", "description"):
+        value = raw.get(key)
+        if value is not None and not isinstance(value, str):
+            problems.append(f"its {key!r} is {_kind_of(value)}, not a string: ignored")
     return PromptInfo(
         name,
         title=_text(raw.get("title")),
@@ -208,13 +212,13 @@ def parse_prompt_result(raw: object) -> PromptResult:
     description = raw.get("description")
     if description is not None and not isinstance(description, str):
         problems.append(f"its 'description' is {_kind_of(description)}, not a string: ignored")
-    parsed = tuple(_message(number, message) for number, message in enumerate(messages, 1))
+    parsed = tuple(_message(message) for message in messages)
     return PromptResult(_text(description), parsed, tuple(problems))
 
 
-def _message(number: int, raw: object) -> PromptMessage:
+def _message(raw: object) -> PromptMessage:
     if not isinstance(raw, Mapping):
-        return PromptMessage(None, (), f"message {number} is {_kind_of(raw)}, not an object")
+        return PromptMessage(None, (), f"it is {_kind_of(raw)}, not an object")
     role = raw.get("role")
     problem = None
     if not isinstance(role, str) or not role:
