@@ -232,7 +232,9 @@ def test_a_secret_echoed_in_server_info_is_masked_in_tree_text_and_json(tmp_path
     assert_secret_absent(text.stdout, text.stderr, as_json.stdout, as_json.stderr)
 
 
-def test_a_secret_echoed_json_escaped_percent_encoded_or_base64_is_masked(tmp_path: Path) -> None:
+def test_a_secret_echoed_json_escaped_percent_encoded_or_base64_is_masked(
+    tmp_path: Path, isolated_home: Path
+) -> None:
     config = secret_config(tmp_path, "echo-encoded")
     text = run_cli("read", "err://-32603", *PROTOCOL, "-c", str(config))
     assert text.code == 1
@@ -246,6 +248,9 @@ def test_a_secret_echoed_json_escaped_percent_encoded_or_base64_is_masked(tmp_pa
     assert_secret_absent(text.stdout, text.stderr, as_json.stdout, as_json.stderr)
     message = json.loads(as_json.stdout)["error"]["message"]
     assert message.count("***") >= 10  # every encoding, the three base64 alignments included
+    logs = [path.read_text(errors="replace") for path in isolated_home.rglob("*.log")]
+    assert any('starting: rejected {"token": "***"}' in log for log in logs)  # the server's stderr log
+    assert_secret_absent(*logs)
 
 
 @pytest.fixture

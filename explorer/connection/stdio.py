@@ -38,7 +38,8 @@ import anyio
 import anyio.lowlevel
 import anyio.to_thread
 
-from explorer.config import MASK, ServerSpec, secrets_of
+from explorer.config import MASK, ServerSpec
+from explorer.config.spec import masked_forms
 from explorer.connection.errors import ProtocolProblems
 
 if TYPE_CHECKING:
@@ -75,7 +76,7 @@ async def stdio_transport(
     log_path = stderr_log if stderr_log is not None else Path(os.devnull)
     if log_path != Path(os.devnull):
         log_path.parent.mkdir(parents=True, exist_ok=True)
-    secrets = secrets_of(spec)
+    secrets = masked_forms(spec)  # every encoding of every secret (see secret_forms)
     if sys.platform == "win32":  # pragma: no cover - the SDK's own transport (its Windows process wrapper)
         from mcp import StdioServerParameters
 
