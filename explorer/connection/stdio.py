@@ -12,12 +12,13 @@ fork children that do the same: the SDK's sequence can take 6 s, longer than the
 connections when the user quits, and it kills the group only when the leader itself did not exit, so a
 leader that exits on EOF left its children behind. Here: close stdin, wait `EOF_GRACE`, SIGTERM the
 whole group, wait `TERM_GRACE`, SIGKILL the group; the group is checked and terminated even when the
-leader exited on its own; every wait is bounded (under 3 s in all) and runs shielded from cancellation.
-As a last resort every live group is kept in a registry: `stop_leftover_servers()` terminates and then
-kills what is left of them, and runs after the TUI's `app.run()` returns and at interpreter exit.
+leader exited on its own; every wait is bounded (under 3 s in all), and the stop runs as a task of its
+own, so a caller cancelled mid-way cannot abandon the server between SIGTERM and SIGKILL. As a last
+resort every live group is kept in a registry: `stop_leftover_servers()` terminates and then kills what
+is left of them, and runs after the TUI's `app.run()` returns and at interpreter exit.
 
 A server's stderr goes to its log file. When the spec carries secrets (env values), it passes through
-`StderrPump`, which masks them before they reach the disk.
+`StderrPump`, which masks them (in every encoding `secret_forms` knows) before they reach the disk.
 """
 
 from __future__ import annotations
