@@ -174,6 +174,9 @@ def test_not_found_is_said_only_when_every_listing_succeeded() -> None:
     found = run_cli("prompt", "greet", "who=Ada", *PROTOCOL, "-s", failing, "-s", fine)
     assert found.code == 0 and "Hello Ada" in found.stdout
     assert found.stderr.startswith("warning: server hostile_server.py: could not list its prompts")
+    dead = hostile_server("exit-at-start")  # a server that never connects does not hold the others up
+    after_dead = run_cli("prompt", "greet", "who=Ada", *PROTOCOL, "-s", dead, "-s", fine)
+    assert after_dead.code == 0 and "Hello Ada" in after_dead.stdout
 
 
 def test_an_input_required_result_says_what_the_server_asked_for() -> None:

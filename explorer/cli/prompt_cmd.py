@@ -3,8 +3,9 @@
 Prompt data is read through `explorer.model.prompt_data` (as the TUI reads it), so a malformed listing
 or result is printed with a warning naming what is wrong, never a traceback.
 
-`prompt NAME` lists on every server at once; the first server (in the order given) that lists NAME is
-asked for it, and no other. What is printed once, in text and in `--json`:
+`prompt NAME` lists on every server at once, and each server that lists NAME is asked for it (the
+connections are open anyway); what the first of them (in the order given) answered is printed, once,
+in text and in `--json`:
 
 - the server's error for prompts/get, with its code and message;
 - "no server has a prompt named X" only when every server listed its prompts and none has X; when some
@@ -21,8 +22,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-
-import anyio
 
 from explorer.cli.output import (
     EXIT_FAILED,
@@ -112,13 +111,12 @@ def _prompt_line(server: str | None, prompt: PromptInfo) -> str:
 
 @dataclass
 class _Lookup:
-    """What one server said about prompt NAME: not listed, listed (and then got, or failed, or skipped)."""
+    """What one server said about prompt NAME: not listed, or listed and then got (or failed)."""
 
     info: PromptInfo | None = None
     missing: list[str] = field(default_factory=list)
     result: dict[str, Any] | None = None
     fault: ServerFault | None = None
-    skipped: bool = False  # an earlier server has NAME too: that one is asked
 
 
 async def prompt_command(
@@ -130,24 +128,11 @@ async def prompt_command(
     timeout: float,
     as_json: bool,
 ) -> int:
-    order = {spec.name: index for index, spec in enumerate(specs)}
-    listed = [anyio.Event() for _ in specs]
-    has: list[bool] = [False] * len(specs)
-
     async def job(conn: ServerConnection) -> _Lookup:
-        index = order[conn.spec.name]
-        try:
-            infos = [parse_prompt(raw) for raw in await _list(conn)]
-            info = next((i for i in infos if i is not None and i.name == name), None)
-            has[index] = info is not None
-        finally:
-            listed[index].set()
+        infos = [parse_prompt(raw) for raw in await _list(conn)]
+        info = next((i for i in infos if i is not None and i.name == name), None)
         if info is None:
             return _Lookup()
-        for earlier in listed[:index]:
-            await earlier.wait()
-        if any(has[:index]):
-            return _Lookup(info, skipped=True)
         missing = [a for a in info.required if a not in arguments]
         if missing:
             return _Lookup(info, missing=missing)
@@ -157,7 +142,7 @@ async def prompt_command(
             return _Lookup(info, fault=fault)
 
     outcomes = await run_on_servers(specs, job, protocol=protocol, timeout=timeout)
-    found = next((o for o in outcomes if o.value is not None and o.value.info and not o.value.skipped), None)
+    found = next((o for o in outcomes if o.value is not None and o.value.info is not None), None)
     envelope: dict[str, Any] = {
         "server": found.name if found else None,
         "prompt": name,
