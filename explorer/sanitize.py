@@ -467,6 +467,8 @@ def json_escape_unsafe(text: str) -> str:
     string itself, so a raw newline or tab is indentation (kept) and every other such character sits
     inside a string.
     """
+    if _clean_ascii(text, multiline=True):
+        return text
     t = _tables()
     if t.multiline.search(text) is not None:
         text = t.multiline.sub(_json_escape_found, text)
