@@ -153,5 +153,12 @@ def launch_tui(
     app = ExplorerApp(
         specs, config=config, protocol=mode, timeout=timeout, notices=notices, found_configs=found_configs
     )
-    app.run()
+    try:
+        app.run()
+    finally:
+        # The connections were closed on unmount, within a bounded wait; whatever a server that ignores
+        # EOF and SIGTERM (or its children) left running is terminated, then killed, here.
+        from explorer.connection.stdio import stop_leftover_servers
+
+        stop_leftover_servers()
     return 0

@@ -81,7 +81,8 @@ def test_read_image_is_summarized_and_json_keeps_the_blob() -> None:
     text = run_cli("read", uri)
     assert text.code == 0 and text.stdout.startswith("[blob: image/png, ")
     raw = json.loads(run_cli("read", uri, "--json").stdout)
-    assert raw["ok"] and raw["contents"][0]["blob"].startswith("iVBORw0KGgo")  # base64 of the PNG signature
+    blob = raw["result"]["contents"][0]["blob"]
+    assert raw["ok"] and blob.startswith("iVBORw0KGgo")  # base64 of the PNG signature
 
 
 def test_read_unknown_uri_fails_with_the_servers_error() -> None:
@@ -142,7 +143,7 @@ def test_match_nothing_is_a_failure_with_a_message() -> None:
 @ERAS
 def test_prompts_and_prompt_with_embedded_resource(protocol: str, version: str) -> None:
     listed = run_cli("prompts", "--json", "--protocol", protocol)
-    names = {p["name"] for p in json.loads(listed.stdout)["prompts"]}
+    names = {p["prompt"]["name"] for p in json.loads(listed.stdout)["prompts"]}
     assert {"summarize-chapter", "describe-logo"} <= names
     got = run_cli("prompt", "summarize-chapter", "chapter=welcome", "--protocol", protocol)
     assert got.code == 0, got

@@ -96,7 +96,7 @@ def test_hostile_contents_read_text_is_escaped_json_is_exact() -> None:
     as_json = run_cli("read", uri, "--json", *PROTOCOL, "-s", spec)
     assert as_json.code == 0, as_json
     assert_clean(as_json.stdout)
-    [content] = json.loads(as_json.stdout)["contents"]
+    [content] = json.loads(as_json.stdout)["result"]["contents"]
     assert content["text"] == f"contents of {uri}\n{HOSTILE}"
     assert content["mimeType"] == "text/plain " + HOSTILE
 
@@ -248,7 +248,7 @@ def test_blob_with_invalid_base64_is_named_not_decoded() -> None:
     assert result.code == 0, result
     assert "INVALID base64" in result.stdout and "Traceback" not in result.stderr
     as_json = run_cli("read", "bin://bad", "--json", *PROTOCOL, "-s", spec)
-    assert json.loads(as_json.stdout)["contents"][0]["blob"] == "%%% not base64 %%%"
+    assert json.loads(as_json.stdout)["result"]["contents"][0]["blob"] == "%%% not base64 %%%"
 
 
 def test_notification_storm_does_not_disturb_a_listing() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import sys
 import time
 import unicodedata
 
@@ -9,7 +11,15 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from explorer.sanitize import is_clean, sanitize, sanitize_line
+from explorer.sanitize import (
+    DEFAULT_IGNORABLE,
+    MAX_COMBINING,
+    escaped_code_points,
+    is_clean,
+    json_escape_unsafe,
+    sanitize,
+    sanitize_line,
+)
 
 # The characters the design names (written out here, independently of the implementation's tables).
 BIDI = {"\u061c", "\u200e", "\u200f", *map(chr, range(0x202A, 0x202F)), *map(chr, range(0x2066, 0x206A))}
@@ -23,6 +33,15 @@ INVISIBLE = {
     "\u2029",
 }
 FORBIDDEN = BIDI | INVISIBLE
+# Default_Ignorable_Code_Point as DerivedCoreProperties.txt (Unicode 15.1) lists it, written out again here.
+DI_WRITTEN_OUT = [
+    (0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160), (0x17B4, 0x17B5),
+    (0x180B, 0x180D), (0x180E, 0x180E), (0x180F, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E),
+    (0x2060, 0x2064), (0x2065, 0x2065), (0x2066, 0x206F), (0x3164, 0x3164), (0xFE00, 0xFE0F),
+    (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A),
+    (0xE0000, 0xE0000), (0xE0001, 0xE0001), (0xE0002, 0xE001F), (0xE0020, 0xE007F), (0xE0080, 0xE00FF),
+    (0xE0100, 0xE01EF), (0xE01F0, 0xE0FFF),
+]  # fmt: skip
 
 
 def assert_safe(text: str, *, multiline: bool) -> None:
@@ -53,6 +72,9 @@ def assert_safe(text: str, *, multiline: bool) -> None:
         ("line\u2028sep", "line\\u2028sep"),
         ("lone \ud800 surrogate", "lone \\ud800 surrogate"),
         ("tag \U000e0041", "tag \\U000e0041"),
+        # Variation selectors are Default_Ignorable: VS16 makes a terminal draw a one-cell character two
+        # cells wide, which Rich does not know, so the layout shifts (issue 9).
+        ("emoji with variation selector \u2764\ufe0f", "emoji with variation selector \u2764\\ufe0f"),
     ],
 )
 def test_escapes(raw: str, shown: str) -> None:
@@ -69,7 +91,8 @@ def test_escapes(raw: str, shown: str) -> None:
         "plain ascii",
         "héllo wörld ✓ 日本語 🎉",
         "C:\\path\\with\\backslashes and \\x1b typed literally",
-        "emoji with variation selector ❤️",
+        "emoji without a variation selector \u2764 \U0001f389",
+        "Vietnamese stacks two marks: Tie\u0302\u0301ng Vie\u0323\u0302t",
     ],
 )
 def test_printable_text_is_unchanged(text: str) -> None:
@@ -160,6 +183,11 @@ def test_capped_sanitizing_does_not_scan_the_whole_string() -> None:
 
 # ---------------------------------------------------------------------------------------- properties
 
+
+def _default_ignorable(code: int) -> bool:
+    return any(low <= code <= high for low, high in DI_WRITTEN_OUT)
+
+
 any_text = st.text(alphabet=st.characters(codec=None), max_size=300)
 hostile_text = st.text(
     alphabet=st.one_of(
@@ -187,8 +215,13 @@ def test_is_clean_agrees_with_sanitize(text: str) -> None:
     assert is_clean(text, multiline=False) == (sanitize_line(text, limit=None) == text)
 
 
+# Default_Ignorable characters outside the excluded categories (Mn variation selectors, Lo fillers) are
+# escaped too, and a long run of combining marks is capped: neither is "printable" here.
 printable = st.text(
-    alphabet=st.characters(exclude_categories=("Cc", "Cs", "Cf", "Zl", "Zp", "Cn")), max_size=300
+    alphabet=st.characters(exclude_categories=("Cc", "Cs", "Cf", "Zl", "Zp", "Cn", "Mn", "Mc", "Me")).filter(
+        lambda c: not _default_ignorable(ord(c))
+    ),
+    max_size=300,
 )
 
 
@@ -221,3 +254,119 @@ def test_cap_holds_and_the_head_is_a_prefix_of_the_full_result(
 def test_sanitizing_twice_changes_nothing_more(text: str) -> None:
     once = sanitize(text, limit=None)
     assert sanitize(once, limit=None) == once
+
+
+# ------------------------------------------------------------------- Unicode properties (issue 9)
+
+
+def _escaped(code: int) -> bool:
+    return any(low <= code <= high for low, high in escaped_code_points())
+
+
+def test_the_default_ignorable_table_is_unicodes() -> None:
+    covered = {c for low, high in DEFAULT_IGNORABLE for c in range(low, high + 1)}
+    written = {c for low, high in DI_WRITTEN_OUT for c in range(low, high + 1)}
+    assert covered == written
+    assert len(covered) == 4174  # "Total code points: 4174" in DerivedCoreProperties.txt
+
+
+def test_every_format_control_separator_and_surrogate_character_is_escaped() -> None:
+    missing = [
+        f"U+{code:04X}"
+        for code in range(sys.maxunicode + 1)
+        if unicodedata.category(chr(code)) in ("Cc", "Cf", "Cs", "Zl", "Zp") and not _escaped(code)
+    ]
+    assert not missing
+
+
+def test_every_default_ignorable_character_is_escaped() -> None:
+    for low, high in DI_WRITTEN_OUT:
+        for code in range(low, high + 1):
+            assert _escaped(code), f"U+{code:04X}"
+            assert sanitize(chr(code)) != chr(code)
+
+
+@pytest.mark.parametrize(
+    "char",
+    [
+        "\u115f", "\u1160", "\u3164", "\uffa0",  # Hangul fillers: drawn wide, measured as nothing
+        "\ufe0f", "\ufe00", "\U000e0100", "\U000e01ef",  # variation selectors
+        "\u034f", "\u17b4", "\u17b5", "\u180f",  # grapheme joiner, Khmer inherent vowels, Mongolian FVS4
+        "\u206a", "\u206f", "\ufff9", "\ufffb",  # deprecated format controls, annotation controls
+        "\U000e0001", "\U000e0041", "\U000e007f",  # tags
+        "\u0600", "\u06dd", "\U000110bd", "\U00013430",  # format characters that are not ignorable
+        "\ufdd0", "\uffff", "\U0010ffff",  # noncharacters
+    ],
+)  # fmt: skip
+def test_named_invisible_characters_are_escaped_visibly(char: str) -> None:
+    name = f"srv{char}name"
+    shown = sanitize_line(name)
+    assert char not in shown and shown.startswith("srv\\") and shown.endswith("name")
+    assert not is_clean(name)
+
+
+def test_private_use_characters_are_glyphs_and_stay() -> None:
+    assert sanitize("icon \ue0b0 \U000f0001") == "icon \ue0b0 \U000f0001"
+
+
+def test_a_long_run_of_combining_marks_is_capped_per_base_character() -> None:
+    zalgo = "e" + "\u0301" * 5000 + " ok"
+    expected = "e" + "\u0301" * MAX_COMBINING + "[+4992 combining marks] ok"
+    assert sanitize(zalgo, limit=None) == expected
+    assert sanitize(zalgo) == expected
+    assert sanitize_line(zalgo) == expected
+    assert not is_clean(zalgo)
+    several = ("a" + "\u0300\u0301\u0302" * 3) * 2  # nine mixed marks on each of two bases
+    assert (
+        sanitize(several) == ("a" + ("\u0300\u0301\u0302" * 3)[:MAX_COMBINING] + "[+1 combining marks]") * 2
+    )
+    eight = "a" + "\u0301" * MAX_COMBINING
+    assert sanitize(eight) == eight and is_clean(eight)
+
+
+def test_a_capped_text_never_lets_a_mark_run_through_whole() -> None:
+    text = "x" * 10 + "\u0301" * 100_000 + "tail"
+    assert sanitize(text, limit=30) == "x" * 10 + " … [+100004 chars]"  # the run's marker does not fit
+    shown = sanitize(text, limit=60)
+    assert shown == "x" * 10 + "\u0301" * MAX_COMBINING + "[+99992 combining marks]tail"
+    late = "y" * 50 + "\u0301" * 5  # a run cut by the end of the scanned window is never longer than 8
+    assert sanitize(late + "\u0301" * 1000, limit=52).count("\u0301") <= MAX_COMBINING
+
+
+@given(hostile_text)
+def test_no_run_of_more_than_the_cap_of_combining_marks_survives(text: str) -> None:
+    for shown in (sanitize(text, limit=None), sanitize(text, limit=80), sanitize_line(text)):
+        run = 0
+        for char in shown:
+            run = run + 1 if unicodedata.category(char).startswith("M") else 0
+            assert run <= MAX_COMBINING
+
+
+# ------------------------------------------------------------------------------------------ JSON form
+
+
+@given(
+    st.text(alphabet=st.one_of(st.characters(codec=None), st.sampled_from(sorted(FORBIDDEN))), max_size=200)
+)
+@example("\U000e0041\u206a\ufff9\ufe0f\u3164" + "\u0301" * 20)
+def test_json_escaping_round_trips_exactly_and_leaves_nothing_raw(text: str) -> None:
+    encoded = json_escape_unsafe(json.dumps({"k": text}, ensure_ascii=False, indent=2))
+    assert json.loads(encoded) == {"k": text}
+    assert all(not _escaped(ord(char)) for char in encoded if char != "\n")  # the indentation's newlines
+
+
+def test_json_escapes_astral_characters_as_surrogate_pairs() -> None:
+    assert json_escape_unsafe(json.dumps("a\U000e0041b", ensure_ascii=False)) == '"a\\udb40\\udc41b"'
+    assert json_escape_unsafe('"\u206a\ufffb"') == '"\\u206a\\ufffb"'
+    zalgo = json_escape_unsafe(json.dumps("e" + "\u0301" * 10, ensure_ascii=False))
+    assert zalgo == '"e' + "\u0301" * MAX_COMBINING + '\\u0301\\u0301"'
+
+
+def test_astral_marks_count_in_a_run_and_emoji_pass() -> None:
+    adlam = "\U0001e922" + "\U0001e944" * 20  # Adlam letter with twenty combining marks (plane 1)
+    assert sanitize(adlam) == "\U0001e922" + "\U0001e944" * MAX_COMBINING + "[+12 combining marks]"
+    mixed = "a" + "\u0301\U0001e944" * 6  # twelve marks, BMP and astral alternating
+    assert sanitize(mixed) == mixed[: 1 + MAX_COMBINING] + "[+4 combining marks]"
+    party = "🎉" * 30 + "🚀\U0001f3fd"  # emoji and a skin-tone modifier are symbols, not marks
+    assert sanitize(party) == party and is_clean(party)
+    assert sanitize("x" * 5 + "𠀀" * 20 + "\U000e0041") == "x" * 5 + "𠀀" * 20 + "\\U000e0041"

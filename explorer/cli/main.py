@@ -13,7 +13,7 @@ from typing import Any, NoReturn
 import click
 
 from explorer import __version__
-from explorer.cli.output import EXIT_USAGE, error
+from explorer.cli.output import EXIT_USAGE, error, register_secrets
 from explorer.cli.settings import Seconds, Settings, server_options, settings_from
 from explorer.config import ConfigError
 
@@ -24,11 +24,16 @@ def _fail_usage(message: str) -> NoReturn:
 
 
 def _resolve(settings: Settings) -> tuple[Any, list[Any]]:
-    """The servers of a command; warnings and notes go to stderr once, config errors exit 2."""
+    """The servers of a command; warnings and notes go to stderr once, config errors exit 2.
+
+    Their secrets are masked in everything the command writes from here on.
+    """
     try:
-        return settings.resolve()
+        config, specs = settings.resolve()
     except ConfigError as exc:
         _fail_usage(str(exc))
+    register_secrets([*specs, *(config.servers.values() if config is not None else ())])
+    return config, specs
 
 
 def _run(make: Callable[[], Any]) -> NoReturn:

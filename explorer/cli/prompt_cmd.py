@@ -1,17 +1,51 @@
-"""`prompts` and `prompt NAME`: prompts/list over every server, prompts/get on the one that has it."""
+"""`prompts` and `prompt NAME`: prompts/list over every server, prompts/get on the one that has it.
+
+Prompt data is read through `explorer.model.prompt_data` (as the TUI reads it), so a malformed listing
+or result is printed with a warning naming what is wrong, never a traceback.
+
+`prompt NAME` lists on every server at once, and each server that lists NAME is asked for it (the
+connections are open anyway); what the first of them (in the order given) answered is printed, once,
+in text and in `--json`:
+
+- the server's error for prompts/get, with its code and message;
+- "no server has a prompt named X" only when every server listed its prompts and none has X; when some
+  listings failed, their errors, then that X is not among the prompts of the servers that answered.
+
+JSON shapes (the server's own data always under its own key, so it can never overwrite the explorer's):
+`prompts`: `{"servers": [SERVER], "prompts": [{"server": NAME, "prompt": {as listed}, "problems": [..]}]}`;
+`prompt`: `{"server", "prompt", "arguments", "ok", "result": {as sent} | "error": ERROR, "servers": [SERVER]}`
+with SERVER `{"name", "ok", "error": ERROR | null}` and ERROR `{"code", "message", "data"}`.
+"""
 
 from __future__ import annotations
 
-import base64
-import binascii
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from explorer.cli.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, emit_json, error, out, safe, safe_line
-from explorer.cli.read_cmd import blob_summary
+from explorer.cli.output import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    emit_json,
+    error,
+    error_json,
+    note,
+    out,
+    safe,
+    safe_line,
+)
 from explorer.cli.runner import Outcome, run_on_servers
 from explorer.config import ServerSpec
+from explorer.connection.errors import ServerFault
 from explorer.connection.session import ServerConnection
+from explorer.model.prompt_data import (
+    Block,
+    PromptInfo,
+    decoded_size,
+    parse_prompt,
+    parse_prompt_result,
+)
 
 
 async def _list(conn: ServerConnection) -> list[dict[str, Any]]:
@@ -20,47 +54,69 @@ async def _list(conn: ServerConnection) -> list[dict[str, Any]]:
     return await conn.list_prompts()
 
 
-def _report(outcomes: Sequence[Outcome[Any]]) -> None:
-    for o in outcomes:
-        if o.fault is not None:
-            error(o.error_line())
+def server_json(o: Outcome[Any]) -> dict[str, Any]:
+    return {"name": o.name, "ok": o.ok, "error": error_json(o.fault)}
+
+
+def _warn(server: str, text: str) -> None:
+    note(f"warning: server {server}: {text}")
+
+
+# ------------------------------------------------------------------------------------------- prompts
 
 
 async def prompts_command(
     specs: Sequence[ServerSpec], *, protocol: str, timeout: float, as_json: bool
 ) -> int:
     outcomes = await run_on_servers(specs, _list, protocol=protocol, timeout=timeout)
+    listed = [(o, raw, parse_prompt(raw)) for o in outcomes for raw in (o.value or [])]
     if as_json:
         emit_json(
             {
-                "servers": [
-                    {"name": o.name, "ok": o.ok, "error": o.fault.message if o.fault else None}
-                    for o in outcomes
+                "servers": [server_json(o) for o in outcomes],
+                "prompts": [
+                    {"server": o.name, "prompt": raw, "problems": list(info.problems) if info else []}
+                    for o, raw, info in listed
                 ],
-                "prompts": [{"server": o.name, **p} for o in outcomes for p in (o.value or [])],
             }
         )
     else:
         several = len(specs) > 1
-        for o in outcomes:
-            for prompt in o.value or []:
-                out(_prompt_line(o.name if several else None, prompt))
-    _report(outcomes)
+        for o, _raw, info in listed:
+            if info is not None:
+                out(_prompt_line(o.name if several else None, info))
+    for o, _raw, info in listed:
+        if info is not None:
+            for problem in info.problems:
+                _warn(o.name, f"prompt {info.name}: {problem}")
+    for o in outcomes:
+        if o.fault is not None:
+            error(o.error_line())
     return EXIT_FAILED if any(o.fault is not None for o in outcomes) else EXIT_OK
 
 
-def _prompt_line(server: str | None, prompt: dict[str, Any]) -> str:
-    args = []
-    for arg in prompt.get("arguments") or []:
-        if isinstance(arg, dict) and isinstance(arg.get("name"), str):
-            args.append(safe_line(arg["name"], 60) + ("*" if arg.get("required") else ""))
-    line = (f"{safe_line(server, 60)}  " if server else "") + safe_line(prompt["name"], 120)
+def _prompt_line(server: str | None, prompt: PromptInfo) -> str:
+    args = [safe_line(a.name, 60) + ("*" if a.required else "") for a in prompt.arguments]
+    line = (f"{safe_line(server, 60)}  " if server else "") + safe_line(prompt.name, 120)
     if args:
         line += "(" + ", ".join(args) + ")"
-    description = prompt.get("description") or prompt.get("title")
-    if isinstance(description, str) and description:
+    description = prompt.description or prompt.title
+    if description:
         line += "  - " + safe_line(description, 200)
     return line
+
+
+# -------------------------------------------------------------------------------------------- prompt
+
+
+@dataclass
+class _Lookup:
+    """What one server said about prompt NAME: not listed, or listed and then got (or failed)."""
+
+    info: PromptInfo | None = None
+    missing: list[str] = field(default_factory=list)
+    result: dict[str, Any] | None = None
+    fault: ServerFault | None = None
 
 
 async def prompt_command(
@@ -72,78 +128,131 @@ async def prompt_command(
     timeout: float,
     as_json: bool,
 ) -> int:
-    async def job(conn: ServerConnection) -> dict[str, Any] | None:
-        prompts = await _list(conn)
-        prompt = next((p for p in prompts if p.get("name") == name), None)
-        if prompt is None:
-            return None
-        required = [
-            a["name"]
-            for a in prompt.get("arguments") or []
-            if isinstance(a, dict) and a.get("required") and isinstance(a.get("name"), str)
-        ]
-        missing = [a for a in required if a not in arguments]
+    async def job(conn: ServerConnection) -> _Lookup:
+        infos = [parse_prompt(raw) for raw in await _list(conn)]
+        info = next((i for i in infos if i is not None and i.name == name), None)
+        if info is None:
+            return _Lookup()
+        missing = [a for a in info.required if a not in arguments]
         if missing:
-            return {"_missing": missing}
-        return await conn.get_prompt(name, arguments)
+            return _Lookup(info, missing=missing)
+        try:
+            return _Lookup(info, result=await conn.get_prompt(name, arguments))
+        except ServerFault as fault:
+            return _Lookup(info, fault=fault)
 
     outcomes = await run_on_servers(specs, job, protocol=protocol, timeout=timeout)
-    found = next((o for o in outcomes if o.value is not None), None)
+    found = next((o for o in outcomes if o.value is not None and o.value.info is not None), None)
+    envelope: dict[str, Any] = {
+        "server": found.name if found else None,
+        "prompt": name,
+        "arguments": arguments,
+    }
+    servers = [server_json(o) for o in outcomes]
     if found is None or found.value is None:
-        _report(outcomes)
-        if as_json:
-            emit_json({"prompt": name, "ok": False, "error": f"no server has a prompt named {name}"})
-        error(f"no server has a prompt named {name!r}")
-        return EXIT_FAILED
-    if "_missing" in found.value:
-        error(f"prompt {name}: missing required argument(s): {', '.join(found.value['_missing'])}")
+        return _not_found(name, outcomes, envelope, servers, as_json)
+    lookup = found.value
+    for o in outcomes:
+        if o.fault is not None:
+            _warn(o.name, f"could not list its prompts ({o.fault.message})")
+    if lookup.missing:
+        error(f"prompt {name}: missing required argument(s): {', '.join(lookup.missing)}")
         return EXIT_USAGE
+    if lookup.fault is not None or lookup.result is None:
+        fault = lookup.fault or ServerFault(f"getting prompt {name}: no result")
+        if as_json:
+            emit_json({**envelope, "ok": False, "error": error_json(fault), "servers": servers})
+        error(f"server {found.name}: {fault.message}")
+        return EXIT_FAILED
+    parsed = parse_prompt_result(lookup.result)
     if as_json:
-        emit_json({"server": found.name, "prompt": name, "ok": True, **found.value})
+        emit_json({**envelope, "ok": True, "result": lookup.result, "servers": servers})
     else:
-        print_messages(found.value)
+        print_messages(lookup.result)
+    for problem in parsed.problems:
+        _warn(found.name, f"prompt {name}: {problem}")
+    for number, message in enumerate(parsed.messages, 1):
+        if message.problem is not None and message.role is None:
+            _warn(found.name, f"prompt {name}: message {number}: {message.problem}")
     return EXIT_OK
 
 
-def print_messages(result: dict[str, Any]) -> None:
-    description = result.get("description")
-    if isinstance(description, str) and description:
-        out("# " + safe_line(description, 500))
-    for message in result.get("messages", []):
-        if not isinstance(message, dict):
-            continue
-        out(f"[{safe_line(message.get('role', '?'), 40)}]")
-        content = message.get("content")
-        for part in content if isinstance(content, list) else [content]:
-            out(content_text(part))
+def _not_found(
+    name: str,
+    outcomes: Sequence[Outcome[_Lookup]],
+    envelope: dict[str, Any],
+    servers: list[dict[str, Any]],
+    as_json: bool,
+) -> int:
+    failed = [o for o in outcomes if o.fault is not None]
+    answered = [o.name for o in outcomes if o.fault is None]
+    if not failed:
+        message = f"no server has a prompt named {name!r}"
+    elif answered:
+        message = (
+            f"prompt {name!r} is not among the prompts of {', '.join(answered)}; "
+            f"{', '.join(o.name for o in failed)} could not list theirs"
+        )
+    else:
+        message = f"prompt {name!r}: no server could list its prompts"
+    if as_json:
+        fault = ServerFault(message) if len(failed) != 1 else failed[0].fault
+        emit_json({**envelope, "ok": False, "error": error_json(fault), "servers": servers})
+    for o in failed:
+        error(o.error_line())
+    if answered or not failed:
+        error(message)
+    return EXIT_FAILED
+
+
+# --------------------------------------------------------------------------------------------- text
+
+
+def print_messages(result: Mapping[str, Any]) -> None:
+    parsed = parse_prompt_result(result)
+    if parsed.description:
+        out("# " + safe_line(parsed.description, 500))
+    for number, message in enumerate(parsed.messages, 1):
+        if message.role is None:
+            out(f"[message {number}: {safe_line(message.problem or 'no role', 80)}]")
+        elif message.known_role:
+            out(f"[{safe_line(message.role, 40)}]")
+        else:
+            out(f"[{safe_line(message.role, 40)}] (unknown role)")
+        for block in message.blocks:
+            out(content_text(block))
         out()
 
 
-def content_text(part: Any) -> str:
-    """One prompt content block as text: text itself, media and resources summarized."""
-    if not isinstance(part, dict):
-        return "[unreadable content]"
-    kind = part.get("type")
-    if kind == "text":
-        return safe(part.get("text", ""), limit=None)
-    if kind in ("image", "audio"):
-        mime = safe_line(part.get("mimeType") or "?", 80)
-        try:
-            size = f"{len(base64.b64decode(part.get('data', ''), validate=True)):,} bytes"
-        except (binascii.Error, ValueError, TypeError):
-            size = "INVALID base64"
-        return f"[{kind}: {mime}, {size}]"
-    if kind == "resource":
-        resource = part.get("resource") or {}
-        head = f"[resource {safe_line(resource.get('uri', '?'), 500)}"
-        if resource.get("mimeType"):
-            head += f" ({safe_line(resource['mimeType'], 80)})"
+def content_text(block: Block) -> str:
+    """One prompt content block as text: text itself, media and resources summarized, problems named."""
+    if block.kind == "text":
+        return safe(block.text or "", limit=None)
+    if block.kind in ("image", "audio"):
+        size = decoded_size(block.data or "")
+        shown = f"{size:,} bytes" if size is not None else "INVALID base64"
+        return f"[{block.kind}: {safe_line(block.mime_type or '?', 80)}, {shown}]"
+    if block.kind == "resource" and block.resource is not None:
+        resource = block.resource
+        head = f"[resource {safe_line(resource.uri or '?', 500)}"
+        if resource.mime_type:
+            head += f" ({safe_line(resource.mime_type, 80)})"
         head += "]"
-        if isinstance(resource.get("text"), str):
-            return head + "\n" + safe(resource["text"], limit=None)
-        if "blob" in resource:
-            return head + " " + blob_summary(resource)
+        if block.problem is not None:
+            head += f" ({safe_line(block.problem, 200)})"
+        if resource.text is not None:
+            return head + "\n" + safe(resource.text, limit=None)
+        if resource.blob is not None:
+            size = decoded_size(resource.blob)
+            mime = safe_line(resource.mime_type or "application/octet-stream", 80)
+            if size is None:
+                return f"{head} [blob: {mime}, {len(resource.blob):,} characters of INVALID base64]"
+            return f"{head} [blob: {mime}, {size:,} bytes]"
         return head
-    if kind == "resource_link":
-        return f"[link {safe_line(part.get('uri', '?'), 500)}]"
-    return f"[{safe_line(kind or 'unknown', 40)} content]"
+    if block.kind == "resource_link":
+        details = [safe_line(d, 200) for d in (block.name, block.mime_type) if d]
+        return f"[link {safe_line(block.uri or '?', 500)}]" + (f" {' · '.join(details)}" if details else "")
+    line = f"[{safe_line(block.problem or 'unreadable content', 200)}]"
+    if block.text is not None:  # e.g. an embedded "resource" that is a string: shown as the text it is
+        line += "\n" + safe(block.text, limit=None)
+    return line

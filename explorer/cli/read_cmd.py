@@ -1,4 +1,8 @@
-"""`read URI`: resources/read on the server that lists the URI, else on one whose template matches."""
+"""`read URI`: resources/read on the server that lists the URI, else on one whose template matches.
+
+`--json` prints `{"server", "uri", "ok": true, "result": {the server's result, as sent}}`, or on failure
+`{"server", "uri", "ok": false, "error": {"code", "message", "data"}}`.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ import binascii
 from collections.abc import Sequence
 from typing import Any
 
-from explorer.cli.output import EXIT_FAILED, EXIT_OK, emit_json, error, note, out, safe, safe_line
+from explorer.cli.output import EXIT_FAILED, EXIT_OK, emit_json, error, error_json, note, out, safe, safe_line
 from explorer.cli.runner import Outcome, run_on_servers
 from explorer.cli.tree_cmd import lister
 from explorer.config import ListingBounds, ServerSpec
@@ -100,16 +104,13 @@ async def read_command(
                 f"{fault.message} (no server lists this URI and no template matches it)", fault.code
             )
         if as_json:
-            emit_json({"server": spec.name, "uri": uri, "ok": False, "error": _error_json(fault)})
+            emit_json({"server": spec.name, "uri": uri, "ok": False, "error": error_json(fault)})
         error(f"server {spec.name}: {fault.message}")
         return EXIT_FAILED
     assert outcome.value is not None
     if as_json:
-        emit_json({"server": spec.name, "uri": uri, "ok": True, **outcome.value})
+        # The server's result under its own key: none of its fields can stand in for the explorer's.
+        emit_json({"server": spec.name, "uri": uri, "ok": True, "result": outcome.value})
     else:
         print_contents(outcome.value)
     return EXIT_OK
-
-
-def _error_json(fault: ServerFault) -> dict[str, Any]:
-    return {"code": fault.code, "message": fault.message, "data": fault.data}

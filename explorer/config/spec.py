@@ -3,21 +3,26 @@
 Split out of the loaders and the command-line parsing so that every module that only needs a
 `ServerSpec`, `ListingBounds` or `redact()` (the connection layer, the CLI, the UI) depends on the types
 alone. Header and env values usually hold tokens: `ServerSpec`'s repr and `describe()` mask them, and
-`redact()` scrubs them from error messages and logs.
+`redact()` (or a `Redactor` for many servers at once) scrubs them, in every encoding a server may echo
+them back in, from error messages and logs.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
+import json
 import math
 import re
 import shlex
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
-from urllib.parse import unquote, urlsplit
+from urllib.parse import quote, quote_plus, unquote, unquote_plus, urlsplit
 
-from explorer.sanitize import sanitize_line
+from explorer.sanitize import sanitize, sanitize_line
 
 Transport = Literal["stdio", "http", "sse"]
 MASK = "***"
@@ -133,20 +138,27 @@ class ServerSpec:
 
 
 def mask_url(url: str) -> str:
-    """`url` with a userinfo password and secret-looking query values (`?token=...`) replaced by `***`."""
+    """`url` with its credentials replaced by `***`: a userinfo password (or a lone user name, which is
+    how tokens ride in URLs such as `https://TOKEN@host`) and secret-looking query and fragment values
+    (`?token=...`, `#access_token=...`)."""
     try:
         parts = urlsplit(url)
     except ValueError:
         return url
     netloc = parts.netloc
-    if parts.password:
-        userinfo, _, hostport = netloc.rpartition("@")
-        user = userinfo.partition(":")[0]
-        netloc = f"{user}:{MASK}@{hostport}"
-    query = "&".join(_mask_param(param) for param in parts.query.split("&")) if parts.query else ""
-    if netloc == parts.netloc and query == parts.query:
+    userinfo, at, hostport = netloc.rpartition("@")
+    if at and userinfo:
+        user, colon, password = userinfo.partition(":")
+        netloc = f"{user}:{MASK}@{hostport}" if colon and password else f"{MASK}{colon}@{hostport}"
+    query = _mask_params(parts.query)
+    fragment = _mask_params(parts.fragment)
+    if (netloc, query, fragment) == (parts.netloc, parts.query, parts.fragment):
         return url
-    return parts._replace(netloc=netloc, query=query).geturl()
+    return parts._replace(netloc=netloc, query=query, fragment=fragment).geturl()
+
+
+def _mask_params(text: str) -> str:
+    return "&".join(_mask_param(param) for param in text.split("&")) if text else text
 
 
 def _mask_param(param: str) -> str:
@@ -161,11 +173,38 @@ def _url_secrets(url: str) -> list[str]:
         parts = urlsplit(url)
     except ValueError:
         return []
-    found = [parts.password] if parts.password else []
-    for param in parts.query.split("&"):
-        name, sep, value = param.partition("=")
-        if sep and value and _SECRET_PARAM.search(unquote(name)):
-            found.extend((value, unquote(value)))
+    found: list[str] = []
+    userinfo, at, _ = parts.netloc.rpartition("@")
+    if at and userinfo:
+        user, colon, password = userinfo.partition(":")
+        if colon and password:
+            # The password, and the Basic credential an HTTP client makes of user:password.
+            basic = base64.b64encode(f"{unquote(user)}:{unquote(password)}".encode()).decode("ascii")
+            found += [password, unquote(password), basic]
+        else:
+            found += [user, unquote(user)]
+    for text in (parts.query, parts.fragment):
+        for param in text.split("&") if text else ():
+            name, sep, value = param.partition("=")
+            if sep and value and _SECRET_PARAM.search(unquote(name)):
+                found.extend((value, unquote(value), unquote_plus(value)))
+    return found
+
+
+def _credentials(value: str) -> list[str]:
+    """A header value, the credential after its auth scheme, and the password of a Basic credential."""
+    found = [value.strip()]
+    scheme, _, credential = value.strip().partition(" ")
+    credential = credential.strip()
+    if scheme and credential:
+        found.append(credential)
+        if scheme.lower() == "basic":
+            try:
+                decoded = base64.b64decode(credential, validate=True).decode("utf-8")
+            except (binascii.Error, ValueError):
+                decoded = ""
+            if decoded:
+                found.append(decoded.partition(":")[2])  # the password of user:password
     return found
 
 
@@ -173,40 +212,105 @@ def secrets_of(spec: ServerSpec) -> list[str]:
     """Every header value, env value, filled-in input and URL secret of `spec`, longest first; what `redact`
     masks.
 
-    The credential after an auth scheme (`Bearer abc`) counts on its own too. Values shorter than 4
-    characters are left out (`DEBUG=1` is no secret).
+    The credential after an auth scheme (`Bearer abc`) counts on its own too, and the password inside
+    a Basic credential; a URL's password counts as the Basic credential made of it too. Values shorter
+    than 4 characters are left out (`DEBUG=1` is no secret).
     """
     candidates: list[str] = []
     for value in [*spec.headers.values(), *spec.env.values(), *spec.secrets]:
-        candidates.append(value.strip())
-        scheme, _, credential = value.strip().partition(" ")
-        if scheme and credential:
-            candidates.append(credential.strip())
+        candidates.extend(_credentials(value))
     if spec.url:
         candidates.extend(_url_secrets(spec.url))
     secrets = {value for value in candidates if len(value) >= _MIN_SECRET_LENGTH}
     return sorted(secrets, key=len, reverse=True)  # longest first: a value containing another
 
 
+def secret_forms(secret: str) -> set[str]:
+    """`secret` as a server may echo it back: raw, JSON-escaped (once and twice, ASCII-only or not),
+    percent-encoded (`quote` and `quote_plus`, upper- and lower-case hex), base64 (standard and
+    URL-safe, with and without padding) and shown by the sanitizer.
+
+    Base64 of a secret inside a longer base64 text depends on where the secret starts (its offset
+    modulo 3): for each of the three alignments the characters that encode the secret alone are a
+    form too. The one or two characters at each end that mix the secret's bits with its neighbours'
+    stay visible (at most 4 bits of the secret each). Forms shorter than 4 characters are left out.
+    """
+    forms = {secret}
+    for ascii_only in (True, False):
+        once = json.dumps(secret, ensure_ascii=ascii_only)[1:-1]
+        forms.update((once, json.dumps(once, ensure_ascii=ascii_only)[1:-1]))
+    for encoded in (quote(secret, safe=""), quote(secret), quote_plus(secret, safe=""), quote_plus(secret)):
+        forms.update((encoded, re.sub(r"%[0-9A-F]{2}", lambda m: m.group().lower(), encoded)))
+    data = secret.encode("utf-8", errors="surrogatepass")
+    for offset in range(3):
+        encoded = base64.b64encode(bytes(offset) + data).decode("ascii")
+        first = -(-8 * offset // 6)  # the first character made of the secret's bits only
+        last = 8 * (offset + len(data)) // 6  # one past the last such character
+        fragments = [encoded[first:last]]
+        if offset == 0:
+            fragments += [encoded, encoded.rstrip("=")]
+        for fragment in fragments:
+            forms.update((fragment, fragment.translate(_URLSAFE)))
+    forms.update((sanitize(secret, limit=None), sanitize_line(secret, limit=None)))
+    return {form for form in forms if len(form) >= _MIN_SECRET_LENGTH}
+
+
+_URLSAFE = str.maketrans("+/", "-_")
+
+
+class Redactor:
+    """Masks a fixed set of secrets, in every form `secret_forms` knows, in text and JSON-like values."""
+
+    def __init__(self, secrets: Iterable[str]) -> None:
+        self.secrets = tuple(sorted({s for s in secrets if len(s) >= _MIN_SECRET_LENGTH}))
+        self.forms = _forms_of(self.secrets)
+
+    def __bool__(self) -> bool:
+        return bool(self.forms)
+
+    def text(self, text: str) -> str:
+        """`text` with every form of every secret replaced by `***` (longest forms first)."""
+        for form in self.forms:
+            if form in text:
+                text = text.replace(form, MASK)
+        return text
+
+    def value(self, value: Any) -> Any:
+        """`text` applied to every string inside a JSON-like value, keys included."""
+        if not self.forms:
+            return value
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, dict):
+            return {self.text(str(k)): self.value(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [self.value(v) for v in value]
+        return value
+
+
+@lru_cache(maxsize=64)
+def _forms_of(secrets: tuple[str, ...]) -> tuple[str, ...]:
+    forms = {form for secret in secrets for form in secret_forms(secret)}
+    return tuple(sorted(forms, key=lambda form: (-len(form), form)))  # a form containing another first
+
+
+def masked_forms(spec: ServerSpec) -> list[str]:
+    """Every form of every secret of `spec` (see `secret_forms`), longest first: for log maskers."""
+    return list(_forms_of(tuple(sorted(secrets_of(spec)))))
+
+
 def redact(text: str, spec: ServerSpec) -> str:
     """`text` with every header value, env value and URL secret of `spec` replaced by `***`.
 
-    For error messages, stderr tails and logs, which may echo a token back.
+    For error messages, stderr tails and logs, which may echo a token back, also JSON-escaped,
+    percent-encoded or base64-encoded (`secret_forms`).
     """
-    for secret in secrets_of(spec):
-        text = text.replace(secret, MASK)
-    return text
+    return Redactor(secrets_of(spec)).text(text)
 
 
 def redact_value(value: Any, spec: ServerSpec) -> Any:
     """`redact` applied to every string inside a JSON-like value (error `data` a server sent back)."""
-    if isinstance(value, str):
-        return redact(value, spec)
-    if isinstance(value, dict):
-        return {redact(str(k), spec): redact_value(v, spec) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [redact_value(v, spec) for v in value]
-    return value
+    return Redactor(secrets_of(spec)).value(value)
 
 
 # ------------------------------------------------------------------------------------------------ Config

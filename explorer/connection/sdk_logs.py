@@ -12,7 +12,8 @@ from __future__ import annotations
 import logging
 import threading
 
-from explorer.config import MASK, ServerSpec, secrets_of
+from explorer.config import MASK, ServerSpec
+from explorer.config.spec import masked_forms
 
 _SDK_LOGGERS = ("mcp", "client")
 _lock = threading.Lock()
@@ -34,7 +35,7 @@ def route_sdk_logs(spec: ServerSpec) -> None:
     """Send the SDK's records to the log file (once) and learn `spec`'s secrets for masking."""
     global _routed
     with _lock:
-        _secrets.update(secrets_of(spec))
+        _secrets.update(masked_forms(spec))
         if _routed:
             return
         _routed = True

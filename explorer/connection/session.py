@@ -38,6 +38,7 @@ from explorer.connection.stderr_log import begin_run
 from explorer.connection.transports import HttpAnswer, HttpAnswers, open_transport, tail
 from explorer.connection.wire import WireLog, tap_streams
 from explorer.model.identity import ServerIdentity
+from explorer.model.input_required import describe_unfinished, unfinished_data
 
 if TYPE_CHECKING:
     from mcp import Client
@@ -360,6 +361,7 @@ class ServerConnection:
     async def read_resource(self, uri: str) -> dict[str, Any]:
         """resources/read; returns the raw result, checked to have a `contents` list."""
         raw = await self.request("resources/read", {"uri": uri}, action=f"reading {uri}")
+        self._check_final(raw, f"reading {uri}")
         contents = raw.get("contents")
         if not isinstance(contents, list):
             raise ServerFault(f"reading {uri}: the server's result has no 'contents' list")
@@ -408,9 +410,17 @@ class ServerConnection:
         if arguments:
             params["arguments"] = dict(arguments)
         raw = await self.request("prompts/get", params, action=f"getting prompt {name}")
+        self._check_final(raw, f"getting prompt {name}")
         if not isinstance(raw.get("messages"), list):
             raise ServerFault(f"getting prompt {name}: the server's result has no 'messages' list")
         return raw
+
+    def _check_final(self, raw: Mapping[str, Any], action: str) -> None:
+        """An "input required" (or other unfinished) result is a fault that says what the server wants."""
+        unfinished = describe_unfinished(raw)
+        if unfinished is not None:
+            data = redact_value(unfinished_data(raw), self.spec)
+            raise ServerFault(redact(f"{action}: {unfinished}", self.spec), None, data)
 
 
 def bound_discover_timeout(timeout: float) -> None:

@@ -5,19 +5,32 @@ Why not the SDK's `stdio_client` as is: its reader joins text chunks by string c
 line grows memory without limit. This reader keeps one byte buffer (linear), caps a message at
 `MAX_MESSAGE_BYTES`, and records instead of raising what a server wrote that is not a message
 (`ProtocolProblems`), so a connection that otherwise works keeps working and a later fault can say why.
-Spawning and stopping the process (own process group; close stdin, grace period, kill the tree) are
-the SDK's own helpers, so shutdown behaves exactly as the SDK's transport does.
+Spawning the process (in its own process group) is the SDK's own helper.
+
+Stopping is ours (`stop_server_process`), because a server may ignore both stdin EOF and SIGTERM, and
+fork children that do the same: the SDK's sequence can take 6 s, longer than the TUI waits for its
+connections when the user quits, and it kills the group only when the leader itself did not exit, so a
+leader that exits on EOF left its children behind. Here: close stdin, wait `EOF_GRACE`, SIGTERM the
+whole group, wait `TERM_GRACE`, SIGKILL the group; the group is checked and terminated even when the
+leader exited on its own; every wait is bounded (under 3 s in all), and the stop runs as a task of its
+own, so a caller cancelled mid-way cannot abandon the server between SIGTERM and SIGKILL. As a last
+resort every live group is kept in a registry: `stop_leftover_servers()` terminates and then kills what
+is left of them, and runs after the TUI's `app.run()` returns and at interpreter exit.
 
 A server's stderr goes to its log file. When the spec carries secrets (env values), it passes through
-`StderrPump`, which masks them before they reach the disk.
+`StderrPump`, which masks them (in every encoding `secret_forms` knows) before they reach the disk.
 """
 
 from __future__ import annotations
 
+import asyncio
+import atexit
 import os
+import signal
 import sys
 import threading
-from collections.abc import AsyncIterator, Sequence
+import time
+from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager, suppress
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -26,7 +39,8 @@ import anyio
 import anyio.lowlevel
 import anyio.to_thread
 
-from explorer.config import MASK, ServerSpec, secrets_of
+from explorer.config import MASK, ServerSpec
+from explorer.config.spec import masked_forms
 from explorer.connection.errors import ProtocolProblems
 
 if TYPE_CHECKING:
@@ -36,6 +50,15 @@ MAX_MESSAGE_BYTES = 256 * 1024 * 1024  # one JSON-RPC message; past it the line 
 _CHUNK = 1024 * 1024
 _RELEASE_AFTER_BYTES = 1024 * 1024
 _WRITER_FLUSH_SECONDS = 0.5
+EOF_GRACE = 1.0  # for the server to exit on its own once its stdin is closed
+TERM_GRACE = 1.0  # after SIGTERM to the group, before SIGKILL
+_KILL_REAP = 0.3  # for the event loop to see the leader die after SIGKILL
+_POLL = 0.02
+
+_live_groups: dict[int, str] = {}  # process group id -> server name, until the group is stopped
+_live_lock = threading.Lock()
+_atexit_registered = False
+_stopping: set[Any] = set()  # stop tasks running on their own (a reference keeps them alive)
 
 
 @asynccontextmanager
@@ -54,7 +77,7 @@ async def stdio_transport(
     log_path = stderr_log if stderr_log is not None else Path(os.devnull)
     if log_path != Path(os.devnull):
         log_path.parent.mkdir(parents=True, exist_ok=True)
-    secrets = secrets_of(spec)
+    secrets = masked_forms(spec)  # every encoding of every secret (see secret_forms)
     if sys.platform == "win32":  # pragma: no cover - the SDK's own transport (its Windows process wrapper)
         from mcp import StdioServerParameters
 
@@ -88,6 +111,7 @@ async def stdio_transport(
             pump.close_reader()
         raise
     errlog.close()  # the child holds its own copy
+    _register_group(process.pid, spec.name)  # start_new_session: the leader's pid is the group id
     if pump is not None:
         pump.start()
         if pump_holder is not None:
@@ -101,7 +125,6 @@ async def stdio_transport(
 async def _streams(
     process: Any, problems: ProtocolProblems, max_message_bytes: int
 ) -> AsyncIterator[TransportStreams]:
-    from mcp.client import stdio as sdk
     from mcp.shared.message import SessionMessage
 
     read_send, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
@@ -182,13 +205,136 @@ async def _streams(
             with anyio.CancelScope(shield=True):
                 read_stream.close()
                 write_stream.close()
-                with anyio.move_on_after(_WRITER_FLUSH_SECONDS):
-                    await writer_done.wait()
-                await sdk._stop_server_process(process)
+                try:
+                    with anyio.move_on_after(_WRITER_FLUSH_SECONDS):
+                        await writer_done.wait()
+                finally:
+                    await stop_server_process(process)
                 for stream in (read_stream, write_stream, read_send, write_receive):
                     await stream.aclose()
                 await anyio.lowlevel.checkpoint()
             group.cancel_scope.cancel()
+
+
+async def stop_server_process(process: Any) -> None:
+    """Stop a stdio server and everything in its process group; bounded, never raises.
+
+    Close stdin and give the server `EOF_GRACE` to exit; then (and also when the leader exited but its
+    group did not) SIGTERM the group, wait `TERM_GRACE`, SIGKILL the group.
+
+    On asyncio the work runs as a task of its own, awaited through `asyncio.shield`: an anyio shield does
+    not stop a native `task.cancel()` (Textual cancels its workers that way, more than once at exit), so a
+    cancelled caller would otherwise abandon the server between SIGTERM and SIGKILL. The task runs on
+    while the loop runs; if the loop closes first, the group stays registered for the exit-time net.
+    """
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:  # another event loop (trio): its shield is real
+        await _stop_server_process(process)
+        return
+    task = loop.create_task(_stop_server_process(process))
+    _stopping.add(task)
+    task.add_done_callback(_stopping.discard)
+    await asyncio.shield(task)
+
+
+async def _stop_server_process(process: Any) -> None:
+    from mcp.client import stdio as sdk
+
+    pgid = process.pid
+    stopped = False
+    try:
+        await sdk._close_pipe(process.stdin)
+        await sdk._wait_for_process_exit(process, EOF_GRACE)
+        if process.returncode is None or _group_alive(pgid):
+            await _terminate_group(process, pgid)
+        stopped = True  # exited, or SIGKILLed: at most zombies are left for their parent to reap
+        await sdk._close_pipe(process.stdout)  # a kill survivor may hold the pipe: poison the reader
+        sdk._close_subprocess_transport(process)
+    finally:
+        if stopped or not _group_alive(pgid):
+            _forget_group(pgid)  # else the exit-time safety net tries again
+
+
+async def _terminate_group(process: Any, pgid: int) -> None:
+    """SIGTERM the group, wait until it is gone (at most TERM_GRACE), SIGKILL whatever is left."""
+    from mcp.client import stdio as sdk
+
+    _signal_group(pgid, signal.SIGTERM)
+    deadline = anyio.current_time() + TERM_GRACE
+    while _group_alive(pgid) and anyio.current_time() < deadline:
+        _ = process.returncode  # reading it lets the loop reap the leader, which ends the group sooner
+        await anyio.sleep(_POLL)
+    if _group_alive(pgid):
+        _signal_group(pgid, signal.SIGKILL)
+    await sdk._wait_for_process_exit(process, _KILL_REAP)
+
+
+def _signal_group(pgid: int, sig: signal.Signals) -> None:
+    with suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+def _group_alive(pgid: int) -> bool:
+    """True while any process (a zombie too) is in the group; only ESRCH proves it is gone."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _register_group(pgid: int, name: str) -> None:
+    global _atexit_registered
+    with _live_lock:
+        _live_groups[pgid] = name
+        if not _atexit_registered:
+            atexit.register(stop_leftover_servers)
+            _atexit_registered = True
+
+
+def _forget_group(pgid: int) -> None:
+    with _live_lock:
+        _live_groups.pop(pgid, None)
+
+
+def live_server_groups() -> dict[int, str]:
+    """Process groups of stdio servers not (yet) known to be stopped: group id -> server name."""
+    with _live_lock:
+        return dict(_live_groups)
+
+
+def stop_leftover_servers(grace: float = TERM_GRACE) -> list[str]:
+    """The safety net: SIGTERM every registered group, wait up to `grace`, SIGKILL what is left.
+
+    Synchronous, for after the event loop is gone (after `app.run()`, at interpreter exit). Returns the
+    names of the servers that were still running.
+    """
+    with _live_lock:
+        groups = dict(_live_groups)
+        _live_groups.clear()
+    alive = {pgid: name for pgid, name in groups.items() if _group_alive(pgid)}
+    for pgid in alive:
+        _signal_group(pgid, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    while any(_group_alive(pgid) for pgid in alive) and time.monotonic() < deadline:
+        _reap_leaders(alive)
+        time.sleep(_POLL)
+    for pgid in alive:
+        if _group_alive(pgid):
+            _signal_group(pgid, signal.SIGKILL)
+    _reap_leaders(alive)
+    return list(alive.values())
+
+
+def _reap_leaders(pgids: Iterable[int]) -> None:
+    """Collect exited group leaders (our children: a leader's pid is its group id), so their zombies do
+    not keep a group looking alive once no event loop reaps them. Only these pids, never any child."""
+    for pid in pgids:
+        with suppress(ChildProcessError, OSError):
+            os.waitpid(pid, os.WNOHANG)
 
 
 def _release_marker() -> Any:

@@ -1,8 +1,25 @@
 """ "Copy as": the URI, the JSON-RPC request, or the headless command line that reproduces a read or a
 prompt, so what a user found in the TUI can go into a bug report, a script or CI.
 
-Secrets never leave through here: header and env values are replaced by `***`, and a server that
-came from a config file is named through that file (`-c FILE -s NAME`) instead of spelled out.
+Secrets never leave through here: header and env values and the credentials in a server URL are
+replaced by `***`, and a server that came from a config file is named through that file (`-c FILE -s
+NAME`) instead of spelled out.
+
+Nothing a server sent reaches the clipboard raw either: pasted into a terminal, a control character in
+a URI (ESC, a newline, the end of a bracketed paste) would act. So every copy path goes through one of
+these, and the UI says when it changed something:
+
+- a URI: `uri_for_clipboard` percent-encodes (UTF-8, `%1B`) every character `sanitize` would escape
+  (controls, format and invisible characters, line separators, lone surrogates) and every whitespace
+  character but the plain space. None of them is valid in a URI (RFC 3986), so the copied URI is what
+  the server should have sent; printable characters, a plain space included, are kept as they are.
+- a shell word (the command line): `shell_word` quotes like `shlex.quote`, but a word holding such a
+  character is written in ANSI-C quoting, `$'greet\\x1bX'` (bash, zsh, ksh), which gives back the
+  exact string when run.
+- other text (a prompt name): `text_for_clipboard` shows those characters as the escapes the screen
+  shows (`\\x1b`).
+- JSON-RPC requests are JSON with every non-ASCII and control character escaped (`\\u001b`): exact and
+  safe as they are.
 """
 
 from __future__ import annotations
@@ -10,16 +27,83 @@ from __future__ import annotations
 import json
 import shlex
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from explorer.config import MASK, ServerSpec
+from explorer.config import MASK, ServerSpec, mask_url
+from explorer.sanitize import is_clean, sanitize_line
 
 Format = Literal["uri", "jsonrpc", "command"]
 
 
+@dataclass(frozen=True, slots=True)
+class Clip:
+    """What goes on the clipboard, and how many characters of the original were encoded to get it."""
+
+    text: str
+    changed: int = 0
+    how: str = "percent-encoded"
+
+    def notice(self) -> str:
+        """`" (2 control characters percent-encoded)"`, or "" when nothing changed."""
+        if not self.changed:
+            return ""
+        plural = "s" if self.changed != 1 else ""
+        return f" ({self.changed} control or invisible character{plural} {self.how})"
+
+
+def _unsafe(char: str) -> bool:
+    return (char.isspace() and char != " ") or not is_clean(char, multiline=False)
+
+
+def uri_for_clipboard(uri: str) -> Clip:
+    """`uri` with every control, invisible or non-space whitespace character percent-encoded (UTF-8)."""
+    parts: list[str] = []
+    changed = 0
+    for char in uri:
+        if _unsafe(char):
+            changed += 1
+            parts.append("".join(f"%{byte:02X}" for byte in char.encode("utf-8", errors="surrogatepass")))
+        else:
+            parts.append(char)
+    return Clip("".join(parts), changed) if changed else Clip(uri)
+
+
+def text_for_clipboard(text: str) -> Clip:
+    """`text` with those characters as the visible escapes the screen shows (`\\x1b`, `\\u202e`)."""
+    changed = sum(1 for char in text if _unsafe(char))
+    if not changed:
+        return Clip(text)
+    return Clip(sanitize_line(text, limit=None), changed, "shown as escapes")
+
+
+def shell_word(word: str) -> str:
+    """`word` quoted for a POSIX shell; with ANSI-C quoting (`$'...'`) when it holds such a character."""
+    if not any(_unsafe(char) for char in word):
+        return shlex.quote(word)
+    out = ["$'"]
+    for char in word:
+        code = ord(char)
+        if char in "\\'":
+            out.append("\\" + char)
+        elif not _unsafe(char):
+            out.append(char)
+        elif code < 0x80:
+            out.append(f"\\x{code:02x}")
+        elif code < 0x10000:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(f"\\U{code:08x}")
+    return "".join(out) + "'"
+
+
+def shell_join(words: list[str]) -> str:
+    return " ".join(shell_word(word) for word in words)
+
+
 def jsonrpc_read(uri: str) -> str:
-    """The resources/read request as it goes on the wire (id 1)."""
+    """The resources/read request as it goes on the wire (id 1); ASCII JSON, so safe to paste."""
     return json.dumps({"jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": {"uri": uri}})
 
 
@@ -39,7 +123,7 @@ def server_words(spec: ServerSpec, *, config_path: Path | None = None, in_config
         words = ["-s", shlex.join([spec.command, *spec.args])]
     else:
         assert spec.url is not None
-        words = ["-s", spec.url] + (["--sse"] if spec.transport == "sse" else [])
+        words = ["-s", mask_url(spec.url)] + (["--sse"] if spec.transport == "sse" else [])
     for name in spec.headers:
         words += ["-H", f"{name}: {MASK}"]
     return [spec.mask_secrets(word) for word in words]  # VS Code input values filled into args or URL
@@ -53,14 +137,17 @@ def command_line(
     config_path: Path | None = None,
     in_config: bool = False,
 ) -> str:
-    """`mcp-url-explorer ARGS -s SPEC` (with `env K=***` for a stdio server's environment)."""
+    """`mcp-url-explorer ARGS -s SPEC` (with `env K=***` for a stdio server's environment).
+
+    Each word is quoted by `shell_word`, so a server string in ARGS reaches the shell exact and inert.
+    """
     words = ["mcp-url-explorer", *args, *server_words(spec, config_path=config_path, in_config=in_config)]
     if protocol != "auto":
         words += ["--protocol", protocol]
     prefix = ""
     if spec.env and not in_config:
         prefix = "env " + " ".join(f"{name}={MASK}" for name in spec.env) + " "
-    return prefix + shlex.join(words)
+    return prefix + shell_join(words)
 
 
 def read_command(
@@ -71,7 +158,9 @@ def read_command(
     config_path: Path | None = None,
     in_config: bool = False,
 ) -> str:
-    return command_line(spec, ["read", uri], protocol=protocol, config_path=config_path, in_config=in_config)
+    """The `read` command line; the URI is the one `uri_for_clipboard` gives (control characters encoded)."""
+    words = ["read", uri_for_clipboard(uri).text]
+    return command_line(spec, words, protocol=protocol, config_path=config_path, in_config=in_config)
 
 
 def prompt_command(

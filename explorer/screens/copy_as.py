@@ -1,7 +1,13 @@
-"""`y`: copy the URI, the JSON-RPC request or the headless command line for what is on screen."""
+"""`y`: copy the URI, the JSON-RPC request or the headless command line for what is on screen.
+
+The forms arrive already made safe for a clipboard (`explorer.model.copy_as`: control characters in a
+URI percent-encoded, server strings in a command line ANSI-C quoted, secrets masked); `notes` says, per
+form, what was changed, so nobody is surprised by a `%1B` in the copied URI.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -22,7 +28,8 @@ class CopyAsDialog(ModalScreen[str | None]):
     HELP = """
 ## Copy as
 `enter` copies the highlighted form to the clipboard: the URI, the JSON-RPC request, or the
-`mcp-url-explorer` command line that reproduces it (secrets masked as `***`).
+`mcp-url-explorer` command line that reproduces it (secrets masked as `***`). Control characters a
+server put in a URI are percent-encoded, never copied raw: pasted into a terminal they would act.
 """
     DEFAULT_CSS = """
     CopyAsDialog { align: center middle; }
@@ -33,22 +40,28 @@ class CopyAsDialog(ModalScreen[str | None]):
     CopyAsDialog OptionList { height: auto; max-height: 12; }
     """
 
-    def __init__(self, title: str, forms: list[tuple[str, str]]) -> None:
+    def __init__(
+        self, title: str, forms: list[tuple[str, str]], *, notes: Mapping[str, str] | None = None
+    ) -> None:
         super().__init__()
         self.title_text = title
         self.forms = forms
+        self.notes = dict(notes or {})  # form label -> what was changed to make it safe
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(Content("Copy " + sanitize_line(self.title_text, 200) + " as"), id="copy-title")
-            yield OptionList(
-                *(
-                    Option(
-                        Content.assemble((f"{label:<18}", "bold"), (sanitize_line(text, 300), "$text-muted"))
-                    )
-                    for label, text in self.forms
-                )
-            )
+            yield OptionList(*(self._option(label, text) for label, text in self.forms))
+
+    def _option(self, label: str, text: str) -> Option:
+        parts: list[str | tuple[str, str]] = [
+            (f"{label:<18}", "bold"),
+            (sanitize_line(text, 300), "$text-muted"),
+        ]
+        note = self.notes.get(label)
+        if note:
+            parts += ["\n" + " " * 18, (sanitize_line(note, 200), "$text-warning")]
+        return Option(Content.assemble(*parts))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(self.forms[event.option_index][1])

@@ -98,5 +98,6 @@ The error code, message and data the server sent, and the end of its stderr log.
         self.dismiss("reconnect")
 
     def action_copy_report(self) -> None:
-        self.app.copy_to_clipboard(self.report)
+        # As shown: a server's control characters as escapes, never raw onto the clipboard.
+        self.app.copy_to_clipboard(sanitize(self.report, limit=None))
         self.notify("Error report copied.", markup=False)

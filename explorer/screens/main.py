@@ -20,7 +20,6 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.content import Content
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Input
@@ -36,7 +35,7 @@ from explorer.connection.wire import WireLog
 from explorer.model.catalogue import Catalogue, ServerStatus
 from explorer.model.contents import classify
 from explorer.model.contents.changes import Update, describe_update
-from explorer.model.copy_as import jsonrpc_read, read_command
+from explorer.model.copy_as import jsonrpc_read, read_command, uri_for_clipboard
 from explorer.model.listing import Kind, Listing
 from explorer.model.uri_tree import PatternNode, UriNode
 from explorer.sanitize import sanitize_line
@@ -458,8 +457,9 @@ Every server's resources and templates as one URI-prefix tree.
         if uri is None:
             self.notify("Nothing to copy.", severity="warning")
             return
-        self.app.copy_to_clipboard(uri)
-        self.notify(Content.assemble("Copied ", (sanitize_line(uri, 200), "bold")).plain, markup=False)
+        clip = uri_for_clipboard(uri)  # a control character pasted into a terminal would act
+        self.app.copy_to_clipboard(clip.text)
+        self.notify(f"Copied {sanitize_line(clip.text, 200)}{clip.notice()}", markup=False)
 
     def action_copy_as(self) -> None:
         """URI, JSON-RPC request or command line for the previewed resource, else the highlighted one."""
@@ -472,21 +472,18 @@ Every server's resources and templates as one URI-prefix tree.
         config = getattr(self.app, "config", None)
         source = config.source if config is not None else None
         in_config = config is not None and server in config.servers
-        forms = [
-            ("URI", uri),
-            ("JSON-RPC request", jsonrpc_read(uri)),
-            (
-                "Command line",
-                read_command(spec, uri, protocol=self.protocol, config_path=source, in_config=in_config),
-            ),
-        ]
+        clip = uri_for_clipboard(uri)
+        command = read_command(spec, uri, protocol=self.protocol, config_path=source, in_config=in_config)
+        forms = [("URI", clip.text), ("JSON-RPC request", jsonrpc_read(uri)), ("Command line", command)]
+        notes = {"URI": clip.notice().strip(" ()"), "Command line": clip.notice().strip(" ()")}
 
         def copy(text: str | None) -> None:
             if text is not None:
                 self.app.copy_to_clipboard(text)
-                self.notify("Copied: " + sanitize_line(text, 120), markup=False)
+                notice = clip.notice() if text in (clip.text, command) else ""
+                self.notify("Copied: " + sanitize_line(text, 120) + notice, markup=False)
 
-        self.app.push_screen(CopyAsDialog(uri, forms), copy)
+        self.app.push_screen(CopyAsDialog(uri, forms, notes={k: v for k, v in notes.items() if v}), copy)
 
     def action_toggle_pin(self) -> None:
         """Follow the highlighted resource until toggled off (the tree marks it)."""

@@ -29,8 +29,9 @@ from explorer.completion import Completer, Suggestions
 from explorer.connection.errors import ServerFault
 from explorer.connection.session import ServerConnection
 from explorer.history import History, HistoryValues
-from explorer.model.copy_as import jsonrpc_prompt, prompt_command
-from explorer.model.fields import FieldSpec, check_prompt, prompt_fields
+from explorer.model.copy_as import jsonrpc_prompt, prompt_command, text_for_clipboard
+from explorer.model.fields import FieldSpec, check_prompt
+from explorer.model.prompt_data import PromptInfo, parse_prompt
 from explorer.sanitize import sanitize, sanitize_line
 from explorer.screens.copy_as import CopyAsDialog
 from explorer.screens.template_form import remember_in_background
@@ -42,25 +43,34 @@ __all__ = ["PromptEntry", "PromptFormScreen", "PromptsScreen", "ServerPrompts"]
 
 @dataclass(frozen=True)
 class PromptEntry:
-    """One prompt as one server listed it (`raw` is the wire JSON object)."""
+    """One prompt as one server listed it, read by `parse_prompt` (as the CLI reads it)."""
 
     server: str
     name: str
-    raw: dict[str, Any] = field(compare=False, hash=False)
+    info: PromptInfo = field(compare=False, hash=False)
+
+    @property
+    def raw(self) -> Mapping[str, Any]:
+        return self.info.raw
 
     @property
     def title(self) -> str | None:
-        title = self.raw.get("title")
-        return title if isinstance(title, str) and title else None
+        return self.info.title
 
     @property
     def description(self) -> str | None:
-        description = self.raw.get("description")
-        return description if isinstance(description, str) and description else None
+        return self.info.description
+
+    @property
+    def problems(self) -> tuple[str, ...]:
+        return self.info.problems
 
     @property
     def fields(self) -> list[FieldSpec]:
-        return prompt_fields(self.raw)
+        return [
+            FieldSpec(a.name, a.name, a.required, title=a.title, description=a.description)
+            for a in self.info.arguments
+        ]
 
 
 @dataclass
@@ -288,7 +298,8 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
         except Exception as exc:  # one server's odd failure stays that server's line
             self.listings[name] = ServerPrompts(name, "failed", error=f"unexpected error: {exc}")
         else:
-            entries = [PromptEntry(name, str(p["name"]), p) for p in raw]
+            infos = (parse_prompt(p) for p in raw)
+            entries = [PromptEntry(name, info.name, info) for info in infos if info is not None]
             self.listings[name] = ServerPrompts(name, "ready", entries)
         self._render_list()
 
@@ -355,6 +366,8 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
         parts += [("  [", "$text-muted"), (sanitize_line(entry.server, 60), "$accent"), ("]", "$text-muted")]
         if entry.description:
             parts += ["\n", sanitize(entry.description, limit=2000)]
+        for problem in entry.problems:
+            parts += ["\n", (sanitize_line(problem, 300), "$text-warning")]
         fields = entry.fields
         if not fields:
             parts += ["\n", ("No arguments.", "$text-muted")]
@@ -427,7 +440,8 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
             return
         entry, arguments = self._last_request
         conn = self.connections.get(entry.server)
-        forms = [("Prompt name", entry.name), ("JSON-RPC request", jsonrpc_prompt(entry.name, arguments))]
+        name = text_for_clipboard(entry.name)  # the name a server chose: never raw onto the clipboard
+        forms = [("Prompt name", name.text), ("JSON-RPC request", jsonrpc_prompt(entry.name, arguments))]
         if conn is not None:
             config = getattr(self.app, "config", None)
             source = config.source if config is not None else None
@@ -441,13 +455,15 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
                 in_config=in_config,
             )
             forms.append(("Command line", line))
+        notes = {"Prompt name": name.notice().strip(" ()")} if name.changed else {}
 
         def copy(text: str | None) -> None:
             if text is not None:
                 self.app.copy_to_clipboard(text)
-                self.notify("Copied: " + sanitize_line(text, 120), markup=False)
+                notice = name.notice() if text == name.text else ""
+                self.notify("Copied: " + sanitize_line(text, 120) + notice, markup=False)
 
-        self.app.push_screen(CopyAsDialog(f"prompt {entry.name}", forms), copy)
+        self.app.push_screen(CopyAsDialog(f"prompt {entry.name}", forms, notes=notes), copy)
 
     def action_open_resource(self) -> None:
         focused = self.focused

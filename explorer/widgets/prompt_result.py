@@ -3,8 +3,10 @@
 Each message shows its role, then its content: text (sanitized), an image (format, dimensions, size,
 and the picture itself for a PNG), audio (format, size), an embedded resource (its URI, which `enter`
 or `t` opens in the tree, and its contents as the preview would classify them), or a resource link
-(its URI, also openable). Nothing here is parsed as markup: every server string reaches the screen
-as `Content`. Opening a resource is a message (`OpenResource`) for the screen to act on.
+(its URI, also openable). The result is read by `explorer.model.prompt_data`, as the CLI reads it: a
+malformed part (an embedded resource that is a string, an unknown role or content type) is shown with
+what is wrong with it. Nothing here is parsed as markup: every server string reaches the screen as
+`Content`. Opening a resource is a message (`OpenResource`) for the screen to act on.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from textual.widgets import Static
 
 from explorer.model.contents import TEXT_KINDS, classify_item, hex_dump, human_size
 from explorer.model.contents import Content as ReadContent
+from explorer.model.prompt_data import Block, PromptMessage, parse_prompt_result
 from explorer.sanitize import sanitize, sanitize_line
 from explorer.widgets.preview import ImageView
 
@@ -147,21 +150,20 @@ anywhere, to open it in the tree.
         self._replace("error", widgets)
 
     def show_result(self, server: str, name: str, result: Mapping[str, Any]) -> None:
-        """Every message of a `prompts/get` result (raw JSON)."""
+        """Every message of a `prompts/get` result (raw JSON, read by `parse_prompt_result`)."""
+        parsed = parse_prompt_result(result)
         widgets: list[Widget] = []
-        uris: list[str] = []
         title = f"{sanitize_line(name, 100)} · {sanitize_line(server, 60)}"
-        description = result.get("description")
-        if isinstance(description, str) and description:
-            title += f"\n{sanitize(description, limit=1000)}"
+        if parsed.description:
+            title += f"\n{sanitize(parsed.description, limit=1000)}"
         widgets.append(_static(Content(title), "pr-title"))
-        messages = result.get("messages")
-        items = messages if isinstance(messages, list) else []
-        if not items:
+        for problem in parsed.problems:
+            widgets.append(_static(Content(sanitize_line(problem, 300)), "pr-error-detail"))
+        if not parsed.messages:
             widgets.append(_static(Content("(no messages)"), "pr-muted"))
-        for number, message in enumerate(items, 1):
-            widgets.append(self._message(number, message, uris))
-        self.resource_uris = uris
+        for number, message in enumerate(parsed.messages, 1):
+            widgets.append(self._message(number, message))
+        self.resource_uris = parsed.resource_uris
         self._replace("result", widgets)
 
     def clear(self) -> None:
@@ -184,72 +186,59 @@ anywhere, to open it in the tree.
         self.mount_all(widgets)
         self.scroll_home(animate=False)
 
-    def _message(self, number: int, message: object, uris: list[str]) -> Widget:
+    def _message(self, number: int, message: PromptMessage) -> Widget:
         box = Vertical(classes="pr-message")
-        if not isinstance(message, Mapping):
-            box.compose_add_child(_static(Content(f"message {number} is not an object"), "pr-error-detail"))
+        if message.role is None:
+            role_text = f"(no role: {sanitize_line(message.problem or '', 80)})"
+        elif message.known_role:
+            role_text = sanitize_line(message.role, 40)
+        else:
+            role_text = f"{sanitize_line(message.role, 40)} (unknown role)"
+        if message.role is None and not message.blocks:
+            box.compose_add_child(
+                _static(Content(sanitize_line(message.problem or "", 200)), "pr-error-detail")
+            )
             return box
-        role = message.get("role")
-        role_text = sanitize_line(role, 40) if isinstance(role, str) else "(no role)"
         role_widget = _static(Content(f"{number}. {role_text}"), "pr-role")
-        role_widget.set_class(role == "assistant", "-assistant")
+        role_widget.set_class(message.role == "assistant", "-assistant")
         box.compose_add_child(role_widget)
-        content = message.get("content")
-        blocks = content if isinstance(content, list) else [content]
-        for block in blocks:
-            for widget in self._block(block, uris):
+        for block in message.blocks:
+            for widget in self._block(block):
                 box.compose_add_child(widget)
         return box
 
-    def _block(self, block: object, uris: list[str]) -> list[Widget]:
-        if not isinstance(block, Mapping):
-            return [_static(Content("a content block that is not an object"), "pr-error-detail")]
-        kind = block.get("type")
-        if kind == "text":
-            text = block.get("text")
-            if not isinstance(text, str):
-                return [_static(Content("a text block without text"), "pr-error-detail")]
-            return [_static(Content(sanitize(text, limit=TEXT_LIMIT)), "pr-text")]
-        if kind in ("image", "audio"):
-            return self._media(str(kind), block)
-        if kind == "resource":
-            resource = block.get("resource")
-            if not isinstance(resource, Mapping):
-                return [_static(Content("an embedded resource without a resource object"), "pr-error-detail")]
-            uri = resource.get("uri")
+    def _block(self, block: Block) -> list[Widget]:
+        if block.kind == "text":
+            return [_static(Content(sanitize(block.text or "", limit=TEXT_LIMIT)), "pr-text")]
+        if block.kind in ("image", "audio"):
+            return self._media(block)
+        if block.kind == "resource" and block.resource is not None:
             widgets: list[Widget] = []
-            if isinstance(uri, str) and uri:
-                uris.append(uri)
-                widgets.append(ResourceLink(uri, "embedded resource  "))
-            widgets += self._contents(classify_item(resource))
+            if block.uri:
+                widgets.append(ResourceLink(block.uri, "embedded resource  "))
+            if block.problem is not None:
+                widgets.append(_static(Content(sanitize_line(block.problem, 300)), "pr-error-detail"))
+            widgets += self._contents(classify_item(block.resource.item))
             return widgets
-        if kind == "resource_link":
-            uri = block.get("uri")
-            if not isinstance(uri, str) or not uri:
-                return [_static(Content("a resource link without a URI"), "pr-error-detail")]
-            uris.append(uri)
-            details = [
-                sanitize_line(block[key], 200)
-                for key in ("name", "mimeType", "description")
-                if isinstance(block.get(key), str) and block[key]
-            ]
-            widgets = [ResourceLink(uri, "resource link  ")]
+        if block.kind == "resource_link" and block.uri:
+            details = [sanitize_line(d, 200) for d in (block.name, block.mime_type, block.description) if d]
+            widgets = [ResourceLink(block.uri, "resource link  ")]
             if details:
                 widgets.append(_static(Content("  ·  ".join(details)), "pr-info"))
             return widgets
-        shown = sanitize_line(kind, 40) if isinstance(kind, str) else "(none)"
-        return [_static(Content(f"a content block of unknown type {shown}"), "pr-muted")]
+        style = "pr-muted" if block.kind == "unknown" else "pr-error-detail"
+        widgets = [_static(Content(sanitize_line(block.problem or "unreadable content", 300)), style)]
+        if block.text is not None:  # an embedded "resource" sent as a string: shown as the text it is
+            widgets.append(_static(Content(sanitize(block.text, limit=TEXT_LIMIT)), "pr-text"))
+        return widgets
 
-    def _media(self, kind: str, block: Mapping[str, Any]) -> list[Widget]:
-        data = block.get("data")
-        mime = block.get("mimeType")
-        item: dict[str, Any] = {"uri": "", "blob": data if isinstance(data, str) else None}
-        if isinstance(mime, str):
+    def _media(self, block: Block) -> list[Widget]:
+        kind, mime = block.kind, block.mime_type
+        item: dict[str, Any] = {"uri": "", "blob": block.data}
+        if mime is not None:
             item["mimeType"] = mime
-        if not isinstance(data, str):
-            return [_static(Content(f"{kind} without data"), "pr-error-detail")]
         content = classify_item(item)
-        parts = [kind, sanitize_line(mime, 80) if isinstance(mime, str) and mime else "no mime type"]
+        parts = [kind, sanitize_line(mime, 80) if mime else "no mime type"]
         if content.kind == "invalid":
             parts.append(sanitize_line(content.problem or "invalid data", 300))
             return [_static(Content("  ·  ".join(parts)), "pr-error-detail")]

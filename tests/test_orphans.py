@@ -1,0 +1,157 @@
+"""No server process outlives the explorer (issue 9), even one that ignores stdin EOF and SIGTERM and
+forks a child that does the same (`stubborn`), or one that exits on EOF but leaves a child behind
+(`leaves-child`).
+
+Each test starts the fixture through the explorer as a user would (the CLI as a subprocess; the TUI in a
+pseudo-terminal, pressing `q`, and with Pilot), reads the pids the fixture wrote, and polls (generously)
+until neither process nor anything else in the server's process group runs; zombies count as gone.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pty
+import select
+import signal
+import struct
+import subprocess
+import sys
+import termios
+import time
+from pathlib import Path
+
+import pytest
+
+from explorer.connection import stdio
+from tests.app_helpers import SIZE, make_app, wait_settled
+from tests.conftest import ROOT, run_cli
+from tests.hostile_helpers import (
+    hostile_server,
+    hostile_spec,
+    hostile_words,
+    kill_leftovers,
+    read_pids,
+    wait_all_gone,
+    wait_all_gone_async,
+)
+
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
+
+
+def assert_nothing_left(pids: list[int]) -> None:
+    left = wait_all_gone(pids, pgid=pids[0])
+    kill_leftovers(left)
+    assert not left, f"still running after the explorer exited: {left}"
+
+
+# ------------------------------------------------------------------------------------------------ CLI
+
+
+@pytest.mark.parametrize("mode", ["stubborn", "leaves-child"])
+def test_the_cli_leaves_no_process_behind(mode: str, tmp_path: Path) -> None:
+    pid_file = tmp_path / "pids"
+    spec = hostile_server(mode, resources=3, pid_file=pid_file)
+    result = run_cli("tree", "--protocol", "legacy", "-s", spec)
+    assert result.code == 0, result
+    assert_nothing_left(read_pids(pid_file))
+
+
+# ------------------------------------------------------------------------------------------------ TUI
+
+
+def run_tui_and_quit(spec: str, pid_file: Path, home: Path) -> tuple[int, list[int]]:
+    """Start the real TUI in a pseudo-terminal, wait for the server, press `q`; (exit code, pids)."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 36, 120, 0, 0))
+    env = {**os.environ, "TERM": "xterm-256color", "MCP_URL_EXPLORER_HOME": str(home)}
+    env.pop("FORCE_COLOR", None)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "explorer", "--protocol", "legacy", "-s", spec],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=env,
+        cwd=ROOT,
+        start_new_session=True,
+    )
+    os.close(slave)
+
+    def drain(seconds: float) -> None:
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            ready, _, _ = select.select([master], [], [], 0.05)
+            if ready:
+                try:
+                    os.read(master, 65536)
+                except OSError:
+                    return
+
+    try:
+        deadline = time.monotonic() + 60
+        while not pid_file.exists() and time.monotonic() < deadline:
+            drain(0.1)
+        pids = read_pids(pid_file)
+        drain(2.0)  # let the listing finish on screen
+        os.write(master, b"q")
+        deadline = time.monotonic() + 60
+        while proc.poll() is None and time.monotonic() < deadline:
+            drain(0.1)
+        if proc.poll() is None:
+            proc.kill()
+        return proc.wait(timeout=10), pids
+    finally:
+        os.close(master)
+        if proc.poll() is None:
+            proc.kill()
+
+
+@pytest.mark.parametrize("mode", ["stubborn", "leaves-child"])
+def test_the_tui_leaves_no_process_behind_after_q(mode: str, tmp_path: Path) -> None:
+    pid_file = tmp_path / "pids"
+    code, pids = run_tui_and_quit(hostile_server(mode, resources=3, pid_file=pid_file), pid_file, tmp_path)
+    assert code == 0
+    assert_nothing_left(pids)
+
+
+@pytest.mark.anyio
+async def test_closing_the_app_stops_a_server_that_left_a_child(tmp_path: Path) -> None:
+    """With Pilot: the connection's own shutdown (no exit-time safety net) ends the whole group."""
+    pid_file = tmp_path / "pids"
+    app = make_app(hostile_spec("lingering", "leaves-child", resources=3, pid_file=pid_file))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_settled(pilot, app)
+        pids = read_pids(pid_file)
+        await pilot.press("q")
+    left = await wait_all_gone_async(pids, pgid=pids[0])
+    kill_leftovers(left)
+    assert not left, f"still running after the app closed: {left}"
+    assert pids[0] not in stdio.live_server_groups()
+
+
+# --------------------------------------------------------------------------------------- safety net
+
+
+def test_the_safety_net_terminates_then_kills_every_registered_group(tmp_path: Path) -> None:
+    pid_file = tmp_path / "pids"
+    proc = subprocess.Popen(
+        hostile_words("stubborn", pid_file=pid_file),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    pids: list[int] = [proc.pid]
+    try:
+        pids = read_pids(pid_file)
+        stdio._register_group(proc.pid, "stubborn")
+        assert stdio.live_server_groups()[proc.pid] == "stubborn"
+        assert stdio.stop_leftover_servers(grace=0.2) == ["stubborn"]
+        proc.wait(timeout=10)
+        assert_nothing_left(pids)
+        assert proc.pid not in stdio.live_server_groups()
+        assert proc.returncode == -signal.SIGKILL  # it ignored SIGTERM, so the kill ended it
+    finally:
+        kill_leftovers(pids)
+        proc.wait(timeout=10)
+        assert proc.stdin is not None
+        proc.stdin.close()
