@@ -82,3 +82,30 @@ async def test_the_ring_is_bounded() -> None:
             await conn.request("ping", None, action="pinging")
     assert len(log.frames) == 5 and log.dropped > 0
     assert log.frames[-1].kind == "response"
+
+
+def test_a_big_string_is_not_kept_in_the_ring_but_its_size_is() -> None:
+    import mcp_types as types
+
+    log = WireLog()
+    big = "x" * 500_000
+    message = types.JSONRPCResponse(
+        jsonrpc="2.0",
+        id=7,
+        result={"contents": [{"uri": "big://text", "mimeType": "text/plain", "text": big}]},
+    )
+    frame = log.record("raw", "recv", message)
+    shown = frame.json()
+    assert shown["id"] == 7 and shown["result"]["contents"][0]["uri"] == "big://text"
+    assert shown["result"]["contents"][0]["text"] == "[500,000 characters, not kept in the protocol log]"
+    assert frame.size >= 500_000
+    assert frame.message is not message  # the ring holds the light copy, not the 500 KB string
+
+
+def test_a_listing_page_is_kept_as_it_came() -> None:
+    import mcp_types as types
+
+    items = [{"uri": f"test://r/{i}", "name": f"r{i}"} for i in range(5000)]
+    message = types.JSONRPCResponse(jsonrpc="2.0", id=1, result={"resources": items})
+    frame = WireLog().record("raw", "recv", message)
+    assert frame.message is message and frame.dropped == 0
