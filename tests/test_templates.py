@@ -792,7 +792,7 @@ def lost(parsed: ParsedTemplate, values: Mapping[str, Any]) -> str | None:
 
 
 @settings(
-    max_examples=int(__import__("os").environ.get("HYP_N", "1000")),
+    max_examples=1000,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
