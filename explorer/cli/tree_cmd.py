@@ -12,6 +12,7 @@ from explorer.config import ListingBounds
 from explorer.connection.discovery import Listing, list_server
 from explorer.connection.session import ServerConnection
 from explorer.model.entries import ResourceEntry, TemplateEntry
+from explorer.model.templates import too_large
 from explorer.model.uri_tree import PatternNode, UriNode, UriTree
 
 RESOURCE_FIELDS = ("title", "description", "mimeType", "size", "annotations")
@@ -183,6 +184,9 @@ def _node_line(tree: UriTree, node: UriNode, label: str, several: bool) -> str:
 def _pattern_line(pattern: PatternNode, several: bool) -> str:
     entry = next(iter(pattern.templates.values()))
     line = safe_line(pattern.label, 300) + "  [template]  " + safe_line(entry.name, 120)
+    unusable = too_large(entry.uri_template)
+    if unusable is not None:
+        line += f"  [too large to use: {unusable.detail}]"
     if several:
         line += "  <" + ", ".join(safe_line(s, 60) for s in sorted(pattern.templates)) + ">"
     return line

@@ -123,6 +123,7 @@ from explorer.model.templates.syntax import (
     Values,
     Variable,
     parse_template,
+    too_large,
 )
 
 __all__ = [
@@ -149,4 +150,5 @@ __all__ = [
     "match_readings",
     "parse_template",
     "round_trips",
+    "too_large",
 ]

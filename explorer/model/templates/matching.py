@@ -551,16 +551,21 @@ def match(template: str | ParsedTemplate, uri: str) -> Values | None:
     return readings[0] if readings else None
 
 
-def match_all(templates: Iterable[TemplateEntry], uri: str) -> list[TemplateMatch]:
+def match_all(
+    templates: Iterable[TemplateEntry], uri: str, *, stop: Callable[[], bool] | None = None
+) -> list[TemplateMatch]:
     """Every template (of every server) that produces `uri`, most specific first.
 
     Order: longest literal text, then fewer distinct variables, then the order given. Malformed
     templates, and templates too large to use, are skipped (they cannot produce anything). Each match
-    carries its preferred values and the other readings as `alternatives`.
+    carries its preferred values and the other readings as `alternatives`. `stop`, asked before each
+    template, ends the work early (a UI whose answer is no longer wanted); what was found is returned.
     """
     normalized = _normalize(uri)
     found: list[tuple[tuple[int, int, int], TemplateMatch]] = []
     for position, entry in enumerate(templates):
+        if stop is not None and stop():
+            break
         try:
             parsed = parse_template(entry.uri_template)
         except TemplateError:

@@ -59,7 +59,23 @@ class TemplateTooLarge(TemplateError):
 
     Why: no real template comes near either limit, and a hostile one should cost nothing; such a
     template is refused whole ("too large to use") rather than parsed, expanded or matched.
+    ``detail`` says by how much, e.g. "3,000 variables; the limit is 256".
     """
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(f"the template is too large to use ({detail})")
+        self.detail = detail
+
+
+def too_large(text: str) -> TemplateTooLarge | None:
+    """Why `text` is too large to use, or None (a malformed template of a sane size gives None)."""
+    try:
+        parse_template(text)
+    except TemplateTooLarge as error:
+        return error
+    except TemplateError:
+        return None
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,11 +185,12 @@ def parse_template(text: str) -> ParsedTemplate:
     the limits raises `TemplateTooLarge`, without being parsed when it is too long.
     """
     if len(text) > MAX_TEMPLATE_CHARS:
-        size = f"{len(text):,} characters; the limit is {MAX_TEMPLATE_CHARS:,}"
-        raise TemplateTooLarge(f"the template is too large to use ({size})")
+        raise TemplateTooLarge(f"{len(text):,} characters; the limit is {MAX_TEMPLATE_CHARS:,}")
     parsed = _parse_cached(text)
+    if isinstance(parsed, TemplateTooLarge):
+        raise TemplateTooLarge(parsed.detail)  # a fresh one: the cached error is shared between threads
     if isinstance(parsed, TemplateError):
-        raise type(parsed)(*parsed.args)  # a fresh one: the cached error is shared between threads
+        raise TemplateError(*parsed.args)
     return parsed
 
 
@@ -185,9 +202,7 @@ def _parse_cached(text: str) -> ParsedTemplate | TemplateError:
         return error
     count = len(parsed.variables)
     if count > MAX_TEMPLATE_VARIABLES:
-        return TemplateTooLarge(
-            f"the template is too large to use ({count:,} variables; the limit is {MAX_TEMPLATE_VARIABLES})"
-        )
+        return TemplateTooLarge(f"{count:,} variables; the limit is {MAX_TEMPLATE_VARIABLES}")
     return parsed
 
 
