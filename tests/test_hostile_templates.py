@@ -16,7 +16,7 @@ import pytest
 from textual.widgets import Input, OptionList, Static
 
 from explorer.app import ExplorerApp
-from explorer.screens.goto import GoToDialog
+from explorer.screens.goto import GoToDialog, GoToTarget
 from explorer.screens.template_form import TemplateFormScreen
 from explorer.widgets.detail import DetailPane
 from tests.app_helpers import SIZE, main_screen, make_app, raw_spec, tree_lines, wait_for, wait_settled
@@ -127,6 +127,20 @@ def test_read_chooses_the_server_whose_250_variable_template_matches() -> None:
     assert error.startswith("error: server raw_server.py-2: reading fixture://search-many?q0=value%200&")
 
 
+def test_match_prefers_the_reading_with_the_most_variables_and_shows_the_other() -> None:
+    spec = raw_server("ambiguous-template", resources=3)
+    result = run_cli("match", *PROTOCOL, "-s", spec, "fixture://docs/readme.md")
+    assert result.code == 0, result
+    assert result.stdout.splitlines() == [
+        "raw_server.py  fixture://docs/{name}{.ext}  name=readme  ext=md",
+        "    or  name=readme.md",
+    ]
+    result = run_cli("match", "--json", *PROTOCOL, "-s", spec, "fixture://docs/readme.md")
+    [found] = json.loads(result.stdout)["matches"]
+    assert found["values"] == {"name": "readme", "ext": "md"}
+    assert found["alternatives"] == [{"name": "readme.md"}]
+
+
 # ------------------------------------------------------------------------------------------------- TUI
 
 
@@ -191,4 +205,32 @@ async def test_go_to_with_a_long_uri_answers_from_a_worker_and_keys_still_work()
         await wait_for(pilot, lambda: resolved(dialog, MANY_URI + "&zz=1"))
         assert dialog.resolution is not None and not dialog.resolution.matches
         await pilot.press("escape")
+        assert app.is_running
+
+
+@pytest.mark.anyio
+async def test_go_to_prefers_the_reading_with_the_most_variables_and_lists_the_other() -> None:
+    app = make_app(raw_spec("docs", "ambiguous-template", resources=3))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_settled(pilot, app)
+        chosen: list[GoToTarget | None] = []
+        dialog = GoToDialog(main_screen(app).catalogue.tree)
+        app.push_screen(dialog, chosen.append)
+        await pilot.pause()
+        dialog.query_one(Input).value = "fixture://docs/readme.md"
+        await wait_for(pilot, lambda: resolved(dialog, "fixture://docs/readme.md"))
+        options = dialog.query_one(OptionList)
+        prompts = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+        assert (
+            prompts[0].startswith("template  fixture://docs/{name}{.ext}")
+            and "name=readme  ext=md" in prompts[0]
+        )
+        assert prompts[1].strip() == "or  name=readme.md"
+        options.focus()
+        options.highlighted = 1
+        await pilot.press("enter")  # the other reading: the go-to carries its values
+        await wait_for(pilot, lambda: bool(chosen))
+        [target] = chosen
+        assert target is not None and target.values == {"name": "readme.md"}
+        assert target.template == "fixture://docs/{name}{.ext}"
         assert app.is_running
