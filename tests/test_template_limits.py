@@ -13,7 +13,7 @@ from __future__ import annotations
 import inspect
 import sys
 import tracemalloc
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -109,26 +109,41 @@ def shallow_stack(frames: int = 120) -> Iterator[None]:
         sys.setrecursionlimit(old)
 
 
-BIG_TEMPLATES = {
-    "adjacent": ("x://" + "".join(f"{{{n}}}" for n in names(256)), "x://" + "ab" * 300),
-    "one expression": ("x://{" + ",".join(names(256)) + "}", "x://" + ",".join(["a"] * 300)),
-    "path segments": ("x://" + "".join(f"{{/{n}}}" for n in names(256)), "x://" + "/a" * 256),
-    "query": ("x://s{?" + ",".join(names(256)) + "}", "x://s?" + "&".join(f"v{i}=1" for i in range(256))),
-    "exploded": ("x://s{?" + ",".join(f"{n}*" for n in names(256)) + "}", "x://s?" + "&k=1" * 1000),
-    "long literal": ("x://" + "l/" * 4000 + "{x}{y}", "x://" + "l/" * 4000 + "ab"),
+ALL_A = {name: "a" for name in names(256)}
+ALL_1 = {name: "1" for name in names(256)}
+BIG_TEMPLATES: dict[str, tuple[str, str, Callable[[dict[str, Any] | None], bool]]] = {
+    # (template, URI, what the match must be)
+    "adjacent": ("x://" + "".join(f"{{{n}}}" for n in names(256)), "x://" + "ab" * 300, bool),
+    "one expression": ("x://{" + ",".join(names(256)) + "}", "x://" + ",".join(["a"] * 300), bool),
+    "path segments": ("x://" + "".join(f"{{/{n}}}" for n in names(256)), "x://" + "/a" * 256, ALL_A.__eq__),
+    "query": (
+        "x://s{?" + ",".join(names(256)) + "}",
+        "x://s?" + "&".join(f"v{i}=1" for i in range(256)),
+        ALL_1.__eq__,
+    ),
+    "exploded": (
+        "x://s{?" + ",".join(f"{n}*" for n in names(256)) + "}",
+        "x://s?" + "&k=1" * 1000,
+        lambda v: v is None,
+    ),
+    "long literal": (
+        "x://" + "l/" * 4000 + "{x}{y}",
+        "x://" + "l/" * 4000 + "ab",
+        {"x": "a", "y": "b"}.__eq__,
+    ),
 }
 
 
 @pytest.mark.parametrize("name", list(BIG_TEMPLATES))
 def test_templates_at_the_limits_never_recurse(name: str) -> None:
-    template, uri = BIG_TEMPLATES[name]
+    template, uri, expected = BIG_TEMPLATES[name]
     parsed = parse_template(template)  # outside: warms the caches, as any first use does
     with shallow_stack():
         values = match(parsed, uri)
         report = diagnose(parsed, uri)
         if values is not None:
             assert expand(parsed, values) == uri
-            assert round_trips(parsed, values)
+    assert expected(values)
     assert report.matched == (values is not None)
 
 

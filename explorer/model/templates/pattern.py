@@ -62,6 +62,7 @@ class _Shape:
     regex: re.Pattern[str]
     reach: re.Pattern[str]
     lazy: bool  # try the shortest text first (an earlier variable that takes several items)
+    chars: frozenset[str]  # what `reach` runs over (without "%")
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,12 +107,20 @@ def _alphabet(expr: Expression) -> frozenset[str]:
     return frozenset(UNRESERVED + "%,=" + spec.first + spec.sep)
 
 
-def _body_chars(expr: Expression) -> frozenset[str]:
-    """Characters the text after the operator's first character can hold."""
+def _body_chars(expr: Expression, shapes: Iterable[_Shape]) -> frozenset[str]:
+    """Characters the text after the operator's first character can hold: what its variables' values
+    can hold, and the separator only if there is something to separate (``{/x}`` ends at the next ``/``).
+    """
     spec = _OPS[expr.operator]
     if spec.allow_reserved:
         return frozenset(_URI_CHARS)
-    return frozenset(UNRESERVED + ",=" + spec.sep)
+    several = len(expr.variables) > 1
+    if spec.named:
+        several = several or any(v.explode for v in expr.variables)
+        chars = set(UNRESERVED + ",=")
+    else:
+        chars = set().union(*(shape.chars for shape in shapes))
+    return frozenset(chars | ({spec.sep} if several else set()))
 
 
 def _var_shapes(var: Variable, last: bool) -> list[tuple[str, str, frozenset[str], bool]]:
@@ -171,7 +180,7 @@ def _expression(index: int, expr: Expression) -> _ExprPattern:
         shapes: tuple[_Shape, ...] = ()
         if not spec.named:
             shapes = tuple(
-                _Shape(_Slot(index, var, kind), _compile(pattern), _run(chars), lazy)
+                _Shape(_Slot(index, var, kind), _compile(pattern), _run(chars), lazy, chars)
                 for kind, pattern, chars, lazy in _var_shapes(var, j == count - 1)
             )
         variables.append(_VarPattern(var, key, shapes))
@@ -181,7 +190,7 @@ def _expression(index: int, expr: Expression) -> _ExprPattern:
         first=spec.first,
         sep=spec.sep,
         named=spec.named,
-        body=_run(_body_chars(expr)),
+        body=_run(_body_chars(expr, (shape for v in variables for shape in v.shapes))),
         variables=tuple(variables),
         keyed={key: tuple(found) for key, found in keyed.items()},
         exploded=tuple(j for j, var in enumerate(expr.variables) if var.explode),
