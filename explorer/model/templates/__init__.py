@@ -4,10 +4,11 @@ Why: servers advertise resource templates; the explorer fills them in a form and
 back to "which template of which server, with which values". Filling goes through `uritemplate`
 (never string replacement), and matching is confirmed by re-expanding, so a match always round-trips.
 
-API: `parse_template`, `expand`, `match`, `match_readings`, `diagnose`, `match_all`, `round_trips` (see
-each docstring). Modules: `percent` (RFC 3986 characters, pct-encoding both ways), `syntax` (types,
-parsing, limits), `expansion` (`expand`, the `uritemplate` fixes), `pattern` (template -> parts and value
-shapes), `matching` (`match`, `match_readings`, `match_all`, `round_trips`), `diagnose` (why not).
+API: `parse_template`, `too_large`, `expand`, `match`, `match_readings`, `diagnose`, `match_all`,
+`round_trips` (see each docstring). Modules: `percent` (RFC 3986 characters, pct-encoding both ways),
+`syntax` (types, parsing, limits), `expansion` (`expand`, the `uritemplate` fixes), `pattern` (template
+-> parts and value shapes), `matching` (`match`, `match_readings`, `match_all`, `round_trips`),
+`diagnose` (why a URI does not match).
 Values are ``str``, a list of ``str`` or a ``dict`` of ``str``; a variable that is missing or ``None`` is
 undefined and expands to nothing, as are an empty list and an empty dict (RFC 6570 section 2.3).
 
@@ -27,13 +28,15 @@ reserved characters too. A raw ``/`` or space in ``{id}`` is therefore not a mat
 why). Values come back percent-decoded, and a reading counts only if its values re-expand to the URI.
 
 The search walks the template's parts left to right, trying each expression at every end its
-characters and the next literal allow; (part, position) pairs from which the rest cannot match are
-remembered, and a first pass learns from each pair how many variables can still be defined, so the
-reading that defines the most comes first. Named operators (``;``, ``?``, ``&``) split their ``k=v`` pairs
-once and hand each to the next variable of that name, which is linear in the URI. The search stops
-at a budget of 10,000 steps plus the URI's length (a long URI against a template like ``{a}{b}{c}`` may
-then be reported as no match, or not meet every reading, rather than hang the UI). `match_readings`
-keeps the best 16 readings; `match` returns the first; `match_all` gives the rest as ``alternatives``.
+values' characters and the next literal allow; (part, position) pairs from which the rest cannot
+match are remembered, and a first pass learns from each pair how many variables can still be defined,
+so the reading that defines the most comes first. Named operators (``;``, ``?``, ``&``) split their
+``k=v`` pairs once and hand each to the next variable of that name, which is linear in the URI. The
+search stops at a budget of 10,000 steps plus the URI's length: a long URI against many adjacent
+expressions (``{a}{b}{c}...``) may then be reported as no match, or, when the first pass does not fit,
+be read in plain search order without meeting the reading with the most variables, rather than hang
+the UI. `match_readings` keeps the best 16 readings; `match` returns the first; `match_all` gives the
+rest as ``alternatives``.
 
 Preference, in this order:
 
