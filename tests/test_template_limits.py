@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import inspect
+import pickle
 import sys
 import tracemalloc
 from collections.abc import Callable, Iterator
@@ -54,6 +55,7 @@ def test_the_limits_are_256_variables_and_8192_characters() -> None:
     assert str(raised.value) == "the template is too large to use (257 variables; the limit is 256)"
     assert raised.value.detail == "257 variables; the limit is 256"
     assert isinstance(raised.value, TemplateError) and isinstance(raised.value, ValueError)
+    assert str(pickle.loads(pickle.dumps(raised.value))) == str(raised.value)  # e.g. across processes
     fits = "x://" + "a" * (8192 - len("x://{id}")) + "{id}"
     assert parse_template(fits).names == ("id",)
     with pytest.raises(TemplateTooLarge, match=r"\(8,193 characters; the limit is 8,192\)"):

@@ -63,8 +63,11 @@ class TemplateTooLarge(TemplateError):
     """
 
     def __init__(self, detail: str) -> None:
-        super().__init__(f"the template is too large to use ({detail})")
+        super().__init__(detail)  # args stay (detail,): a copy or a pickle rebuilds the same error
         self.detail = detail
+
+    def __str__(self) -> str:
+        return f"the template is too large to use ({self.detail})"
 
 
 def too_large(text: str) -> TemplateTooLarge | None:
