@@ -48,14 +48,20 @@ async def test_demo_tree_browse_and_read_markdown() -> None:
         await wait_for(pilot, lambda: "The handbook" in preview_text(app))
 
 
+def resolved(dialog: object, uri: str) -> bool:
+    """The go-to box shows its (worker thread's) answer for `uri`."""
+    return isinstance(dialog, GoToDialog) and dialog.resolution is not None and dialog.resolution.uri == uri
+
+
 async def test_go_to_a_templated_uri_reads_it_with_the_values() -> None:
     app = make_app(demo_spec())
     async with app.run_test(size=SIZE) as pilot:
         await wait_settled(pilot, app)
         await pilot.press("g")
         assert isinstance(app.screen, GoToDialog)
-        app.screen.query_one(Input).value = "metrics://eu-west/checkout/latest"
-        await pilot.pause()
+        dialog = app.screen
+        dialog.query_one(Input).value = "metrics://eu-west/checkout/latest"
+        await wait_for(pilot, lambda: resolved(dialog, "metrics://eu-west/checkout/latest"))
         options = app.screen.query_one("#goto-options")
         assert "region=eu-west" in str(options.get_option_at_index(0).prompt)  # type: ignore[attr-defined]
         await pilot.press("enter")
@@ -67,8 +73,10 @@ async def test_go_to_unknown_uri_names_the_nearest_prefix() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await wait_settled(pilot, app)
         await pilot.press("g")
-        app.screen.query_one(Input).value = "docs://handbook/welcome/nothing/here"
-        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, GoToDialog)
+        dialog.query_one(Input).value = "docs://handbook/welcome/nothing/here"
+        await wait_for(pilot, lambda: resolved(dialog, "docs://handbook/welcome/nothing/here"))
         summary = str(app.screen.query_one("#goto-summary").render())
         assert "Nothing lists or matches" in summary or "template" in summary
         await pilot.press("escape")

@@ -75,9 +75,10 @@ def test_check_template_errors() -> None:
     check = check_template(parsed, fields, {"code": "abcdef", "a": "x"})
     assert "keeps only the first 3" in check.errors["code"]
     assert "required" in check.errors["b"]
-    check = check_template(parsed, fields, {"code": "abc", "a": "x", "b": "y"})
+    check = check_template(parsed, fields, {"code": "abc", "a": "x", "b": "yz"})
     assert set(check.errors) == {"a", "b"} and "read back a = 'xy'" in check.errors["a"]
-    assert check.uri == "x://abc/xy" and not check.ok
+    assert check.uri == "x://abc/xyz" and not check.ok
+    assert check_template(parsed, fields, {"code": "abc", "a": "xy", "b": "z"}).errors == {}
     assert set(check_template(parsed, fields, {"code": "abc", "a": "x"}).errors) == {"b"}
 
 

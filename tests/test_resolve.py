@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from explorer.model.entries import ResourceEntry, TemplateEntry
-from explorer.model.resolve import resolve_uri
+from explorer.model.resolve import resolve, resolve_uri, snapshot, too_large_for
 from explorer.model.uri_tree import UriTree
 
 
@@ -191,3 +191,53 @@ def test_entries_compare_by_identity_fields_not_raw() -> None:
     assert a == b and hash(a) == hash(b)
     assert a != ResourceEntry("other", "x://1", "one")
     assert TemplateEntry("s", "x://{a}", "t", {"k": 1}) == TemplateEntry("s", "x://{a}", "t")
+
+
+# ------------------------------------------------------------------------------- readings and limits
+
+
+def test_other_readings_of_the_uri_come_as_alternatives() -> None:
+    tree = UriTree()
+    tree.add_templates([tpl("docs", "docs://{name}{.ext}")])
+
+    [found] = resolve_uri(tree, "docs://readme.md").matches
+
+    assert found.values == {"name": "readme", "ext": "md"}  # the reading that defines the most variables
+    assert found.alternatives == ({"name": "readme.md"},)
+
+
+def test_a_template_too_large_to_use_is_a_near_miss_that_says_so() -> None:
+    tree = UriTree()
+    huge = "x://big/" + "".join(f"{{v{i}}}" for i in range(300))
+    tree.add_templates([tpl("s", huge), tpl("s", "x://other/{id}")])
+
+    found = resolve_uri(tree, "x://big/abc")
+
+    assert found.matches == []
+    [(server, template, report)] = found.near_misses
+    assert (server, template) == ("s", huge)
+    assert report.problems == ["the template is too large to use (300 variables; the limit is 256)"]
+    assert [(e.uri_template, why) for e, why in too_large_for(tree.templates_under(""), "x://big/abc")] == [
+        (huge, "300 variables; the limit is 256")
+    ]
+    assert too_large_for(tree.templates_under(""), "x://other/1") == []
+
+
+def test_snapshot_then_resolve_is_resolve_uri_and_sees_no_later_change() -> None:
+    tree = two_servers()
+    request = snapshot(tree, "docs://help/faq")
+    tree.add_templates([tpl("gamma", "docs://help/{+rest}")])  # after the snapshot: not seen
+
+    found = resolve(request)
+
+    assert [(m.entry.server, m.values) for m in found.matches] == [
+        ("beta", {"topic": "faq"}),
+        ("alpha", {"section": "help", "page": "faq"}),
+    ]
+    assert len(resolve_uri(tree, "docs://help/faq").matches) == 3
+
+
+def test_resolve_stops_when_asked() -> None:
+    found = resolve(snapshot(two_servers(), "docs://help/faq"), stop=lambda: True)
+
+    assert found.matches == [] and found.near_misses == []

@@ -69,6 +69,10 @@ def test_light_theme_go_to_box(snap_compare: Any) -> None:
         await _ready(pilot)
         await pilot.press("g")
         await pilot.press(*"metrics://eu-west/checkout/latest")
+        for _ in range(400):  # matching runs on a worker thread
+            if getattr(pilot.app.screen, "resolution", None) is not None:
+                break
+            await pilot.pause(0.05)
         await pilot.pause(0.3)
         for input_widget in pilot.app.screen.query("Input"):
             input_widget.cursor_blink = False

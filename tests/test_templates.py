@@ -19,7 +19,8 @@ back exactly `v` whenever RFC 6570 makes `v` recoverable. It is NOT recoverable 
 - under ``.``: ``.`` inside an exploded list item or an exploded dict key;
 - named operators: an exploded dict whose keys are all the variable's own name (comes back as a
   list), or whose keys name a variable of the template, or that follows another exploded variable
-  (the earlier one may take its pairs).
+  (the earlier one may take its pairs), or that has several pairs and comes before another exploded
+  variable (the later one takes some of them: a reading that defines more variables is preferred).
 """
 
 from __future__ import annotations
@@ -346,7 +347,7 @@ MATCHES: list[tuple[str, str, dict[str, Any]]] = [
     ("x://{id}", "x://", {}),
     ("demo://resource/dynamic/text/{resourceId}", "demo://resource/dynamic/text/7", {"resourceId": "7"}),
     ("users://{user_id}/profile", "users://42/profile", {"user_id": "42"}),
-    ("{a}{b}", "xyz", {"a": "xyz"}),  # ambiguous: the earlier expression is greedy
+    ("{a}{b}", "xyz", {"a": "xy", "b": "z"}),  # ambiguous: most variables, then the earlier is greedy
     ("{a}.{b}", "archive.tar.gz", {"a": "archive.tar", "b": "gz"}),
     # level 2
     ("{+path}/here", "/foo/bar/here", {"path": "/foo/bar"}),
@@ -613,7 +614,8 @@ def test_diagnose_strict_match_and_other_problems() -> None:
         ("x://{+p}", {"p": "50%25"}, True),  # triplets vs decoded: representation only
         ("x://{+p}", {"p": ["a", "b"]}, True),
         ("{?x*}", {"x": {"x": "1"}}, True),
-        ("{a}{b}", {"a": "x", "b": "y"}, False),  # b's text would be read as part of a
+        ("{a}{b}", {"a": "x", "b": "yz"}, False),  # read back as a="xy", b="z"
+        ("{a}{b}", {"a": "xy", "b": "z"}, True),  # the reading that defines both, a greedy
         ("{a}{b}", {"a": "x"}, True),
         ("{x:3}", {"x": "abcd"}, False),  # truncated
         ("{x:3}", {"x": "abc"}, True),
@@ -712,6 +714,11 @@ def named_before(parsed: ParsedTemplate, var: Variable) -> list[Variable]:
     return named[: named.index(var)]
 
 
+def named_after(parsed: ParsedTemplate, var: Variable) -> list[Variable]:
+    named = [v for v in parsed.variables if v.operator in NAMED]
+    return named[named.index(var) + 1 :]
+
+
 def lost(parsed: ParsedTemplate, values: Mapping[str, Any]) -> str | None:
     """Why `values` cannot come back exactly from `expand(parsed, values)`, or None if it can."""
     parts = parsed.parts
@@ -772,6 +779,8 @@ def lost(parsed: ParsedTemplate, values: Mapping[str, Any]) -> str | None:
                     return "an exploded dict key names a variable"
                 if op in NAMED and any(v.explode for v in named_before(parsed, var)):
                     return "an exploded dict after another exploded named variable (whose keys?)"
+                if op in NAMED and len(value) > 1 and any(v.explode for v in named_after(parsed, var)):
+                    return "an exploded dict before another exploded named variable (more variables)"
                 if op == "." and any("." in k for k in value):
                     return "'.' inside an exploded dict key under '.'"
             else:
@@ -782,7 +791,11 @@ def lost(parsed: ParsedTemplate, values: Mapping[str, Any]) -> str | None:
     return None
 
 
-@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=1000,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(template=templates(), data=st.data())
 @example(template="{a}{b}", data=None)
 def test_match_inverts_expand(template: str, data: st.DataObject | None) -> None:

@@ -89,6 +89,7 @@ async def match_command(
                         "uriTemplate": m.entry.uri_template,
                         "name": m.entry.name,
                         "values": m.values,
+                        "alternatives": list(m.alternatives),
                     }
                     for m in resolution.matches
                 ],
@@ -104,10 +105,10 @@ async def match_command(
         for server in resolution.listed_by:
             out(f"{safe_line(server, 80)}  lists {safe_line(uri, 500)}")
         for m in resolution.matches:
-            out(
-                f"{safe_line(m.entry.server, 80)}  {safe_line(m.entry.uri_template, 300)}  "
-                + "  ".join(f"{safe_line(k, 80)}={_value_text(v)}" for k, v in m.values.items())
-            )
+            template = safe_line(m.entry.uri_template, 300)
+            out(f"{safe_line(m.entry.server, 80)}  {template}  {_values_text(m.values)}")
+            for other in m.alternatives:
+                out(f"    or  {_values_text(other)}")
         if not resolution.resolves:
             for server, template, report in resolution.near_misses:
                 problems = safe_line("; ".join(report.problems), 500)
@@ -121,6 +122,10 @@ async def match_command(
         error(f"no server lists {uri} and no template matches it{where}")
         return EXIT_FAILED
     return EXIT_OK
+
+
+def _values_text(values: dict[str, Any]) -> str:
+    return "  ".join(f"{safe_line(k, 80)}={_value_text(v)}" for k, v in values.items())
 
 
 def _value_text(value: Any) -> str:

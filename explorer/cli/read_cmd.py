@@ -18,6 +18,7 @@ from explorer.config import ListingBounds, ServerSpec
 from explorer.connection.errors import ServerFault
 from explorer.connection.session import ServerConnection
 from explorer.model.listing import Listing
+from explorer.model.resolve import too_large_for
 from explorer.model.templates import match_all
 
 TEXT_LIMIT = None  # headless output prints the whole text; the TUI caps what it shows
@@ -94,6 +95,12 @@ async def read_command(
     spec, outcomes = await choose_server(specs, uri, bounds, protocol=protocol, timeout=timeout)
     unresolved = spec is None
     if spec is None:
+        templates = [t for o in outcomes if o.value is not None for t in o.value.templates]
+        for entry, why in too_large_for(templates, uri):
+            note(
+                f"warning: server {entry.server}: template {safe_line(entry.uri_template, 80)} not tried: "
+                f"too large to use ({why})"
+            )
         live = [o.spec for o in outcomes if o.fault is None] or list(specs)
         spec = live[0]
     outcome = await read_on(spec, uri, protocol=protocol, timeout=timeout)

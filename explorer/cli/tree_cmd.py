@@ -14,6 +14,7 @@ from explorer.connection.session import ServerConnection
 from explorer.model.entries import ResourceEntry, TemplateEntry
 from explorer.model.listing import KINDS, Kind, Listing
 from explorer.model.overview import list_health, offered_flags
+from explorer.model.templates import too_large
 from explorer.model.uri_tree import PatternNode, UriNode, UriTree
 
 URI_KINDS: tuple[Kind, ...] = ("templates", "resources")
@@ -206,6 +207,9 @@ def _node_line(tree: UriTree, node: UriNode, label: str, several: bool) -> str:
 def _pattern_line(pattern: PatternNode, several: bool) -> str:
     entry = next(iter(pattern.templates.values()))
     line = safe_line(pattern.label, 300) + "  [template]  " + safe_line(entry.name, 120)
+    unusable = too_large(entry.uri_template)
+    if unusable is not None:
+        line += f"  [too large to use: {unusable.detail}]"
     if several:
         line += "  <" + ", ".join(safe_line(s, 60) for s in sorted(pattern.templates)) + ">"
     return line

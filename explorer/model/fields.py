@@ -224,6 +224,14 @@ def check_template(
     parsed: ParsedTemplate, fields: Sequence[FieldSpec], texts: Mapping[str, str]
 ) -> FormCheck:
     """Values, expanded URI and per-field errors for the typed texts of a template form."""
+    return check_round_trip(parsed, fields, check_typed(parsed, fields, texts))
+
+
+def check_typed(parsed: ParsedTemplate, fields: Sequence[FieldSpec], texts: Mapping[str, str]) -> FormCheck:
+    """The cheap part of `check_template`: values, required fields and the expanded URI, no matching.
+
+    A UI shows this at once and runs `check_round_trip` (which matches) off its thread.
+    """
     values: Values = {}
     errors: dict[str, str] = {}
     for spec in fields:
@@ -234,12 +242,24 @@ def check_template(
             errors[spec.name] = "required: the URI has a hole without it"
     try:
         uri = expand(parsed, values)
+    except (TypeError, TemplateError) as error:
+        return FormCheck(dict(values), errors, None, f"cannot expand: {error}")
+    return FormCheck(dict(values), errors, uri)
+
+
+def check_round_trip(parsed: ParsedTemplate, fields: Sequence[FieldSpec], typed: FormCheck) -> FormCheck:
+    """`typed` (from `check_typed`) plus an error for each value the URI would not give back."""
+    if typed.uri is None:
+        return typed
+    values: Values = dict(typed.values)
+    errors = dict(typed.errors)
+    try:
         faithful = round_trips(parsed, values)
     except (TypeError, TemplateError) as error:
         return FormCheck(dict(values), errors, None, f"cannot expand: {error}")
     if faithful:
-        return FormCheck(dict(values), errors, uri)
-    read_back = match(parsed, uri) or {}
+        return FormCheck(dict(values), errors, typed.uri)
+    read_back = match(parsed, typed.uri) or {}
     flagged = False
     for spec in fields:
         problem = _field_problem(parsed, spec, values.get(spec.name), read_back.get(spec.name))
@@ -247,7 +267,7 @@ def check_template(
             flagged = True
             errors.setdefault(spec.name, problem)
     problem_text = None if flagged else "these values together would not come back from the URI"
-    return FormCheck(dict(values), errors, uri, problem_text)
+    return FormCheck(dict(values), errors, typed.uri, problem_text)
 
 
 def check_prompt(fields: Sequence[FieldSpec], texts: Mapping[str, str]) -> FormCheck:

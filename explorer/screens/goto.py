@@ -1,10 +1,15 @@
 """`g`: type or paste a URI; see at once whether a server lists it, which templates produce it
-(with the values), or where the path stops existing; `enter` jumps there.
+(with the values, and the other readings of the URI), or where the path stops existing; `enter` jumps there.
+
+Matching runs on a worker thread, one per change of the text (only the tree snapshot is taken on the UI
+thread): a hostile template or a long URI never freezes the screen, an answer for text that has changed
+since is dropped, and `enter` pressed before the answer jumps once it arrives.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, ClassVar
 
 from textual.app import ComposeResult
@@ -14,8 +19,9 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
+from textual.worker import Worker, WorkerState, get_current_worker
 
-from explorer.model.resolve import Resolution, resolve_uri
+from explorer.model.resolve import Resolution, ResolveRequest, resolve, snapshot
 from explorer.model.uri_tree import UriTree
 from explorer.sanitize import sanitize_line
 
@@ -31,6 +37,14 @@ class GoToTarget:
     values: dict[str, Any] | None = None
 
 
+_ALTERNATIVES_SHOWN = 3  # other readings of the URI listed under a template match
+
+
+def _resolve_in_worker(request: ResolveRequest) -> Resolution:
+    worker = get_current_worker()
+    return resolve(request, stop=lambda: worker.is_cancelled)
+
+
 def _values_text(values: dict[str, Any]) -> str:
     return "  ".join(f"{sanitize_line(k, 60)}={sanitize_line(str(v), 120)}" for k, v in values.items())
 
@@ -42,8 +56,8 @@ class GoToDialog(ModalScreen[GoToTarget | None]):
     HELP = """
 ## Go to URI
 Type or paste a URI. The list says which server lists it, or which templates of which servers produce
-it (most specific first, with the values), or the nearest prefix that exists. `enter` jumps to the
-first choice; `down` moves into the list.
+it (most specific first, with the values; `or` lines are other readings of the same URI), or the
+nearest prefix that exists. `enter` jumps to the first choice; `down` moves into the list.
 """
     DEFAULT_CSS = """
     GoToDialog { align: center top; }
@@ -60,6 +74,9 @@ first choice; `down` moves into the list.
         self.uri_tree = tree
         self.initial = initial
         self._targets: list[GoToTarget] = []
+        self._resolving: Worker[Resolution] | None = None  # the one answer still wanted
+        self._submit_when_resolved = False
+        self.resolution: Resolution | None = None  # the answer shown
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -74,7 +91,9 @@ first choice; `down` moves into the list.
         self._update(event.value.strip())
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        if self._targets:
+        if self._resolving is not None:
+            self._submit_when_resolved = True
+        elif self._targets:
             self.dismiss(self._targets[0])
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
@@ -86,14 +105,48 @@ first choice; `down` moves into the list.
         self.dismiss(None)
 
     def _update(self, uri: str) -> None:
+        self._submit_when_resolved = False
+        if not uri:
+            self._resolving = None
+            self._show(None)
+            return
+        request = snapshot(self.uri_tree, uri)  # the tree belongs to this thread: copy, then match there
+        self._resolving = self.run_worker(
+            partial(_resolve_in_worker, request),
+            thread=True,
+            group="goto-resolve",
+            exclusive=True,  # marks the older ones cancelled: they stop at their next template
+            exit_on_error=False,
+        )
+        if self.resolution is None:
+            self.query_one("#goto-summary", Static).update(Content.styled("Resolving…", "$text-muted"))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        worker = event.worker
+        if worker is not self._resolving or event.state not in (WorkerState.SUCCESS, WorkerState.ERROR):
+            return  # an answer for text that has changed since, or not finished yet
+        self._resolving = None
+        if event.state == WorkerState.ERROR:
+            why = sanitize_line(str(worker.error), 300)
+            self.query_one("#goto-summary", Static).update(
+                Content.styled(f"Could not resolve: {why}", "$error")
+            )
+            self.query_one("#goto-options", OptionList).clear_options()
+            self._targets = []
+            return
+        self._show(worker.result)
+        if self._submit_when_resolved and self._targets:
+            self.dismiss(self._targets[0])
+
+    def _show(self, resolution: Resolution | None) -> None:
+        self.resolution = resolution
         summary = self.query_one("#goto-summary", Static)
         options = self.query_one("#goto-options", OptionList)
         options.clear_options()
         self._targets = []
-        if not uri:
+        if resolution is None:
             summary.update(Content("Type or paste a URI."))
             return
-        resolution = resolve_uri(self.uri_tree, uri)
         summary.update(self._summary(resolution))
         for target, prompt in self._choices(resolution):
             self._targets.append(target)
@@ -132,6 +185,13 @@ first choice; `down` moves into the list.
                 _values_text(dict(m.values)),
             )
             choices.append((target, prompt))
+            for other in m.alternatives[:_ALTERNATIVES_SHOWN]:
+                reading = GoToTarget(
+                    r.uri, m.entry.literal_prefix, m.entry.uri_template, m.entry.server, dict(other)
+                )
+                choices.append(
+                    (reading, Content.assemble(("      or  ", "$text-muted"), _values_text(dict(other))))
+                )
         for server, template, report in r.near_misses:
             problems = "; ".join(report.problems[:2])
             prompt = Content.assemble(

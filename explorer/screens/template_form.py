@@ -5,6 +5,11 @@ The screen shows the template's name, title, description, MIME type and server (
 a `/` typed into `{id}` shows as `%2F`). Submitting (enter in a field, or ctrl+s) checks every field
 and, when nothing is wrong, returns a `TemplateFormResult` to the caller, which reads the URI. The
 values are remembered per (server, template) and offered the next time.
+
+The preview and the required fields are checked as you type; whether each value would come back from
+the URI (which matches the URI against the template) is checked on a worker thread, so a hostile
+template cannot freeze the form; an answer for texts that have changed since is dropped, and a submit
+waits for the answer for the texts it submits.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from textual.worker import Worker, WorkerState
 from explorer.completion import Completer, Suggestions
 from explorer.history import History, HistoryValues
 from explorer.model.entries import TemplateEntry
-from explorer.model.fields import FieldSpec, FormCheck, check_template, template_fields
+from explorer.model.fields import FieldSpec, FormCheck, check_round_trip, check_typed, template_fields
 from explorer.model.templates import ParsedTemplate, TemplateError, parse_template
 from explorer.sanitize import sanitize, sanitize_line
 from explorer.widgets.argument_form import ArgumentForm
@@ -100,6 +105,9 @@ RFC 6570 says (a `/` in `{id}` becomes `%2F`, `{+path}` keeps it).
             self.template_error = str(error)
         self.fields: list[FieldSpec] = template_fields(self.parsed) if self.parsed is not None else []
         self.check: FormCheck = FormCheck()
+        self._round_trip: Worker[FormCheck] | None = None  # the one round-trip answer still wanted
+        self._round_trip_shows_required = False
+        self._submit_when_checked = False
 
     # --- layout -------------------------------------------------------------------------------------------
 
@@ -168,6 +176,19 @@ RFC 6570 says (a `/` in `{id}` becomes `%2F`, `{+path}` keeps it).
         return History.load().entries("template", server, template)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker is self._round_trip and event.state in (WorkerState.SUCCESS, WorkerState.ERROR):
+            self._round_trip = None
+            if event.state == WorkerState.ERROR:
+                self._submit_when_checked = False
+                self._status(f"Could not check the values: {event.worker.error}", error=True)
+                return
+            check = event.worker.result
+            assert isinstance(check, FormCheck)
+            self._show(check, show_required=self._round_trip_shows_required)
+            if self._submit_when_checked:
+                self._submit_when_checked = False
+                self._finish_submit(check)
+            return
         if event.worker.group == "template-form-history" and event.state == WorkerState.SUCCESS:
             entries = event.worker.result
             if isinstance(entries, list) and entries:
@@ -191,14 +212,33 @@ RFC 6570 says (a `/` in `{id}` becomes `%2F`, `{+path}` keeps it).
 
     # --- live preview -------------------------------------------------------------------------------------
 
+    @property
+    def checking(self) -> bool:
+        """Whether the round-trip check of the current texts is still running."""
+        return self._round_trip is not None
+
     @on(ArgumentForm.Changed)
     def _changed(self) -> None:
+        self._submit_when_checked = False
         self._update(show_required=False)
 
     def _update(self, *, show_required: bool = False) -> FormCheck:
+        """Show the quick check of the texts now; start the round-trip check on a worker thread."""
         if self.parsed is None:
             return self.check
-        check = check_template(self.parsed, self.fields, self.form.texts)
+        typed = check_typed(self.parsed, self.fields, dict(self.form.texts))
+        self._show(typed, show_required=show_required)
+        self._round_trip_shows_required = show_required
+        self._round_trip = self.run_worker(
+            partial(check_round_trip, self.parsed, self.fields, typed),
+            thread=True,
+            group="template-form-check",
+            exclusive=True,
+            exit_on_error=False,
+        )
+        return typed
+
+    def _show(self, check: FormCheck, *, show_required: bool) -> None:
         self.check = check
         errors = dict(check.errors)
         if not show_required:
@@ -216,7 +256,6 @@ RFC 6570 says (a `/` in `{id}` becomes `%2F`, `{+path}` keeps it).
             self._status(check.problem, error=True)
         else:
             self._status("enter reads it · escape cancels · ctrl+r recalls earlier values")
-        return check
 
     def _status(self, text: str, *, error: bool = False) -> None:
         status = self.query_one("#tf-status", Static)
@@ -232,16 +271,24 @@ RFC 6570 says (a `/` in `{id}` becomes `%2F`, `{+path}` keeps it).
     def action_submit(self) -> None:
         if self.parsed is None:
             return
-        check = self._update(show_required=True)
+        typed = self._update(show_required=True)
+        self._submit_when_checked = True  # `_finish_submit` when the round-trip answer arrives
+        if not typed.ok or typed.uri is None:
+            self._refuse(typed)  # at once (said again when the answer arrives)
+
+    def _refuse(self, check: FormCheck) -> None:
+        count = len(check.errors)
+        self._status(
+            check.problem or f"{count} field{'s' if count != 1 else ''} to fix before reading.",
+            error=True,
+        )
+        first = next((spec.name for spec in self.fields if spec.name in check.errors), None)
+        if first is not None:
+            self.form.focus_field(first)
+
+    def _finish_submit(self, check: FormCheck) -> None:
         if not check.ok or check.uri is None:
-            count = len(check.errors)
-            self._status(
-                check.problem or f"{count} field{'s' if count != 1 else ''} to fix before reading.",
-                error=True,
-            )
-            first = next((spec.name for spec in self.fields if spec.name in check.errors), None)
-            if first is not None:
-                self.form.focus_field(first)
+            self._refuse(check)
             return
         texts = {k: v for k, v in self.form.texts.items() if v}
         remember_in_background(self, "template", self.entry.server, self.entry.uri_template, texts)

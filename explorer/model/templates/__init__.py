@@ -4,33 +4,58 @@ Why: servers advertise resource templates; the explorer fills them in a form and
 back to "which template of which server, with which values". Filling goes through `uritemplate`
 (never string replacement), and matching is confirmed by re-expanding, so a match always round-trips.
 
-API: `parse_template`, `expand`, `match`, `diagnose`, `match_all`, `round_trips` (see each docstring).
-Modules: `percent` (RFC 3986 characters, pct-encoding both ways), `syntax` (types, parsing), `expansion`
-(`expand` and the `uritemplate` fixes), `pattern` (template -> pattern tree and regex), `matching` (`match`,
-`match_all`, `round_trips`), `diagnose` (why a URI does not match).
+API: `parse_template`, `too_large`, `expand`, `match`, `match_readings`, `diagnose`, `match_all`,
+`round_trips` (see each docstring). Modules: `percent` (RFC 3986 characters, pct-encoding both ways),
+`syntax` (types, parsing, limits), `expansion` (`expand`, the `uritemplate` fixes), `pattern` (template
+-> parts and value shapes), `matching` (`match`, `match_readings`, `match_all`, `round_trips`),
+`diagnose` (why a URI does not match).
 Values are ``str``, a list of ``str`` or a ``dict`` of ``str``; a variable that is missing or ``None`` is
 undefined and expands to nothing, as are an empty list and an empty dict (RFC 6570 section 2.3).
 
-Matching (one consistent decomposition, always confirmed by re-expansion)
--------------------------------------------------------------------------
-Every template compiles to a pattern tree built from the RFC character classes: values of ``{x}``,
-``{.x}``, ``{/x}``, ``{;x}``, ``{?x}`` and ``{&x}`` may hold unreserved characters and pct-encoded
-triplets only, ``{+x}`` and ``{#x}`` may hold reserved characters too. A raw ``/`` or space in ``{id}``
-is therefore not a match (`diagnose` explains why). Values come back percent-decoded, and a candidate
-is returned only if its values re-expand to the URI. The tree becomes one anchored regex, used when
-its expressions cannot run into each other (then Python's backtracking stays linear); otherwise, and
-whenever the regex's parse does not re-expand, a memoized search walks the tree in the same
-preference order, capped at 10,000 steps (a very long URI against a template like ``{a}{b}{c}`` may
-then be reported as no match rather than hang the UI). Tie-breaking:
+Limits (a hostile server cannot crash or freeze the explorer)
+-------------------------------------------------------------
+A template longer than ``MAX_TEMPLATE_CHARS`` (8,192) characters or with more than
+``MAX_TEMPLATE_VARIABLES`` (256) variables is refused by `parse_template` with `TemplateTooLarge`
+("too large to use"), so nothing parses, expands or matches it. Below the limits nothing recurses with
+the size of the template or the URI: parsing and expansion are loops, `uritemplate` is handed one
+expression at a time, and matching is an explicit-stack search with a step budget linear in the URI.
 
-- Between expressions the earlier one is greedy: ``{a}{b}`` against ``xyz`` gives ``a="xyz"`` and leaves
-  ``b`` undefined; ``{+path}/here`` gives ``path`` everything before the last ``/here``.
-- Within one expression variables take one item each, in order, and the last one takes any surplus:
-  ``{x,y}`` against ``1024,768`` gives ``x="1024", y="768"``; against ``a`` it gives ``x="a"`` only.
+Matching (readings confirmed by re-expansion, the one defining the most variables first)
+-----------------------------------------------------------------------------------------
+Values are read with the RFC character classes: values of ``{x}``, ``{.x}``, ``{/x}``, ``{;x}``, ``{?x}`` and
+``{&x}`` may hold unreserved characters and pct-encoded triplets only, ``{+x}`` and ``{#x}`` may hold
+reserved characters too. A raw ``/`` or space in ``{id}`` is therefore not a match (`diagnose` explains
+why). Values come back percent-decoded, and a reading counts only if its values re-expand to the URI.
+
+The search walks the template's parts left to right, trying each expression at every end its
+values' characters and the next literal allow; (part, position) pairs from which the rest cannot
+match are remembered, and a first pass learns from each pair how many variables can still be defined,
+so the reading that defines the most comes first. Named operators (``;``, ``?``, ``&``) split their
+``k=v`` pairs once and hand each to the next variable of that name, which is linear in the URI. The
+search stops at a budget of 10,000 steps plus the URI's length: a long URI against many adjacent
+expressions (``{a}{b}{c}...``) may then be reported as no match, or, when the first pass does not fit,
+be read in plain search order without meeting the reading with the most variables, rather than hang
+the UI. `match_readings` keeps the best 16 readings; `match` returns the first; `match_all` gives the
+rest as ``alternatives``.
+
+Preference, in this order:
+
+- A reading in which an exploded dict takes a pair named after another variable of the template
+  comes after every reading without one (``{?a*,b*}`` on ``?a=1&a=2`` gives ``a=["1", "2"]``, not
+  ``a=["1"], b={"a": "2"}``).
+- Then the reading that defines the most variables: ``docs://{name}{.ext}`` on ``docs://readme.md`` gives
+  ``name="readme", ext="md"`` (the alternative is ``name="readme.md"``); ``{a}{b}`` on ``xyz`` gives
+  ``a="xy", b="z"``.
+- Then the order of the search. Between expressions the earlier one is greedy: ``{a}.{b}`` on
+  ``archive.tar.gz`` gives ``a="archive.tar"``; ``{+path}/here`` gives ``path`` everything before the
+  last ``/here``. Within one expression variables take one item each, in order, and the last one takes
+  any surplus: ``{x,y}`` against ``1024,768`` gives ``x="1024", y="768"``; against ``a`` it gives ``x="a"``
+  (and the alternative ``y="a"``).
 - An expression that expanded to nothing leaves all its variables undefined (``{x}`` against ``""``).
 - Named operators (``;``, ``?``, ``&``) must list their parameters in the template's order; any of them
-  may be absent; an unknown parameter is no match (unless an exploded variable can take it as a key,
-  and never a key that names a later variable). ``{?q}`` needs ``q=``; ``{;x}`` accepts ``x`` for "".
+  may be absent; an unknown parameter is no match unless an exploded variable takes it as a key. A
+  pair named after a later variable goes to that variable first. ``{?q}`` needs ``q=``; ``{;x}``
+  accepts ``x`` for "".
 - Non-exploded values come back as ``str`` (no ``,``) or ``list``; exploded ones as ``list``, or as
   ``dict`` when the items are ``key=value`` pairs (named operators: when the keys are not the name).
   ``{+x}`` and ``{#x}`` always give a ``str`` (``,`` and ``=`` are legal inside their values).
@@ -49,14 +74,16 @@ differ from ``v``; `round_trips` tolerates the first group, which is representat
   list ``[k1, v1, ...]``; an exploded dict under ``;``/``?``/``&`` whose keys are all the variable's own
   name vs a list; for ``{+x}``/``{#x}`` any list or dict vs its joined string, and a value holding
   pct-encoded triplets vs its decoded form (``50%25`` and ``50%`` both expand to ``50%25``).
-- information lost: adjacent expressions without a separating literal (``{a}{b}``), and a literal
+- information lost: adjacent expressions without a separating literal (``{a}{b}``: the reading
+  defining the most variables wins, ``a="x", b="yz"`` comes back as ``a="xy", b="z"``), and a literal
   after an expression that occurs again from that expression's start on (``{a}-{b}`` with
   ``a="x-y"``, ``{+a}/x/{b}`` with ``a="1/x"``: the earlier expression is greedy); prefix modifiers
   ``{x:3}`` (the URI carries the truncated prefix only); in a multi-variable unnamed expression which
   variables are undefined (``{x,y}`` with only ``y`` gives ``x``) and how list items split between
   variables; under ``.`` a value or key containing ``.`` (the separator is unreserved, never encoded);
   under ``;``/``?``/``&`` an exploded dict whose keys name variables, or that follows another exploded
-  variable (which may take its pairs).
+  variable (which may take its pairs), or that has several pairs and comes before another exploded
+  variable (which takes some of them: that reading defines more variables).
 
 Where `uritemplate` 4.2 deviates from RFC 6570 (tests pin each one):
 
@@ -81,9 +108,11 @@ from __future__ import annotations
 
 from explorer.model.templates.diagnose import diagnose
 from explorer.model.templates.expansion import expand
-from explorer.model.templates.matching import match, match_all, round_trips
+from explorer.model.templates.matching import match, match_all, match_readings, round_trips
 from explorer.model.templates.percent import RESERVED, UNRESERVED
 from explorer.model.templates.syntax import (
+    MAX_TEMPLATE_CHARS,
+    MAX_TEMPLATE_VARIABLES,
     OPERATORS,
     Expression,
     InputValue,
@@ -92,13 +121,17 @@ from explorer.model.templates.syntax import (
     ParsedTemplate,
     TemplateError,
     TemplateMatch,
+    TemplateTooLarge,
     Value,
     Values,
     Variable,
     parse_template,
+    too_large,
 )
 
 __all__ = [
+    "MAX_TEMPLATE_CHARS",
+    "MAX_TEMPLATE_VARIABLES",
     "OPERATORS",
     "RESERVED",
     "UNRESERVED",
@@ -109,6 +142,7 @@ __all__ = [
     "ParsedTemplate",
     "TemplateError",
     "TemplateMatch",
+    "TemplateTooLarge",
     "Value",
     "Values",
     "Variable",
@@ -116,6 +150,8 @@ __all__ = [
     "expand",
     "match",
     "match_all",
+    "match_readings",
     "parse_template",
     "round_trips",
+    "too_large",
 ]

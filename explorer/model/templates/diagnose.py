@@ -28,6 +28,7 @@ from explorer.model.templates.syntax import (
     MatchReport,
     ParsedTemplate,
     TemplateError,
+    TemplateTooLarge,
     Value,
     Values,
     Variable,
@@ -41,10 +42,12 @@ def diagnose(template: str | ParsedTemplate, uri: str) -> MatchReport:
     On a strict match: ``matched=True`` and the values. Otherwise a lenient match (values may hold
     raw reserved characters, parameters in any order, ...) gives best-effort ``values`` to prefill a
     form, ``problems`` says what is wrong, and ``expanded`` is what those values would expand to.
-    A malformed template is reported as a problem, not raised.
+    A malformed template, or one too large to use, is reported as a problem, not raised.
     """
     try:
         parsed = _coerce(template)
+    except TemplateTooLarge as error:
+        return MatchReport(False, None, [str(error)])
     except TemplateError as error:
         return MatchReport(False, None, [f"the template is malformed: {error}"])
     values = match(parsed, uri)

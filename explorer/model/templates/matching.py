@@ -2,19 +2,26 @@
 
 Why a module of its own: a typed URI resolves to "which template of which server, with which values";
 every answer is confirmed by re-expansion, so a match always round-trips (rules in the package docstring).
+
+How: one search over the template's parts, with an explicit stack (no recursion, whatever the size of
+the template or the URI), that remembers the (part, position) pairs from which the rest cannot match.
+An expression is tried at each end its characters allow, longest first; the values inside it are
+read by a small search of their own: for named operators over the ``k=v`` pairs, split once and handed
+to the variables in order by name (linear in the URI when the names are unambiguous).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from itertools import islice, pairwise, product
-from typing import Final, TypeAlias
+import urllib.parse
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+from itertools import islice, product
+from typing import Final, TypeAlias, TypeVar
 
 from explorer.model.entries import TemplateEntry
 from explorer.model.templates.expansion import _expand_expression, expand
-from explorer.model.templates.pattern import _Alt, _Cap, _Lit, _Matcher, _matcher, _Node, _Opt, _Seq, _Slot
+from explorer.model.templates.pattern import Part, _ExprPattern, _Matcher, _matcher, _Slot
 from explorer.model.templates.percent import (
-    UNRESERVED,
     _decode,
     _decode_reserved,
     _encode_keeping,
@@ -44,16 +51,25 @@ def _split_pairs(text: str, sep: str) -> Iterator[list[tuple[str, str]]]:
     "=" is always encoded inside keys and values, so each "=" starts a value; the separator before
     the next key is tried from the last one backwards (keys rarely hold dots, values more often).
     """
-    equals = [i for i, c in enumerate(text) if c == "="]
-    segments = [text[here + 1 : nxt] for here, nxt in pairwise(equals)]
-    cuts = [[i for i in range(len(seg) - 1, -1, -1) if seg[i] == sep] for seg in segments]
+    chunks = text.split("=")
+    if len(chunks) < 2:
+        return
+    segments = chunks[1:-1]  # each: a value, the separator, the next key
+    cuts: list[list[int]] = []
+    for segment in segments:
+        found: list[int] = []
+        at = segment.rfind(sep)
+        while at >= 0:
+            found.append(at)
+            at = segment.rfind(sep, 0, at)
+        cuts.append(found)
     for choice in islice(product(*cuts), _SPLIT_CANDIDATES):
         pairs: list[tuple[str, str]] = []
-        key = text[: equals[0]]
+        key = chunks[0]
         for segment, cut in zip(segments, choice, strict=True):
             pairs.append((key, segment[:cut]))
             key = segment[cut + 1 :]
-        pairs.append((key, text[equals[-1] + 1 :]))
+        pairs.append((key, chunks[-1]))
         yield pairs
 
 
@@ -86,7 +102,7 @@ def _one_or_list(items: list[str]) -> Value:
 
 
 def _parse_slot(slot: _Slot, text: str) -> Value:
-    """Turn the text one capture group matched into a value of the slot's shape."""
+    """Turn the text one variable took into a value of the slot's shape."""
     var = slot.var
     spec = _OPS[var.operator]
     kind = slot.kind
@@ -117,6 +133,7 @@ def _parse_slot(slot: _Slot, text: str) -> Value:
 
 
 _Capture: TypeAlias = tuple[_Slot | int, str]  # a variable's text, or an expression's whole text
+_Move: TypeAlias = tuple[tuple[int, int], Sequence[_Capture]]  # the next (part, position), what it took
 
 
 def _extract(captures: Iterable[_Capture]) -> Values:
@@ -143,112 +160,326 @@ def _confirmed(parsed: ParsedTemplate, captures: Iterable[_Capture], normalized:
     return None
 
 
+_SEARCH_STEPS: Final = 10_000
+_MAX_READINGS: Final = 16
+
+
 class _Budget:
-    """Caps the backtracking fallback, so a pathological template cannot hang the UI."""
+    """Caps the search, so a pathological template or URI cannot hang the UI."""
 
     def __init__(self, steps: int) -> None:
         self.steps = steps
 
-    def spend(self) -> None:
-        self.steps -= 1
+    def spend(self, steps: int = 1) -> None:
+        self.steps -= steps
         if self.steps < 0:
             raise _NoMatch
 
 
-_STOP: Final = frozenset(UNRESERVED + "%,=;&./")
+# ------------------------------------------------------------------------------------------------ search
+
+_S = TypeVar("_S", bound=Hashable)
+_C = TypeVar("_C")
 
 
-def _parses(node: _Node, uri: str, pos: int, caps: list[_Capture], budget: _Budget) -> Iterator[int]:
-    """Every end position of `node` from `pos`, in the regex's preference order, with captures."""
-    if isinstance(node, _Lit):
-        if uri.startswith(node.text, pos):
-            yield pos + len(node.text)
-    elif isinstance(node, _Cap):
-        reach = pos
-        if _OPS[node.slot.var.operator].allow_reserved:
-            reach = len(uri)
+def _paths(
+    start: _S, moves: Callable[[_S], Iterator[tuple[_S, Sequence[_C]]]], done: Callable[[_S], bool]
+) -> Iterator[list[_C]]:
+    """Every path from `start` to a done state, in the order `moves` offers them, as its captures.
+
+    Depth-first with an explicit stack: nothing recurses, however long the path. A state from which no
+    done state was reached is remembered and never explored again, which keeps adjacent expressions
+    (``{a}{b}{c}``) polynomial; the caller's budget caps the rest.
+    """
+    dead: set[_S] = set()
+    completions = 0
+    path: list[_C] = []
+    if done(start):
+        completions += 1
+        yield []
+    # (state, its moves, len(path) before the move into it, completions when it was entered)
+    stack: list[tuple[_S, Iterator[tuple[_S, Sequence[_C]]], int, int]] = [(start, moves(start), 0, 0)]
+    while stack:
+        state, pending, length, seen = stack[-1]
+        step = next(pending, None)
+        if step is None:
+            stack.pop()
+            if completions == seen:
+                dead.add(state)
+            del path[length:]
+            continue
+        target, captured = step
+        if target in dead:
+            continue
+        before = len(path)
+        path.extend(captured)
+        entered = completions
+        if done(target):
+            completions += 1
+            yield list(path)
+        stack.append((target, moves(target), before, entered))
+
+
+def _defined(captures: Sequence[_Capture]) -> int:
+    """How many variables a parse defines (before confirming it): to skip parses that cannot rank."""
+    empty = {key for key, text in captures if isinstance(key, int) and not text}
+    return len(
+        {key.var.name for key, _ in captures if isinstance(key, _Slot) and key.expr_index not in empty}
+    )
+
+
+class _Search:
+    """One match of one URI against one template: the moves of the search, and what they share."""
+
+    def __init__(self, matcher: _Matcher, uri: str, budget: _Budget) -> None:
+        self.parts = matcher.parts
+        self.uri = uri
+        self.budget = budget
+        self._seps: dict[tuple[int, int], tuple[int, list[int]]] = {}
+
+    def readings(self) -> Iterator[list[_Capture]]:
+        """Every decomposition of the URI into the template's parts: most variables first, then in
+        preference order (an earlier expression greedy, ...).
+
+        A first pass visits every reachable (part, position) once and learns how many variables can
+        still be defined from it; the second walks the moves best first. When the first pass runs out
+        of budget, the second walks them in plain preference order.
+        """
+        end = len(self.parts), len(self.uri)
+
+        def done(state: tuple[int, int]) -> bool:
+            return state == end
+
+        budget = self.budget.steps
+        try:
+            table = self._plan(done)
+        except _NoMatch:
+            self.budget.steps = budget  # the walk gets a budget of its own
+            return _paths((0, 0), self._moves, done)
+
+        def planned(state: tuple[int, int]) -> Iterator[tuple[tuple[int, int], Sequence[_Capture]]]:
+            for move in table.get(state, ()):
+                self.budget.spend()
+                yield move
+
+        return _paths((0, 0), planned, done)
+
+    def _plan(self, done: Callable[[tuple[int, int]], bool]) -> dict[tuple[int, int], list[_Move]]:
+        """Every state's moves that can reach the end, ordered by the variables they lead to defining.
+
+        Iterative post-order over the states (the parts only move forward, so there is no cycle).
+        """
+        best: dict[tuple[int, int], int | None] = {}
+        table: dict[tuple[int, int], list[_Move]] = {}
+        start = (0, 0)
+        stack: list[tuple[tuple[int, int], Iterator[_Move], list[tuple[_Move, int]]]] = [
+            (start, self._moves(start), [])
+        ]
+        while stack:
+            state, pending, collected = stack[-1]
+            step = next(pending, None)
+            if step is not None:
+                target = step[0]
+                collected.append((step, _defined(step[1])))
+                if target not in best:
+                    stack.append((target, self._moves(target), []))
+                continue
+            stack.pop()
+            scored = [
+                (weight + reach, n, move)
+                for n, (move, weight) in enumerate(collected)
+                if (reach := best[move[0]]) is not None
+            ]
+            if done(state):
+                best[state] = 0
+            elif scored:
+                best[state] = max(score for score, _, _ in scored)
+            else:
+                best[state] = None
+            scored.sort(key=lambda item: (-item[0], item[1]))
+            table[state] = [move for _, _, move in scored]
+        return table
+
+    def _moves(self, state: tuple[int, int]) -> Iterator[tuple[tuple[int, int], Sequence[_Capture]]]:
+        i, pos = state
+        if i == len(self.parts):
+            return
+        part = self.parts[i]
+        self.budget.spend()
+        if isinstance(part, str):
+            if self.uri.startswith(part, pos):
+                yield (i + 1, pos + len(part)), ()
+            return
+        following = self.parts[i + 1] if i + 1 < len(self.parts) else None
+        for end, captures in self._expression(part, pos, following):
+            yield (i + 1, end), captures
+
+    def _fits(self, following: Part | None, end: int) -> bool:
+        """Whether the part after an expression can start at `end` (a cheap necessary condition)."""
+        if following is None:
+            return end == len(self.uri)
+        if isinstance(following, str):
+            return self.uri.startswith(following, end)
+        return True
+
+    def _ends(self, low: int, high: int, following: Part | None) -> Iterator[int]:
+        """Where an expression whose text may span [.., high] can end, from `low` up, longest first."""
+        uri = self.uri
+        if following is None:
+            if high == len(uri):
+                yield high
+        elif isinstance(following, str):
+            found = uri.rfind(following, low, high + len(following))
+            while found >= 0:
+                yield found
+                found = uri.rfind(following, low, found + len(following) - 1)
         else:
-            while reach < len(uri) and uri[reach] in _STOP:
-                reach += 1
-        for end in range(pos, reach + 1) if node.lazy else range(reach, pos - 1, -1):
-            budget.spend()
-            if node.regex.fullmatch(uri, pos, end):
-                caps.append((node.slot, uri[pos:end]))
-                yield end
-                caps.pop()
-    elif isinstance(node, _Seq):
-        yield from _chain(node.items, 0, uri, pos, caps, budget)
-    elif isinstance(node, _Alt):
-        for option in node.options:
-            yield from _parses(option, uri, pos, caps, budget)
-    elif isinstance(node, _Opt):
-        yield from _parses(node.node, uri, pos, caps, budget)
-        yield pos
-    else:
-        for end in _parses(node.node, uri, pos, caps, budget):
-            caps.append((node.index, uri[pos:end]))
-            yield end
-            caps.pop()
+            yield from range(high, low - 1, -1)
+
+    def _separators(self, expr: _ExprPattern, start: int) -> tuple[int, list[int]]:
+        """How far the expression's text can reach from `start`, and where its separators are."""
+        key = (expr.index, start)
+        known = self._seps.get(key)
+        if known is None:
+            reach = expr.body.match(self.uri, start)
+            high = reach.end() if reach is not None else start
+            seps: list[int] = []
+            found = self.uri.find(expr.sep, start, high)
+            while found >= 0:
+                seps.append(found)
+                found = self.uri.find(expr.sep, found + 1, high)
+            known = self._seps[key] = (high, seps)
+        return known
+
+    def _expression(
+        self, expr: _ExprPattern, pos: int, following: Part | None
+    ) -> Iterator[tuple[int, list[_Capture]]]:
+        """(end, captures) for each reading of the expression from `pos`, longest text first."""
+        uri = self.uri
+        if uri.startswith(expr.first, pos):
+            start = pos + len(expr.first)
+            high, seps = self._separators(expr, start)
+            for end in self._ends(start, high, following):
+                if end == pos:
+                    continue  # an empty text is the expression left undefined (below)
+                self.budget.spend()
+                inner = (
+                    self._named(expr, start, end, seps)
+                    if expr.named
+                    else self._unnamed(expr, start, end, seps)
+                )
+                for captures in islice(inner, _MAX_READINGS):
+                    captures.append((expr.index, uri[pos:end]))
+                    yield end, captures
+        if self._fits(following, pos):
+            yield pos, [(expr.index, "")]
+
+    # ------------------------------------------------------------------------------ inside an expression
+
+    def _valid(self, slot: _Slot, start: int, end: int) -> bool:
+        """Whether a variable's text reads as a value (decodes; a dict has no key twice).
+
+        Checked as soon as the text is chosen, so a parse that cannot be confirmed is not multiplied
+        by everything after it; the cost of reading a long text is charged to the budget.
+        """
+        self.budget.spend((end - start) // 16)
+        try:
+            _parse_slot(slot, self.uri[start:end])
+        except (_NoMatch, UnicodeError):
+            return False
+        return True
+
+    def _named(self, expr: _ExprPattern, start: int, end: int, seps: list[int]) -> Iterator[list[_Capture]]:
+        """Readings of ``k=v<sep>k=v`` in [start, end): each pair goes to the next variable of its name.
+
+        A pair whose key names the current exploded variable stays with it; one that names a later
+        variable goes to it first; any pair can also go to an exploded variable as a dict entry.
+        """
+        uri = self.uri
+        starts = [start] + [s + 1 for s in seps[: bisect_left(seps, end)]]
+        count = len(starts)
+        variables = expr.variables
+
+        def stop(i: int) -> int:
+            return starts[i + 1] - 1 if i + 1 < count else end
+
+        def key(i: int) -> str:
+            equals = uri.find("=", starts[i], stop(i))
+            return uri[starts[i] : equals if equals >= 0 else stop(i)]
+
+        def moves(state: tuple[int, int]) -> Iterator[tuple[tuple[int, int], Sequence[tuple[int, int]]]]:
+            i, j = state
+            if i == count:
+                return
+            self.budget.spend()
+            k = key(i)
+            current = variables[j] if j >= 0 else None
+            exploded = current is not None and current.var.explode
+            if exploded and current is not None and k == current.key:
+                yield (i + 1, j), ((j, i),)
+            named = expr.keyed.get(k, ())
+            at = bisect_right(named, j)
+            target = named[at] if at < len(named) else -1
+            if target >= 0:
+                yield (i + 1, target), ((target, i),)
+            if exploded and current is not None and k != current.key:
+                yield (i + 1, j), ((j, i),)
+            for other in expr.exploded[bisect_right(expr.exploded, j) :]:
+                if other != target:
+                    yield (i + 1, other), ((other, i),)
+
+        for path in _paths((0, -1), moves, lambda state: state[0] == count):
+            captures: list[_Capture] = []
+            run_start = 0
+            for n, (j, i) in enumerate(path):
+                if n + 1 < len(path) and path[n + 1][0] == j:
+                    continue
+                var = variables[j]
+                pieces = range(path[run_start][1], i + 1)
+                kind = "nval"
+                if var.var.explode:
+                    kind = "nxlist" if all(key(p) == var.key for p in pieces) else "nxdict"
+                slot = _Slot(expr.index, var.var, kind)
+                if not self._valid(slot, starts[pieces[0]], stop(i)):
+                    break
+                captures.append((slot, uri[starts[pieces[0]] : stop(i)]))
+                run_start = n + 1
+            else:
+                yield captures
+
+    def _unnamed(self, expr: _ExprPattern, start: int, end: int, seps: list[int]) -> Iterator[list[_Capture]]:
+        """Readings of ``v<sep>v`` in [start, end): variables in order, any of them undefined."""
+        uri = self.uri
+        variables = expr.variables
+        last = len(variables) - 1
+        sep = expr.sep
+
+        def moves(
+            state: tuple[int, int],
+        ) -> Iterator[tuple[tuple[int, int], Sequence[tuple[_Slot, int, int]]]]:
+            p, j = state
+            if j >= 0:
+                if p >= end or uri[p] != sep:
+                    return
+                p += 1
+            for t in range(j + 1, last + 1):
+                for shape in variables[t].shapes:
+                    self.budget.spend()
+                    reach = shape.reach.match(uri, p, end)
+                    limit = reach.end() if reach is not None else p
+                    ends: list[int] = [end] if limit == end else []
+                    if t < last:
+                        ends = seps[bisect_left(seps, p) : bisect_right(seps, min(limit, end - 1))] + ends
+                    for stop in ends if shape.lazy else reversed(ends):
+                        self.budget.spend()
+                        if shape.regex.fullmatch(uri, p, stop) and self._valid(shape.slot, p, stop):
+                            yield (stop, t), ((shape.slot, p, stop),)
+
+        for path in _paths((start, -1), moves, lambda state: state[0] == end and state[1] >= 0):
+            yield [(slot, uri[a:b]) for slot, a, b in path]
 
 
-def _chain(
-    items: tuple[_Node, ...], i: int, uri: str, pos: int, caps: list[_Capture], budget: _Budget
-) -> Iterator[int]:
-    if i == len(items):
-        yield pos
-        return
-    for middle in _parses(items[i], uri, pos, caps, budget):
-        yield from _chain(items, i + 1, uri, middle, caps, budget)
-
-
-def _complete_parses(
-    items: tuple[_Node, ...],
-    i: int,
-    uri: str,
-    pos: int,
-    caps: list[_Capture],
-    budget: _Budget,
-    dead: set[int],
-) -> Iterator[None]:
-    """Parses of the top-level parts that end exactly at the end of the URI.
-
-    `dead` remembers (part, position) pairs from which no parse reaches the end, so each is
-    explored once: this is what keeps adjacent expressions from exploding.
-    """
-    if i == len(items):
-        if pos == len(uri):
-            yield None
-        return
-    key = i * (len(uri) + 1) + pos
-    if key in dead:
-        return
-    reached = False
-    for middle in _parses(items[i], uri, pos, caps, budget):
-        for done in _complete_parses(items, i + 1, uri, middle, caps, budget, dead):
-            reached = True
-            yield done
-    if not reached:
-        dead.add(key)
-
-
-_FALLBACK_STEPS: Final = 10_000
-
-
-def match(template: str | ParsedTemplate, uri: str) -> Values | None:
-    """Values that expand `template` to `uri` (percent-decoded), or None; see the package docstring.
-
-    A malformed template raises `TemplateError`. The result always re-expands to `uri`
-    (up to percent-encoding normalization).
-    """
-    parsed = _coerce(template)
-    normalized = _normalize(uri)
-    strict = _matcher(parsed.text)
-    relaxed = _matcher(parsed.text, relaxed=True)
-    for matcher in (strict,) if relaxed.regex.pattern == strict.regex.pattern else (strict, relaxed):
-        values = _match_with(parsed, matcher, normalized)
-        if values is not None:
-            return values
-    return None
+# ---------------------------------------------------------------------------------------------- matching
 
 
 def _plausible(matcher: _Matcher, uri: str) -> bool:
@@ -264,51 +495,88 @@ def _plausible(matcher: _Matcher, uri: str) -> bool:
     return True
 
 
-def _match_with(parsed: ParsedTemplate, matcher: _Matcher, normalized: str) -> Values | None:
-    """The regex's parse if it confirms, else the first confirmed parse of a bounded search."""
+def _names_another(parsed: ParsedTemplate, values: Values) -> bool:
+    """Whether an exploded named variable holds a dict entry whose key names another variable."""
+    names = {v.name for v in parsed.variables} | {urllib.parse.unquote(v.name) for v in parsed.variables}
+    for var in parsed.variables:
+        value = values.get(var.name)
+        if not (var.explode and _OPS[var.operator].named and isinstance(value, dict)):
+            continue
+        if any(key in names and key != var.name for key in value):
+            return True
+    return False
+
+
+def match_readings(template: str | ParsedTemplate, uri: str) -> list[Values]:
+    """Every reading of `uri` through `template` (values that re-expand to it), the preferred first.
+
+    Preference: readings whose exploded dicts take no pair named after another variable, then the
+    readings that define the most variables, then the order of the search (see the package docstring).
+    The search runs to its end or to a step budget linear in the URI's length, and keeps the best 16
+    readings. A malformed template raises `TemplateError` (one too large, `TemplateTooLarge`).
+    """
+    parsed = _coerce(template)
+    normalized = _normalize(uri)
+    matcher = _matcher(parsed.text)
     if not _plausible(matcher, normalized):
-        return None
-    if matcher.safe:
-        m = matcher.regex.fullmatch(normalized)
-        if m is None:
-            return None  # no parse at all: the search cannot find one either
-        captures: list[_Capture] = [(slot, m[name]) for name, slot in matcher.groups if m[name] is not None]
-        captures += [(i, m[f"e{i}"]) for i in range(matcher.expression_count)]
-        values = _confirmed(parsed, captures, normalized)
-        if values is not None:
-            return values
-    caps: list[_Capture] = []
-    items = matcher.tree.items
+        return []
+    # (rank, values); rank, lower first: a dict key naming another variable, fewer variables, then the
+    # plain preference order (earlier expressions longer; the search's own order after that)
+    kept: list[tuple[tuple[bool, int, tuple[int, ...], int], Values]] = []
+    search = _Search(matcher, normalized, _Budget(_SEARCH_STEPS + len(normalized)))
     try:
-        for _ in _complete_parses(items, 0, normalized, 0, caps, _Budget(_FALLBACK_STEPS), set()):
-            values = _confirmed(parsed, caps, normalized)
-            if values is not None:
-                return values
+        for order, captures in enumerate(search.readings()):
+            if len(kept) >= _MAX_READINGS and -_defined(captures) >= max(rank[1] for rank, _ in kept):
+                continue  # cannot displace any kept reading: not worth confirming
+            values = _confirmed(parsed, captures, normalized)
+            if values is None or any(values == other for _, other in kept):
+                continue
+            greedy = tuple(-len(text) for key, text in captures if isinstance(key, int))
+            kept.append(((_names_another(parsed, values), -len(values), greedy, order), values))
+            if len(kept) > _MAX_READINGS:
+                kept.remove(max(kept, key=lambda item: item[0]))
     except _NoMatch:
-        pass  # out of budget: reported as no match
-    return None
+        pass  # out of budget: what was found so far stands
+    kept.sort(key=lambda item: item[0])
+    return [values for _, values in kept]
 
 
-def match_all(templates: Iterable[TemplateEntry], uri: str) -> list[TemplateMatch]:
+def match(template: str | ParsedTemplate, uri: str) -> Values | None:
+    """Values that expand `template` to `uri` (percent-decoded), or None; see the package docstring.
+
+    The preferred reading of `match_readings`. A malformed template raises `TemplateError`. The
+    result always re-expands to `uri` (up to percent-encoding normalization).
+    """
+    readings = match_readings(template, uri)
+    return readings[0] if readings else None
+
+
+def match_all(
+    templates: Iterable[TemplateEntry], uri: str, *, stop: Callable[[], bool] | None = None
+) -> list[TemplateMatch]:
     """Every template (of every server) that produces `uri`, most specific first.
 
     Order: longest literal text, then fewer distinct variables, then the order given. Malformed
-    templates are skipped (they cannot produce anything).
+    templates, and templates too large to use, are skipped (they cannot produce anything). Each match
+    carries its preferred values and the other readings as `alternatives`. `stop`, asked before each
+    template, ends the work early (a UI whose answer is no longer wanted); what was found is returned.
     """
     normalized = _normalize(uri)
     found: list[tuple[tuple[int, int, int], TemplateMatch]] = []
     for position, entry in enumerate(templates):
+        if stop is not None and stop():
+            break
         try:
             parsed = parse_template(entry.uri_template)
         except TemplateError:
             continue
         if not normalized.startswith(_normalize(_encode_keeping(parsed.literal_prefix))):
             continue
-        values = match(parsed, uri)
-        if values is None:
+        readings = match_readings(parsed, uri)
+        if not readings:
             continue
         key = (-parsed.literal_length, len(parsed.names), position)
-        found.append((key, TemplateMatch(entry, values, parsed.literal_length)))
+        found.append((key, TemplateMatch(entry, readings[0], parsed.literal_length, tuple(readings[1:]))))
     found.sort(key=lambda item: item[0])
     return [item for _, item in found]
 

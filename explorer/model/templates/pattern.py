@@ -1,7 +1,8 @@
-"""Compile a template into the pattern tree that matching walks, and into one anchored regex.
+"""Compile a template into what matching walks: its literals, and per expression the shapes of its values.
 
-Why a module of its own: the tree is built once per template (cached) from the RFC character classes, and
-both the fast regex path and the bounded backtracking search in `matching` read it.
+Why a module of its own: this is built once per template (cached) from the RFC character classes; the
+search in `matching` reads it. Everything here is a flat list (a part per literal or expression, shapes per
+variable): its size is linear in the template, and nothing in it is walked recursively.
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TypeAlias
 
 from explorer.model.templates.percent import _URI_CHARS, UNRESERVED, _normalize
 from explorer.model.templates.syntax import _OPS, Expression, Literal, Variable, parse_template
@@ -35,6 +35,16 @@ def _chars_upto(chars: Iterable[str], low: int, high: int, passthrough: bool = F
     return f"{unit}{{{low},{high}}}"
 
 
+@lru_cache(maxsize=4096)
+def _compile(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
+def _run(chars: Iterable[str]) -> re.Pattern[str]:
+    """The longest run of these characters (``%`` included): no value of the shape reaches past it."""
+    return _compile(_char_class({*chars, "%"}) + "*")
+
+
 @dataclass(frozen=True, slots=True)
 class _Slot:
     """What one capture holds: which expression, which variable, in which shape."""
@@ -44,57 +54,49 @@ class _Slot:
     kind: str
 
 
-# The pattern tree: compiled once into one regex (fast path) and walked by a bounded backtracking
-# search (fallback) when the regex's decomposition does not survive decoding and re-expansion.
-
-
 @dataclass(frozen=True, slots=True)
-class _Lit:
-    text: str
+class _Shape:
+    """One way a variable's text may look: `regex` must match it whole; `reach` bounds where it can end."""
 
-
-@dataclass(frozen=True, slots=True)
-class _Cap:
-    pattern: str
     slot: _Slot
-    lazy: bool
     regex: re.Pattern[str]
+    reach: re.Pattern[str]
+    lazy: bool  # try the shortest text first (an earlier variable that takes several items)
+    chars: frozenset[str]  # what `reach` runs over (without "%")
 
 
 @dataclass(frozen=True, slots=True)
-class _Seq:
-    items: tuple[_Node, ...]
+class _VarPattern:
+    var: Variable
+    key: str  # the name as it appears in a URI (named operators)
+    shapes: tuple[_Shape, ...]  # unnamed operators: most preferred first
 
 
-@dataclass(frozen=True, slots=True)
-class _Alt:
-    options: tuple[_Node, ...]
+@dataclass(frozen=True, slots=True, eq=False)
+class _ExprPattern:
+    """One expression: ``first`` then its variables' texts joined by ``sep``, within `body`'s run."""
+
+    index: int  # among the template's expressions
+    expr: Expression
+    first: str
+    sep: str
+    named: bool
+    body: re.Pattern[str]  # the longest run of characters the text after `first` can hold
+    variables: tuple[_VarPattern, ...]
+    keyed: dict[str, tuple[int, ...]]  # named: URI key -> indexes of the variables with that name
+    exploded: tuple[int, ...]  # named: indexes of the exploded variables
 
 
-@dataclass(frozen=True, slots=True)
-class _Opt:
-    node: _Node
+Part = str | _ExprPattern  # a literal, as it appears in a normalized URI, or an expression
 
 
-@dataclass(frozen=True, slots=True)
-class _Expr:
-    index: int
-    node: _Node
-
-
-_Node: TypeAlias = _Lit | _Cap | _Seq | _Alt | _Opt | _Expr
-
-
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class _Matcher:
-    tree: _Seq
-    regex: re.Pattern[str]
-    groups: tuple[tuple[str, _Slot], ...]
-    expression_count: int
-    safe: bool  # the regex cannot backtrack badly (see `_matcher`)
+    parts: tuple[Part, ...]
     alphabet: frozenset[str]  # every character an expansion can contain
     literals: tuple[str, ...]  # in order, as they appear in a URI
     suffix: str  # the trailing literal, if the template ends with one
+    named: frozenset[str]  # URI keys of every variable under ;, ? or &
 
 
 def _alphabet(expr: Expression) -> frozenset[str]:
@@ -105,140 +107,113 @@ def _alphabet(expr: Expression) -> frozenset[str]:
     return frozenset(UNRESERVED + "%,=" + spec.first + spec.sep)
 
 
-def _var_shapes(
-    var: Variable, last: bool, later: frozenset[str], relaxed: bool
-) -> list[tuple[str, str, bool]]:
-    """(kind, pattern, lazy) alternatives for one variable, most preferred first.
+def _body_chars(expr: Expression, shapes: Iterable[_Shape]) -> frozenset[str]:
+    """Characters the text after the operator's first character can hold: what its variables' values
+    can hold, and the separator only if there is something to separate (``{/x}`` ends at the next ``/``).
+    """
+    spec = _OPS[expr.operator]
+    if spec.allow_reserved:
+        return frozenset(_URI_CHARS)
+    several = len(expr.variables) > 1
+    if spec.named:
+        several = several or any(v.explode for v in expr.variables)
+        chars = set(UNRESERVED + ",=")
+    else:
+        chars = set().union(*(shape.chars for shape in shapes))
+    return frozenset(chars | ({spec.sep} if several else set()))
+
+
+def _var_shapes(var: Variable, last: bool) -> list[tuple[str, str, frozenset[str], bool]]:
+    """(kind, pattern, characters, lazy) alternatives for one variable of an unnamed operator, best first.
 
     The last variable of an expression is greedy; an earlier one prefers a single item (so that
     ``{x,y}`` reads ``1024,768`` as two values) and takes more only if the rest cannot match.
     """
     spec = _OPS[var.operator]
-    unreserved = set(UNRESERVED)
+    unreserved = frozenset(UNRESERVED)
     if spec.allow_reserved:
+        no_comma = _URI_CHARS - {","}
         if var.prefix:
-            bounded = [("raw", _chars_upto(_URI_CHARS, 0, var.prefix, True), False)]
-            return (
-                bounded
-                if last
-                else [("raw", _chars_upto(_URI_CHARS - {","}, 0, var.prefix, True), False), *bounded]
-            )
+            bounded = [("raw", _chars_upto(_URI_CHARS, 0, var.prefix, True), _URI_CHARS, False)]
+            if last:
+                return bounded
+            return [("raw", _chars_upto(no_comma, 0, var.prefix, True), no_comma, False), *bounded]
         if last:
-            return [("raw", _item(_URI_CHARS), False)]
-        return [("raw", _item(_URI_CHARS - {","}), False), ("raw", _item(_URI_CHARS), False)]
+            return [("raw", _item(_URI_CHARS), _URI_CHARS, False)]
+        return [("raw", _item(no_comma), no_comma, False), ("raw", _item(_URI_CHARS), _URI_CHARS, False)]
     item = _item(unreserved)
     sep = re.escape(spec.sep)
-    if not spec.named:
-        if var.prefix:
-            bounded = [("str", _chars_upto(unreserved, 0, var.prefix), False)]
-            if last or spec.sep not in unreserved:
-                return bounded
-            return [("str", _chars_upto(unreserved - {spec.sep}, 0, var.prefix), False), *bounded]
-        part = _item(unreserved - {spec.sep})
-        if not var.explode:
-            if last:
-                return [("items", f"{item}(?:,{item})*", False)]
-            return [("str", part, False), ("str", item, False), ("list", f"{item}(?:,{item})+?", True)]
-        pair = f"{item}={item}"
-        if last:
-            return [("xlist", f"{part}(?:{sep}{part})*", False), ("xdict", f"{pair}(?:{sep}{pair})*", False)]
-        return [("xlist", f"{part}(?:{sep}{part})*?", True), ("xdict", f"{pair}(?:{sep}{pair})*?", True)]
-    name = re.escape(_normalize(var.name))
-
-    def valued(head: str, value: str) -> str:
-        """`;` writes a bare name for "", `?` and `&` always write ``name=`` (RFC ifemp)."""
-        return f"{head}(?:={value})?" if spec.ifemp == "" else f"{head}={value}"
-
+    no_sep = unreserved - {spec.sep}
+    with_sep = unreserved | {spec.sep}
+    if var.prefix:
+        bounded = [("str", _chars_upto(unreserved, 0, var.prefix), unreserved, False)]
+        if last or spec.sep not in unreserved:
+            return bounded
+        return [("str", _chars_upto(no_sep, 0, var.prefix), no_sep, False), *bounded]
+    part = _item(no_sep)
+    listed = unreserved | {","}
     if not var.explode:
-        if var.prefix:
-            upto = _chars_upto(unreserved, 1 if spec.ifemp == "" else 0, var.prefix)
-            return [("nval", valued(name, upto), False)]
-        return [("nval", valued(name, f"{item}(?:,{item})*"), False)]
-    guard = ""
-    if later:
-        names = "|".join(re.escape(_normalize(n)) for n in sorted(later))
-        guard = f"(?!(?:{names})(?![A-Za-z0-9\\-._~%]))"
-    key = f"{guard}(?:{_char_class(unreserved)}|%[0-9A-F]{{2}})*"
-    listed = valued(name, item)
-    keyed = valued(key, item)
-    listed_shape = ("nxlist", f"{listed}(?:{sep}{listed})*", False)
-    if relaxed and guard:  # second attempt: keys may name later variables, take as few as possible
-        keyed = valued(key[len(guard) :], item)
-        return [listed_shape, ("nxdict", f"{keyed}(?:{sep}{keyed})*?", True)]
-    return [listed_shape, ("nxdict", f"{keyed}(?:{sep}{keyed})*", False)]
+        if last:
+            return [("items", f"{item}(?:,{item})*", listed, False)]
+        return [
+            ("str", part, no_sep, False),
+            ("str", item, unreserved, False),
+            ("list", f"{item}(?:,{item})+?", listed, True),
+        ]
+    pair = f"{item}={item}"
+    paired = with_sep | {"="}
+    many = "*" if last else "*?"
+    return [
+        ("xlist", f"{part}(?:{sep}{part}){many}", with_sep, not last),
+        ("xdict", f"{pair}(?:{sep}{pair}){many}", paired, not last),
+    ]
 
 
-def _expression_node(index: int, expr: Expression, later_named: set[str], relaxed: bool) -> _Node:
-    """``(first (x1 (sep x2)? ... | x2 (sep x3)? ... | ...))?``: any subset may be undefined."""
+def _expression(index: int, expr: Expression) -> _ExprPattern:
     spec = _OPS[expr.operator]
     count = len(expr.variables)
-
-    def var(j: int) -> _Node:
-        v = expr.variables[j]
-        later = frozenset(later_named | {w.name for w in expr.variables[j + 1 :]}) - {v.name}
-        shapes = _var_shapes(v, j == count - 1, later, relaxed)
-        caps = [_Cap(p, _Slot(index, v, kind), lazy, re.compile(p)) for kind, p, lazy in shapes]
-        return caps[0] if len(caps) == 1 else _Alt(tuple(caps))
-
-    branches = [
-        _Seq((var(i), *(_Opt(_Seq((_Lit(spec.sep), var(j)))) for j in range(i + 1, count))))
-        for i in range(count)
-    ]
-    body = branches[0] if count == 1 else _Alt(tuple(branches))
-    return _Expr(index, _Opt(_Seq((_Lit(spec.first), body))))
-
-
-def _regex_text(node: _Node, groups: list[tuple[str, _Slot]]) -> str:
-    if isinstance(node, _Lit):
-        return re.escape(node.text)
-    if isinstance(node, _Cap):
-        name = f"g{len(groups)}"
-        groups.append((name, node.slot))
-        return f"(?P<{name}>{node.pattern})"
-    if isinstance(node, _Seq):
-        return "".join(_regex_text(item, groups) for item in node.items)
-    if isinstance(node, _Alt):
-        return "(?:" + "|".join(_regex_text(option, groups) for option in node.options) + ")"
-    if isinstance(node, _Opt):
-        return f"(?:{_regex_text(node.node, groups)})?"
-    return f"(?P<e{node.index}>{_regex_text(node.node, groups)})"
+    variables: list[_VarPattern] = []
+    keyed: dict[str, list[int]] = {}
+    for j, var in enumerate(expr.variables):
+        key = _normalize(var.name)
+        keyed.setdefault(key, []).append(j)
+        shapes: tuple[_Shape, ...] = ()
+        if not spec.named:
+            shapes = tuple(
+                _Shape(_Slot(index, var, kind), _compile(pattern), _run(chars), lazy, chars)
+                for kind, pattern, chars, lazy in _var_shapes(var, j == count - 1)
+            )
+        variables.append(_VarPattern(var, key, shapes))
+    return _ExprPattern(
+        index=index,
+        expr=expr,
+        first=spec.first,
+        sep=spec.sep,
+        named=spec.named,
+        body=_run(_body_chars(expr, (shape for v in variables for shape in v.shapes))),
+        variables=tuple(variables),
+        keyed={key: tuple(found) for key, found in keyed.items()},
+        exploded=tuple(j for j, var in enumerate(expr.variables) if var.explode),
+    )
 
 
 @lru_cache(maxsize=1024)
-def _matcher(text: str, relaxed: bool = False) -> _Matcher:
-    """The pattern tree and its regex; `relaxed` lets exploded dict keys name later variables."""
+def _matcher(text: str) -> _Matcher:
+    """The parts of a template as matching reads them (raises `TemplateError` like `parse_template`)."""
     parsed = parse_template(text)
-    expressions = parsed.expressions
-    named = [{v.name for v in e.variables} if _OPS[e.operator].named else set() for e in expressions]
-    nodes: list[_Node] = []
+    parts: list[Part] = []
+    alphabet: set[str] = set()
     index = 0
     for part in parsed.parts:
         if isinstance(part, Literal):
-            nodes.append(_Lit(_normalize(part.encoded)))
+            literal = _normalize(part.encoded)
+            parts.append(literal)
+            alphabet |= set(literal)
             continue
-        nodes.append(_expression_node(index, part, set().union(*named[index + 1 :]), relaxed))
+        parts.append(_expression(index, part))
+        alphabet |= _alphabet(part)
         index += 1
-    tree = _Seq(tuple(nodes))
-    groups: list[tuple[str, _Slot]] = []
-    regex = re.compile(_regex_text(tree, groups))
-    # Python's regex engine backtracks without memory: two expressions whose texts can run into each
-    # other make a failing match polynomial in the URI length with a large degree. Such templates are
-    # matched by the bounded search only; "safe" ones have every expression single-variable (or named)
-    # and followed by the end or by a literal whose first character the expression cannot contain.
-    safe = True
-    alphabet = set().union(*(_alphabet(e) for e in expressions))
-    for i, part in enumerate(parsed.parts):
-        if isinstance(part, Literal):
-            alphabet |= set(_normalize(part.encoded))
-            continue
-        if len(part.variables) > 1 and not _OPS[part.operator].named:
-            safe = False
-        following = parsed.parts[i + 1] if i + 1 < len(parsed.parts) else None
-        if isinstance(following, Expression) or (
-            isinstance(following, Literal) and _normalize(following.encoded)[0] in _alphabet(part)
-        ):
-            safe = False
-    literals = tuple(_normalize(p.encoded) for p in parsed.parts if isinstance(p, Literal))
-    last = parsed.parts[-1] if parsed.parts else None
-    suffix = _normalize(last.encoded) if isinstance(last, Literal) else ""
-    return _Matcher(tree, regex, tuple(groups), len(expressions), safe, frozenset(alphabet), literals, suffix)
+    literals = tuple(p for p in parts if isinstance(p, str))
+    suffix = parts[-1] if parts and isinstance(parts[-1], str) else ""
+    named = frozenset(_normalize(v.name) for v in parsed.variables if _OPS[v.operator].named)
+    return _Matcher(tuple(parts), frozenset(alphabet), literals, suffix, named)

@@ -50,6 +50,37 @@ class TemplateError(ValueError):
     """A malformed URI template; the message says what and where."""
 
 
+MAX_TEMPLATE_CHARS: Final = 8192
+MAX_TEMPLATE_VARIABLES: Final = 256
+
+
+class TemplateTooLarge(TemplateError):
+    """A template over `MAX_TEMPLATE_CHARS` characters or `MAX_TEMPLATE_VARIABLES` variables.
+
+    Why: no real template comes near either limit, and a hostile one should cost nothing; such a
+    template is refused whole ("too large to use") rather than parsed, expanded or matched.
+    ``detail`` says by how much, e.g. "3,000 variables; the limit is 256".
+    """
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail)  # args stay (detail,): a copy or a pickle rebuilds the same error
+        self.detail = detail
+
+    def __str__(self) -> str:
+        return f"the template is too large to use ({self.detail})"
+
+
+def too_large(text: str) -> TemplateTooLarge | None:
+    """Why `text` is too large to use, or None (a malformed template of a sane size gives None)."""
+    try:
+        parse_template(text)
+    except TemplateTooLarge as error:
+        return error
+    except TemplateError:
+        return None
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class Variable:
     """One varspec: ``operator`` is the enclosing expression's, so a variable knows how it expands."""
@@ -119,11 +150,17 @@ class ParsedTemplate:
 
 @dataclass(frozen=True, slots=True)
 class TemplateMatch:
-    """One template (of one server) that produces a URI, with the values that produce it."""
+    """One template (of one server) that produces a URI, with the values that produce it.
+
+    ``values`` is the preferred reading; ``alternatives`` are the other readings that re-expand to the
+    same URI (``docs://{name}{.ext}`` on ``docs://readme.md``: ``name=readme, ext=md``, and the
+    alternative ``name=readme.md``).
+    """
 
     entry: TemplateEntry
     values: Values
     specificity: int
+    alternatives: tuple[Values, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,16 +181,35 @@ _PREFIX = re.compile(r"[1-9][0-9]{0,3}")
 
 
 def parse_template(text: str) -> ParsedTemplate:
-    """Parse and validate an RFC 6570 template (raises `TemplateError`); cached per text.
+    """Parse and validate an RFC 6570 template (raises `TemplateError`); cached per text, errors too.
 
     Expressions are checked strictly (operators, varnames, prefixes); literal text is accepted as
-    servers write it, and characters a URI cannot hold are pct-encoded when expanding.
+    servers write it, and characters a URI cannot hold are pct-encoded when expanding. A template over
+    the limits raises `TemplateTooLarge`, without being parsed when it is too long.
     """
-    return _parse_cached(text)
+    if len(text) > MAX_TEMPLATE_CHARS:
+        raise TemplateTooLarge(f"{len(text):,} characters; the limit is {MAX_TEMPLATE_CHARS:,}")
+    parsed = _parse_cached(text)
+    if isinstance(parsed, TemplateTooLarge):
+        raise TemplateTooLarge(parsed.detail)  # a fresh one: the cached error is shared between threads
+    if isinstance(parsed, TemplateError):
+        raise TemplateError(*parsed.args)
+    return parsed
 
 
 @lru_cache(maxsize=2048)
-def _parse_cached(text: str) -> ParsedTemplate:
+def _parse_cached(text: str) -> ParsedTemplate | TemplateError:
+    try:
+        parsed = _parse(text)
+    except TemplateError as error:
+        return error
+    count = len(parsed.variables)
+    if count > MAX_TEMPLATE_VARIABLES:
+        return TemplateTooLarge(f"{count:,} variables; the limit is {MAX_TEMPLATE_VARIABLES}")
+    return parsed
+
+
+def _parse(text: str) -> ParsedTemplate:
     parts: list[Part] = []
     literal: list[str] = []
     i = 0

@@ -70,7 +70,7 @@ from textual.timer import Timer
 from textual.worker import get_current_worker
 
 from explorer.model.drilldown import Drill, DrillKey
-from explorer.model.templates import TemplateError
+from explorer.model.templates import TemplateError, too_large
 from explorer.model.tree_filter import FilterResult, FilterSummary, compute_filter, is_prefix_query
 from explorer.model.uri_tree import PatternNode, UriNode, UriTree
 from explorer.sanitize import is_clean, sanitize_line
@@ -1611,6 +1611,8 @@ exactly as the server sent them.
                 marker = "  "
             add(Segment(marker, styled(palette.guides)))
             add(Segment("⟨T⟩ ", styled(palette.pattern)))
+            if too_large(node.uri_template) is not None:  # before the label, which may be very long
+                add(Segment("⚠ too large to use  ", styled(palette.incomplete)))
             _add_text(segments, row.label, styled(palette.pattern), match, self._spans(row, needle))
             names = node.templates
             if names:
