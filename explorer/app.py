@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import ClassVar
 
 from textual.app import App
@@ -11,7 +12,7 @@ from textual.binding import Binding, BindingType
 from explorer.commands import ExplorerCommands, UriJumpCommands
 from explorer.config import Config, ListingBounds, ServerSpec
 from explorer.config.found import FoundConfig
-from explorer.connection.session import ProtocolMode
+from explorer.connection.session import ProtocolMode, parse_protocol_mode
 from explorer.keymap import binding_ids, binding_owners, validate_keymap
 from explorer.sanitize import sanitize_line
 from explorer.theming import (
@@ -46,6 +47,7 @@ class ExplorerApp(App[int]):
         remember_theme: bool = True,
         notices: Sequence[str] = (),
         found_configs: Sequence[FoundConfig] = (),
+        wire_log: Path | None = None,
     ) -> None:
         super().__init__()
         # Lines the CLI would print on stderr (config warnings, which files were read): one notification.
@@ -61,7 +63,7 @@ class ExplorerApp(App[int]):
         from explorer.connection.wire import WireLog
 
         # Every server's JSON-RPC frames, for the protocol log (`l`); bounded, serialized only when shown.
-        self.wire = WireLog()
+        self.wire = WireLog(sink=wire_log)
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         try:
@@ -142,16 +144,20 @@ def launch_tui(
     timeout: float,
     notices: Sequence[str] = (),
     found_configs: Sequence[FoundConfig] = (),
+    wire_log: Path | None = None,
 ) -> int:
     """Run the TUI until the user quits; returns the process exit code.
 
     `notices` are shown once as a notification; `found_configs` are offered in the palette.
     """
-    mode: ProtocolMode = (
-        "legacy" if protocol == "legacy" else "2026-07-28" if protocol == "2026-07-28" else "auto"
-    )
     app = ExplorerApp(
-        specs, config=config, protocol=mode, timeout=timeout, notices=notices, found_configs=found_configs
+        specs,
+        config=config,
+        protocol=parse_protocol_mode(protocol),
+        timeout=timeout,
+        notices=notices,
+        found_configs=found_configs,
+        wire_log=wire_log,
     )
     try:
         app.run()

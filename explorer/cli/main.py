@@ -33,7 +33,22 @@ def _resolve(settings: Settings) -> tuple[Any, list[Any]]:
     except ConfigError as exc:
         _fail_usage(str(exc))
     register_secrets([*specs, *(config.servers.values() if config is not None else ())])
+    _open_wire_log(settings)
     return config, specs
+
+
+def _open_wire_log(settings: Settings) -> None:
+    """`--wire-log FILE`: every connection of this run records its frames there (a usage error if it
+    cannot be opened)."""
+    if settings.wire_log is None:
+        return
+    from explorer.cli.runner import wire_log
+    from explorer.connection.wire import WireLog
+
+    try:
+        wire_log.set(WireLog(sink=settings.wire_log))
+    except OSError as exc:
+        _fail_usage(f"--wire-log {settings.wire_log}: cannot write there ({exc.strerror or exc})")
 
 
 def _run(make: Callable[[], Any]) -> NoReturn:
@@ -90,25 +105,26 @@ def _run_uri_command(
     as_json: bool,
     bound_values: BoundValues,
     params: dict[str, Any],
+    extra: dict[str, Any] | None = None,
 ) -> NoReturn:
-    """`read` and `match` differ only in what they do with the servers' listings."""
+    """`read` and `match` differ only in what they do with the servers' listings (`extra`: read's)."""
     settings = settings_from(ctx, params)
     config, specs = _resolve(settings)
     bounds = _bounds(settings, config, bound_values)
 
     async def body() -> int:
+        common: dict[str, Any] = {
+            "protocol": settings.protocol_mode,
+            "timeout": settings.request_timeout,
+            "as_json": as_json,
+        }
         if name == "read":
-            from explorer.cli.read_cmd import read_command as command
-        else:
-            from explorer.cli.match_cmd import match_command as command
-        return await command(
-            specs,
-            uri,
-            bounds,
-            protocol=settings.protocol_mode,
-            timeout=settings.request_timeout,
-            as_json=as_json,
-        )
+            from explorer.cli.read_cmd import read_command
+
+            return await read_command(specs, uri, bounds, **common, **(extra or {}))
+        from explorer.cli.match_cmd import match_command
+
+        return await match_command(specs, uri, bounds, **common)
 
     _run(body)
 
@@ -129,6 +145,11 @@ def cli(ctx: click.Context, /, **params: Any) -> None:
             prepared = settings.prepare()  # the TUI asks for VS Code inputs itself, in a dialog
         except ConfigError as exc:
             _fail_usage(str(exc))
+        if settings.wire_log is not None:
+            try:
+                settings.wire_log.open("a").close()
+            except OSError as exc:
+                _fail_usage(f"--wire-log {settings.wire_log}: cannot write there ({exc.strerror or exc})")
         from explorer.app import launch_tui
 
         sys.exit(
@@ -139,6 +160,7 @@ def cli(ctx: click.Context, /, **params: Any) -> None:
                 timeout=settings.request_timeout,
                 notices=[*(f"warning: {w}" for w in prepared.warnings), *prepared.notes],
                 found_configs=prepared.found,
+                wire_log=settings.wire_log,
             )
         )
 
@@ -195,6 +217,9 @@ def tree(
 @server_options
 @click.argument("uri")
 @click.option("--json", "as_json", is_flag=True, help="Print the raw result as JSON.")
+@click.option("--watch", is_flag=True, help="Then print every new version the server announces.")
+@click.option("--count", type=click.IntRange(min=0), metavar="N", help="--watch: stop after N new versions.")
+@click.option("--for", "watch_for", type=Seconds(), metavar="SECONDS", help="--watch: stop after SECONDS.")
 @with_bounds
 @click.pass_context
 def read(
@@ -202,14 +227,29 @@ def read(
     /,
     uri: str,
     as_json: bool,
+    watch: bool,
+    count: int | None,
+    watch_for: float | None,
     max_items: int | None,
     max_pages: int | None,
     max_bytes: int | None,
     list_timeout: float | None,
     **params: Any,
 ) -> None:
-    """Read URI on the server that lists it (else on one whose template matches it)."""
-    _run_uri_command("read", ctx, uri, as_json, (max_items, max_pages, max_bytes, list_timeout), params)
+    """Read URI on the server that lists it (else on one whose template matches it).
+
+    With --watch, follow it: print every new version as the server announces it, until Ctrl-C, --count N
+    new versions or --for SECONDS (exit 0 when a new version arrived, 3 when none did).
+    """
+    if (count is not None or watch_for is not None) and not watch:
+        _fail_usage("--count and --for go with --watch")
+    extra: dict[str, Any] = {}
+    if watch:
+        from explorer.cli.read_cmd import Watch
+
+        extra["watch"] = Watch(count=count, duration=watch_for)
+    bounds = (max_items, max_pages, max_bytes, list_timeout)
+    _run_uri_command("read", ctx, uri, as_json, bounds, params, extra)
 
 
 @cli.command()

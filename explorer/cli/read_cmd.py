@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from explorer.cli.output import EXIT_FAILED, EXIT_OK, emit_json, error, error_json, note, out, safe, safe_line
@@ -22,6 +23,14 @@ from explorer.model.resolve import too_large_for
 from explorer.model.templates import match_all
 
 TEXT_LIMIT = None  # headless output prints the whole text; the TUI caps what it shows
+
+
+@dataclass(frozen=True)
+class Watch:
+    """`read --watch`: stop after `count` new versions or `duration` seconds (None: until Ctrl-C)."""
+
+    count: int | None = None
+    duration: float | None = None
 
 
 async def choose_server(
@@ -91,6 +100,7 @@ async def read_command(
     protocol: str,
     timeout: float,
     as_json: bool,
+    watch: Watch | None = None,
 ) -> int:
     spec, outcomes = await choose_server(specs, uri, bounds, protocol=protocol, timeout=timeout)
     unresolved = spec is None
@@ -103,6 +113,19 @@ async def read_command(
             )
         live = [o.spec for o in outcomes if o.fault is None] or list(specs)
         spec = live[0]
+    if watch is not None:
+        from explorer.cli.watch_cmd import watch_command
+
+        return await watch_command(
+            spec,
+            uri,
+            protocol=protocol,
+            timeout=timeout,
+            as_json=as_json,
+            count=watch.count,
+            duration=watch.duration,
+            show=print_contents,
+        )
     outcome = await read_on(spec, uri, protocol=protocol, timeout=timeout)
     if outcome.fault is not None:
         fault = outcome.fault

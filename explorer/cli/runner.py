@@ -6,6 +6,7 @@ One failing server never takes the others down: each job's fault is kept in its 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
@@ -15,6 +16,7 @@ from explorer.config import ServerSpec, redact, redact_value
 from explorer.connection.errors import ServerFault, describe_exception
 from explorer.connection.session import ServerConnection, parse_protocol_mode
 from explorer.connection.stderr_log import stderr_log_for
+from explorer.connection.wire import WireLog
 from explorer.model.identity import ServerIdentity
 
 T = TypeVar("T")
@@ -49,6 +51,10 @@ class Outcome(Generic[T]):
 Job = Callable[[ServerConnection], Awaitable[T]]
 
 
+wire_log: ContextVar[WireLog | None] = ContextVar("wire_log", default=None)
+"""The protocol log of this run (`--wire-log FILE`): every connection of every command records into it."""
+
+
 async def run_on_servers(
     specs: Sequence[ServerSpec], job: Job[T], *, protocol: str, timeout: float
 ) -> list[Outcome[T]]:
@@ -61,6 +67,7 @@ async def run_on_servers(
             protocol=parse_protocol_mode(protocol),
             timeout=timeout,
             stderr_log=stderr_log_for(outcome.spec),
+            wire=wire_log.get(),
         )
         try:
             async with conn:

@@ -101,6 +101,7 @@ class Settings:
     timeout: float | None = None
     env: list[str] = field(default_factory=list)
     inputs: list[str] = field(default_factory=list)
+    wire_log: Path | None = None
 
     def merged(self, later: Settings) -> Settings:
         return Settings(
@@ -112,6 +113,7 @@ class Settings:
             timeout=later.timeout if later.timeout is not None else self.timeout,
             env=[*self.env, *later.env],
             inputs=[*self.inputs, *later.inputs],
+            wire_log=later.wire_log or self.wire_log,
         )
 
     @property
@@ -287,6 +289,14 @@ def server_options(func: F) -> F:
             metavar="ID=VALUE",
             help="Value of a VS Code ${input:ID} (else asked on the terminal). Repeatable.",
         ),
+        click.option(
+            "--wire-log",
+            "wire_log",
+            type=click.Path(path_type=Path, dir_okay=False),
+            default=None,
+            metavar="FILE",
+            help="Append every JSON-RPC frame sent and received to FILE as JSON Lines (secrets masked).",
+        ),
     ]
     for option in reversed(options):
         func = option(func)
@@ -304,6 +314,7 @@ def settings_from(ctx: click.Context, params: dict[str, Any]) -> Settings:
         timeout=params.pop("timeout", None),
         env=list(params.pop("env", ()) or ()),
         inputs=list(params.pop("inputs", ()) or ()),
+        wire_log=params.pop("wire_log", None),
     )
     parent = ctx.find_object(Settings)
     return parent.merged(own) if parent is not None else own

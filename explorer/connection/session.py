@@ -82,7 +82,7 @@ class ServerConnection:
         self.timeout = timeout
         self.stderr_log = stderr_log
         self._message_handler = message_handler
-        self._on_news = on_news
+        self.news_handler = on_news  # may be set after creation (a watch sets it before following)
         self.log_level = log_level  # the server's log entries at or above it; None: none asked for
         self.wire = wire
         if wire is not None:
@@ -150,8 +150,8 @@ class ServerConnection:
         return None
 
     async def _deliver(self, news: News) -> None:
-        if self._on_news is not None:
-            result = self._on_news(news)
+        if self.news_handler is not None:
+            result = self.news_handler(news)
             if result is not None:
                 await result
 

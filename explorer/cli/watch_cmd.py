@@ -1,0 +1,110 @@
+"""`read URI --watch`: print a resource, then every new version as the server announces it.
+
+Follows the resource in either protocol era (`resources/subscribe` in the handshake era, the listen
+stream's resource set in the modern era), and ends the subscription before it exits, whether it stops after
+`--count N` new versions, after `--for SECONDS`, or on Ctrl-C. Announcements that arrive while a version is
+being read cost one more read, not one each. Exit codes: 0 when at least one new version arrived (or
+`--count` was reached), 3 when none did within `--for`, 1 when the resource cannot be read or followed,
+130 on Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import math
+import signal
+import time
+from typing import Any
+
+import anyio
+
+from explorer.cli.output import (
+    EXIT_FAILED,
+    EXIT_INCOMPLETE,
+    EXIT_OK,
+    emit_json,
+    error,
+    error_json,
+    out,
+    safe_line,
+)
+from explorer.cli.runner import run_on_servers
+from explorer.config import ServerSpec
+from explorer.connection.live import News, ResourceChanged
+from explorer.connection.session import ServerConnection
+
+EXIT_INTERRUPTED = 130
+
+
+async def watch_command(
+    spec: ServerSpec,
+    uri: str,
+    *,
+    protocol: str,
+    timeout: float,
+    as_json: bool,
+    count: int | None,
+    duration: float | None,
+    show: Any,
+) -> int:
+    """Read and follow `uri` on `spec`; `show(result)` prints one version's contents as text."""
+    state = {"versions": 0, "interrupted": False}
+
+    def print_version(result: dict[str, Any]) -> None:
+        state["versions"] += 1
+        number = state["versions"]
+        clock = time.strftime("%H:%M:%S")
+        if as_json:
+            envelope = {"server": spec.name, "uri": uri, "version": number, "time": clock, "ok": True}
+            emit_json({**envelope, "result": result})
+        else:
+            out(f"--- {safe_line(uri, 300)} · version {number} · {clock}")
+            show(result)
+
+    async def job(conn: ServerConnection) -> int:
+        changed = anyio.Event()
+
+        def on_news(news: News) -> None:
+            nonlocal changed
+            if isinstance(news, ResourceChanged) and news.uri == uri:
+                changed.set()
+
+        conn.news_handler = on_news
+        print_version(await conn.read_resource(uri))
+        if not await conn.follow(uri):
+            problem = conn.follower.problem or "the server does not offer resource subscriptions"
+            error(f"server {spec.name}: cannot follow {uri}: {problem}")
+            return EXIT_FAILED
+        try:
+            async with anyio.create_task_group() as group:
+
+                async def stop_on_interrupt() -> None:
+                    with anyio.open_signal_receiver(signal.SIGINT) as signals:
+                        async for _ in signals:
+                            state["interrupted"] = True
+                            group.cancel_scope.cancel()
+                            return
+
+                group.start_soon(stop_on_interrupt)
+                with anyio.move_on_after(duration if duration is not None else math.inf):
+                    while count is None or state["versions"] - 1 < count:
+                        await changed.wait()
+                        changed = anyio.Event()  # announcements from here on ask for one more read
+                        print_version(await conn.read_resource(uri))
+                group.cancel_scope.cancel()
+        finally:
+            with anyio.CancelScope(shield=True), anyio.move_on_after(timeout):
+                await conn.unfollow(uri)
+        if state["interrupted"]:
+            return EXIT_INTERRUPTED
+        if state["versions"] > 1 or (count is not None and count == 0):
+            return EXIT_OK
+        return EXIT_INCOMPLETE
+
+    [outcome] = await run_on_servers([spec], job, protocol=protocol, timeout=timeout)
+    if outcome.fault is not None:
+        if as_json:
+            emit_json({"server": spec.name, "uri": uri, "ok": False, "error": error_json(outcome.fault)})
+        error(outcome.error_line())
+        return EXIT_FAILED
+    assert outcome.value is not None
+    return outcome.value
