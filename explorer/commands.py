@@ -87,6 +87,12 @@ class ExplorerCommands(Provider):
                 screen.action_continue_listing,
             ),
             ("Toggle auto-preview", "Read resources on highlight", screen.action_toggle_auto_preview),
+            ("Protocol log", "Every JSON-RPC frame of every server (L)", screen.action_protocol_log),
+            (
+                "Reconnect failed servers",
+                "A new session for every failed server (R)",
+                screen.action_reconnect,
+            ),
             ("Prompts", "List every server's prompts; fill one and get its messages", screen.action_prompts),
             ("Fill template…", "Open the form of the highlighted template", screen.action_fill_template),
         ]

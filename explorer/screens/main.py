@@ -72,6 +72,8 @@ class MainScreen(Screen[None]):
         Binding("p", "prompts", "Prompts", show=False, id="main.prompts"),
         Binding("i", "server_overview", "Server info", show=False, id="main.server_overview"),
         Binding("s", "toggle_pin", "Follow", show=False, id="main.pin"),
+        # `l` is the tree's vim key for expanding, so the log is on `L` (and in the palette).
+        Binding("L", "protocol_log", "Protocol log", show=False, id="main.protocol_log"),
     ]
     HELP = """
 ## mcp-url-explorer
@@ -90,6 +92,7 @@ Every server's resources and templates as one URI-prefix tree.
   change re-reads it and shows what changed. `s` follows the highlighted resource until pressed again.
 - `i` shows the overview of the highlighted node's server (identity, capabilities, instructions,
   counts, listing health, tools); so does selecting a server's row in the bar at the top.
+- `L` shows the protocol log: every JSON-RPC frame of every server, filterable, exportable.
 - `ctrl+p` opens the command palette, `?` this help, `q` quits.
 """
 
@@ -572,6 +575,15 @@ Every server's resources and templates as one URI-prefix tree.
         name = self.supervisor.serving(servers) or next(iter(self.catalogue.servers), None)
         if name is not None:
             self.show_overview(name)
+
+    def action_protocol_log(self) -> None:
+        from explorer.screens.protocol_log import ProtocolLogScreen
+
+        wire = getattr(self.app, "wire", None) or self.supervisor.settings.wire
+        if wire is None:
+            self.notify("The protocol log is off.", markup=False)
+            return
+        self.app.push_screen(ProtocolLogScreen(wire))
 
     def action_toggle_auto_preview(self) -> None:
         self.auto_preview = not self.auto_preview

@@ -82,6 +82,7 @@ On the Log tab choose the level of entries the server sends. `c` copies the over
         self.supervisor = supervisor
         listing = status.listing
         self.tools: list[ToolEntry] = list(listing.tools) if listing is not None else []
+        self._pending_voice: list[LogEntry | Progress] = []  # written when the Log tab is mounted
 
     def report(self) -> str:
         """The overview as plain text, secrets of the config masked (what `c` copies)."""
@@ -156,16 +157,31 @@ On the Log tab choose the level of entries the server sends. `c` copies the over
         return sanitize(redact(tail, self.status.spec), limit=None) if tail.strip() else "(nothing on stderr)"
 
     def on_mount(self) -> None:
-        tools = self.query_one("#tool-list", OptionList)
-        if self.tools:
-            tools.highlighted = 0
         if self.supervisor is not None:
-            for news in self.supervisor.voice(self.status.name):
-                self.add_voice(news)
+            self._pending_voice.extend(self.supervisor.voice(self.status.name))
+        self.call_after_refresh(self._settle)
+
+    def _settle(self) -> None:
+        """Once the tabs are mounted: the first tool highlighted, the voice so far written."""
+        for tools in self.query("#tool-list").results(OptionList):
+            if self.tools and tools.highlighted is None:
+                tools.highlighted = 0
+        self._flush_voice()
+
+    @on(TabbedContent.TabActivated)
+    def _tab_activated(self) -> None:
+        self.call_after_refresh(self._settle)  # a tab's widgets exist once it was shown
 
     def add_voice(self, news: LogEntry | Progress) -> None:
         """One log entry or progress notification, as one sanitized line (data JSON-encoded)."""
-        self.query_one("#voice", Log).write_line(voice_line(news, self.status))
+        self._pending_voice.append(news)
+        self._flush_voice()
+
+    def _flush_voice(self) -> None:
+        for log in self.query("#voice").results(Log):
+            for news in self._pending_voice:
+                log.write_line(voice_line(news, self.status))
+            self._pending_voice.clear()
 
     @on(OptionList.OptionHighlighted, "#tool-list")
     def _tool_highlighted(self, event: OptionList.OptionHighlighted) -> None:
