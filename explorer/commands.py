@@ -57,6 +57,14 @@ class ExplorerCommands(Provider):
                         partial(screen.open_config, found.client),
                     )
                 )
+        for server, uri in screen.bookmarks.all():
+            verbs.append(
+                (
+                    f"Bookmark: {sanitize_line(uri, 120)} ({sanitize_line(server, 40)})",
+                    "Go to this bookmark (b toggles one on the highlighted node)",
+                    partial(screen.open_bookmark, server, uri),
+                )
+            )
         for status in screen.failed_servers():
             name = sanitize_line(status.name, 40)
             verbs.append(
@@ -136,7 +144,7 @@ class UriJumpCommands(Provider):
                 yield Hit(
                     score,
                     Content.styled(label, "$tree-pattern"),
-                    partial(screen.tree_widget.select_prefix, entry.literal_prefix),
+                    partial(screen.jump_to, entry.literal_prefix),
                     text=label,
                     help="template",
                 )
@@ -152,7 +160,7 @@ class UriJumpCommands(Provider):
                 yield Hit(
                     score,
                     Content(label),
-                    partial(screen.tree_widget.select_prefix, resource.uri),
+                    partial(screen.jump_to, resource.uri),
                     text=label,
                     help=escape(sanitize_line(resource.name, 100)),  # the palette parses help as markup
                 )

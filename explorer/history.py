@@ -20,15 +20,13 @@ is a convenience and never breaks a form (`save` returns False instead).
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
 from explorer import paths
+from explorer.storage import write_json_atomically
 
 __all__ = ["HISTORY_LIMIT", "History", "HistoryKind", "HistoryValue", "HistoryValues", "values_as_text"]
 
@@ -153,24 +151,7 @@ class History:
 
     def save(self) -> bool:
         """Write the file atomically; False (and the old file untouched) when that fails."""
-        try:
-            target = self.path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            text = json.dumps(self.to_json(), ensure_ascii=False, indent=1)
-            fd, temp = tempfile.mkstemp(prefix=".history-", suffix=".tmp", dir=target.parent)
-        except (OSError, ValueError):
-            return False
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(temp, target)
-        except OSError:
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
-            return False
-        return True
+        return write_json_atomically(self.path, self.to_json())
 
 
 def values_as_text(values: Mapping[str, HistoryValue], names: Sequence[str]) -> str:

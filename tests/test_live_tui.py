@@ -137,3 +137,29 @@ async def test_a_killed_server_is_failed_with_its_entries_kept_and_reconnects() 
         await wait_for(pilot, lambda: status.state == "ready")
         assert screen.catalogue.tree.root.resource_count == before
         assert screen.supervisor.connection("demo") is not conn
+
+
+async def test_back_forward_and_bookmarks(isolated_home: Path) -> None:
+    app = make_app(demo_spec())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_settled(pilot, app)
+        screen = main_screen(app)
+        screen.read("demo", "docs://handbook/welcome")
+        await wait_for(pilot, lambda: "Welcome" in preview_text(app))
+        screen.jump_to("file:///")
+        screen.read("demo", "metrics://live/clock")
+        await wait_for(pilot, lambda: "tick" in preview_text(app))
+        await pilot.press("left_square_bracket")  # back to file:/// (a place, not a read)
+        await pilot.press("left_square_bracket")  # back to the welcome page: read again
+        preview = screen.query_one(ContentPreview)
+        await wait_for(
+            pilot, lambda: preview.uri == "docs://handbook/welcome" and preview.state == "contents"
+        )
+        assert screen.tree_widget.cursor_node.prefix == "docs://handbook/welcome"  # type: ignore[union-attr]
+        await pilot.press("right_square_bracket", "right_square_bracket")
+        await wait_for(pilot, lambda: preview.uri == "metrics://live/clock" and preview.state == "contents")
+        screen.tree_widget.select_prefix("docs://handbook/welcome")
+        await pilot.press("b")
+        saved = json.loads((isolated_home / "data" / "bookmarks.json").read_text())
+        assert saved["servers"] == {"demo": ["docs://handbook/welcome"]}
+        assert screen.bookmarks.has("demo", "docs://handbook/welcome")

@@ -24,6 +24,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Input
 
+from explorer.bookmarks import Bookmarks
 from explorer.completion import Completer
 from explorer.config import ListingBounds, ServerSpec, redact
 from explorer.config.found import FoundConfig
@@ -37,6 +38,7 @@ from explorer.model.contents import classify
 from explorer.model.contents.changes import Update, describe_update
 from explorer.model.copy_as import jsonrpc_read, read_command, uri_for_clipboard
 from explorer.model.listing import Kind, Listing
+from explorer.model.navigation import Navigation, Place
 from explorer.model.uri_tree import PatternNode, UriNode
 from explorer.sanitize import sanitize_line
 from explorer.screens.adding_servers import ServerAdder
@@ -74,6 +76,9 @@ class MainScreen(Screen[None]):
         Binding("s", "toggle_pin", "Follow", show=False, id="main.pin"),
         # `l` is the tree's vim key for expanding, so the log is on `L` (and in the palette).
         Binding("L", "protocol_log", "Protocol log", show=False, id="main.protocol_log"),
+        Binding("alt+left,left_square_bracket", "back", "Back", show=False, id="main.back"),
+        Binding("alt+right,right_square_bracket", "forward", "Forward", show=False, id="main.forward"),
+        Binding("b", "bookmark", "Bookmark", show=False, id="main.bookmark"),
     ]
     HELP = """
 ## mcp-url-explorer
@@ -92,6 +97,8 @@ Every server's resources and templates as one URI-prefix tree.
   change re-reads it and shows what changed. `s` follows the highlighted resource until pressed again.
 - `i` shows the overview of the highlighted node's server (identity, capabilities, instructions,
   counts, listing health, tools); so does selecting a server's row in the bar at the top.
+- `[` / `]` (or `alt+left` / `alt+right`) go back and forward over the places visited and read;
+  `b` bookmarks the highlighted node (kept per server between runs; listed in the palette).
 - `L` shows the protocol log: every JSON-RPC frame of every server, filterable, exportable.
 - `ctrl+p` opens the command palette, `?` this help, `q` quits.
 """
@@ -120,6 +127,8 @@ Every server's resources and templates as one URI-prefix tree.
         self._versions: dict[tuple[str, str], int] = {}  # how many times a previewed resource was read
         self._last_text: dict[tuple[str, str], str | None] = {}
         self._problems_told: dict[str, str] = {}  # per server: the protocol junk last notified
+        self.navigation = Navigation()
+        self.bookmarks = Bookmarks()
 
     @property
     def catalogue(self) -> Catalogue:
@@ -359,8 +368,10 @@ Every server's resources and templates as one URI-prefix tree.
         if server is not None:
             self.read(server, node.resources[server].uri)
 
-    def read(self, server: str, uri: str, *, cap: int | None = PREVIEW_CAP) -> None:
+    def read(self, server: str, uri: str, *, cap: int | None = PREVIEW_CAP, record: bool = True) -> None:
         """Read `uri` on `server` into the preview; a newer read cancels an older one."""
+        if record:
+            self.navigation.visit(Place(uri, server, read=True))
         self.query_one(ContentPreview).show_loading(uri)
         self._previewing = (server, uri)
         self._versions.pop((server, uri), None)
@@ -393,10 +404,16 @@ Every server's resources and templates as one URI-prefix tree.
         if self._previewing is not None and self._previewing[1] == event.uri:
             self.read(self._previewing[0], event.uri, cap=None)
 
+    def jump_to(self, prefix: str) -> bool:
+        """Put the cursor on `prefix` (or the nearest node) and remember the place for back/forward."""
+        self.navigation.visit(Place(prefix))
+        return self.tree_widget.select_prefix(prefix)
+
     def _go_to(self, target: GoToTarget | None) -> None:
         if target is None:
             return
         tree = self.tree_widget
+        self.navigation.visit(Place(target.prefix))
         if target.template is None:
             tree.select_prefix(target.prefix)
             node = self.catalogue.tree.node_for(target.prefix)
@@ -584,6 +601,52 @@ Every server's resources and templates as one URI-prefix tree.
             self.notify("The protocol log is off.", markup=False)
             return
         self.app.push_screen(ProtocolLogScreen(wire))
+
+    def _revisit(self, place: Place | None) -> None:
+        if place is None:
+            self.notify("Nothing further in that direction.", markup=False)
+            return
+        self.tree_widget.select_prefix(place.uri)
+        if place.read and place.server is not None:
+            self.read(place.server, place.uri, record=False)
+
+    def action_back(self) -> None:
+        self._revisit(self.navigation.back())
+
+    def action_forward(self) -> None:
+        self._revisit(self.navigation.forward())
+
+    def action_bookmark(self) -> None:
+        """Bookmark (or forget) the highlighted resource or prefix, for its server."""
+        target = self.highlighted_resource()
+        if target is None:
+            node = self.tree_widget.cursor_node
+            uri = self.highlighted_uri()
+            servers = sorted(self.catalogue.tree.subtree_servers(node)) if isinstance(node, UriNode) else []
+            if isinstance(node, PatternNode):
+                servers = list(node.templates)
+            server = self.supervisor.serving(servers)
+            if uri is None or server is None:
+                self.notify("Highlight something to bookmark.", severity="warning", markup=False)
+                return
+            target = (server, uri)
+        server, uri = target
+        marked = self.bookmarks.toggle(server, uri)
+        saved = self.bookmarks.save()
+        verb = "Bookmarked" if marked else "Bookmark removed:"
+        note = "" if saved else " (could not save the bookmarks file)"
+        self.notify(
+            f"{verb} {sanitize_line(uri, 200)}{note}",
+            markup=False,
+            severity="information" if saved else "warning",
+        )
+
+    def open_bookmark(self, server: str, uri: str) -> None:
+        """Go to a bookmark; a resource listed there is read."""
+        self.jump_to(uri)
+        node = self.catalogue.tree.node_for(uri)
+        if node is not None and node.resources and node.prefix == uri and server in node.resources:
+            self.read(server, uri)
 
     def action_toggle_auto_preview(self) -> None:
         self.auto_preview = not self.auto_preview
