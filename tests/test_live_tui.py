@@ -163,3 +163,25 @@ async def test_back_forward_and_bookmarks(isolated_home: Path) -> None:
         saved = json.loads((isolated_home / "data" / "bookmarks.json").read_text())
         assert saved["servers"] == {"demo": ["docs://handbook/welcome"]}
         assert screen.bookmarks.has("demo", "docs://handbook/welcome")
+
+
+@pytest.mark.interop
+async def test_the_reference_servers_updates_reach_the_preview(reference_server: str) -> None:
+    from tests.app_helpers import stdio_spec
+
+    app = make_app(stdio_spec("everything", reference_server))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_settled(pilot, app)
+        screen = main_screen(app)
+        uri = "demo://resource/static/document/architecture.md"
+        screen.read("everything", uri)
+        preview = screen.query_one(ContentPreview)
+        await wait_for(pilot, lambda: preview.uri == uri and preview.state == "contents")
+        await wait_for(pilot, lambda: sent_uris(app, "resources/subscribe") == [uri])
+        conn = screen.supervisor.connection("everything")
+        assert conn is not None
+        await conn.request(
+            "tools/call", {"name": "toggle-subscriber-updates", "arguments": {}}, action="calling the tool"
+        )
+        await wait_for(pilot, lambda: preview.update_info is not None, timeout=40)
+        assert preview.update_info is not None and preview.update_info.version >= 2
