@@ -119,3 +119,12 @@ def test_max_bytes_is_a_bound_flag() -> None:
     assert code == 3
     [server] = data["servers"]
     assert server["stoppedBy"] == "max_bytes" and len(data["resources"]) < 250
+
+
+def test_the_prompts_command_reports_a_bound_with_exit_3() -> None:
+    result = run_cli("prompts", "--json", "--max-pages", "2", "-s", raw_server(prompts=250, page_size=100))
+    assert result.code == 3, result
+    data = json.loads(result.stdout)
+    assert len(data["prompts"]) == 200
+    assert data["servers"][0]["complete"] is False and data["servers"][0]["stoppedBy"] == "max_pages"
+    assert "incomplete: stopped at the max-pages bound" in result.stderr

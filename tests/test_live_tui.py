@@ -185,3 +185,28 @@ async def test_the_reference_servers_updates_reach_the_preview(reference_server:
         )
         await wait_for(pilot, lambda: preview.update_info is not None, timeout=40)
         assert preview.update_info is not None and preview.update_info.version >= 2
+
+
+@pytest.mark.parametrize("protocol", ["legacy", "auto"])
+async def test_a_changed_prompt_list_refreshes_the_prompts_view(protocol: str) -> None:
+    from explorer.screens.prompts import PromptsScreen
+
+    changing = replace(demo_spec(), env={"EXPLORER_DEMO_CHANGE_SECONDS": "2"})
+    app = make_app(changing)
+    app.protocol = "legacy" if protocol == "legacy" else "auto"
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_settled(pilot, app)
+        await pilot.press("p")
+        await wait_for(pilot, lambda: isinstance(app.screen, PromptsScreen))
+        prompts = app.screen
+        assert isinstance(prompts, PromptsScreen)
+        # The first inbox note brings the "triage-inbox" prompt; the server announces the change.
+        await wait_for(pilot, lambda: "triage-inbox" in [p.name for p in prompts.prompts], timeout=30)
+        wire = app.wire
+        announced = [f.seq for f in wire.frames if f.method == "notifications/prompts/list_changed"]
+        if protocol == "legacy":
+            assert announced  # a plain notification in the handshake era
+            lists_after = [f for f in wire.frames if f.method == "prompts/list" and f.seq > announced[0]]
+            assert lists_after  # listed again because of it
+        status = main_screen(app).catalogue.servers["demo"]
+        await wait_for(pilot, lambda: status.listing is not None and len(status.listing.prompts) == 5)

@@ -345,17 +345,32 @@ def tools(
 @cli.command()
 @server_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@with_bounds
 @click.pass_context
-def prompts(ctx: click.Context, /, as_json: bool, **params: Any) -> None:
-    """The prompts of every server."""
+def prompts(
+    ctx: click.Context,
+    /,
+    as_json: bool,
+    max_items: int | None,
+    max_pages: int | None,
+    max_bytes: int | None,
+    list_timeout: float | None,
+    **params: Any,
+) -> None:
+    """The prompts of every server (exit 3 when a bound stopped a listing)."""
     settings = settings_from(ctx, params)
-    _config, specs = _resolve(settings)
+    config, specs = _resolve(settings)
+    bounds = _bounds(settings, config, (max_items, max_pages, max_bytes, list_timeout))
 
     async def body() -> int:
         from explorer.cli.prompt_cmd import prompts_command
 
         return await prompts_command(
-            specs, protocol=settings.protocol_mode, timeout=settings.request_timeout, as_json=as_json
+            specs,
+            protocol=settings.protocol_mode,
+            timeout=settings.request_timeout,
+            as_json=as_json,
+            bounds=bounds,
         )
 
     _run(body)

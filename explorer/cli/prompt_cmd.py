@@ -19,12 +19,13 @@ with SERVER `{"name", "ok", "error": ERROR | null}` and ERROR `{"code", "message
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from explorer.cli.output import (
     EXIT_FAILED,
+    EXIT_INCOMPLETE,
     EXIT_OK,
     EXIT_USAGE,
     emit_json,
@@ -36,9 +37,11 @@ from explorer.cli.output import (
     safe_line,
 )
 from explorer.cli.runner import Outcome, run_on_servers
-from explorer.config import ServerSpec
+from explorer.config import ListingBounds, ServerSpec
+from explorer.connection.discovery import list_server
 from explorer.connection.errors import ServerFault
 from explorer.connection.session import ServerConnection
+from explorer.model.listing import bound_name
 from explorer.model.prompt_data import (
     Block,
     PromptInfo,
@@ -48,14 +51,34 @@ from explorer.model.prompt_data import (
 )
 
 
-async def _list(conn: ServerConnection) -> list[dict[str, Any]]:
-    if conn.identity is not None and not conn.identity.has("prompts"):
-        return []
-    return await conn.list_prompts()
+@dataclass
+class _Prompts:
+    """One server's prompts as listed (raw), and whether a bound stopped the listing."""
+
+    raw: list[dict[str, Any]] = field(default_factory=list)
+    stopped_by: str | None = None
+
+
+def _lister(bounds: ListingBounds) -> Callable[[ServerConnection], Awaitable[_Prompts]]:
+    """Every page of prompts/list within the bounds (a server without `prompts` is not asked)."""
+
+    async def job(conn: ServerConnection) -> _Prompts:
+        if conn.identity is not None and not conn.identity.has("prompts"):
+            return _Prompts()
+        listing = await list_server(conn, bounds, kinds=("prompts",))
+        if listing.error is not None:
+            raise ServerFault(listing.error, listing.error_code)
+        return _Prompts([entry.raw for entry in listing.prompts], listing.stopped_by)
+
+    return job
 
 
 def server_json(o: Outcome[Any]) -> dict[str, Any]:
-    return {"name": o.name, "ok": o.ok, "error": error_json(o.fault)}
+    data: dict[str, Any] = {"name": o.name, "ok": o.ok, "error": error_json(o.fault)}
+    if isinstance(o.value, _Prompts):
+        data["complete"] = o.value.stopped_by is None
+        data["stoppedBy"] = o.value.stopped_by
+    return data
 
 
 def _warn(server: str, text: str) -> None:
@@ -66,10 +89,16 @@ def _warn(server: str, text: str) -> None:
 
 
 async def prompts_command(
-    specs: Sequence[ServerSpec], *, protocol: str, timeout: float, as_json: bool
+    specs: Sequence[ServerSpec],
+    *,
+    protocol: str,
+    timeout: float,
+    as_json: bool,
+    bounds: ListingBounds | None = None,
 ) -> int:
-    outcomes = await run_on_servers(specs, _list, protocol=protocol, timeout=timeout)
-    listed = [(o, raw, parse_prompt(raw)) for o in outcomes for raw in (o.value or [])]
+    job = _lister(bounds or ListingBounds())
+    outcomes = await run_on_servers(specs, job, protocol=protocol, timeout=timeout)
+    listed = [(o, raw, parse_prompt(raw)) for o in outcomes for raw in (o.value.raw if o.value else [])]
     if as_json:
         emit_json(
             {
@@ -92,7 +121,15 @@ async def prompts_command(
     for o in outcomes:
         if o.fault is not None:
             error(o.error_line())
-    return EXIT_FAILED if any(o.fault is not None for o in outcomes) else EXIT_OK
+        elif o.value is not None and o.value.stopped_by is not None:
+            count = len(o.value.raw)
+            bound = bound_name(o.value.stopped_by)
+            error(f"server {o.name}: {count} prompts listed; incomplete: stopped at the {bound} bound")
+    if any(o.fault is not None for o in outcomes):
+        return EXIT_FAILED
+    if any(o.value is not None and o.value.stopped_by is not None for o in outcomes):
+        return EXIT_INCOMPLETE
+    return EXIT_OK
 
 
 def _prompt_line(server: str | None, prompt: PromptInfo) -> str:
@@ -128,8 +165,10 @@ async def prompt_command(
     timeout: float,
     as_json: bool,
 ) -> int:
+    lister = _lister(ListingBounds())
+
     async def job(conn: ServerConnection) -> _Lookup:
-        infos = [parse_prompt(raw) for raw in await _list(conn)]
+        infos = [parse_prompt(raw) for raw in (await lister(conn)).raw]
         info = next((i for i in infos if i is not None and i.name == name), None)
         if info is None:
             return _Lookup()

@@ -17,6 +17,7 @@ from mcp.server.session import ServerSession
 from mcp.server.subscriptions import (
     InMemorySubscriptionBus,
     ListenHandler,
+    PromptsListChanged,
     ResourcesListChanged,
     ResourceUpdated,
 )
@@ -116,6 +117,9 @@ async def inbox_ticker(state: ConnectionState) -> None:
         await state.bus.publish(ResourcesListChanged())
         await push(state.legacy_session, types.ResourceListChangedNotification())
         notes = live.inbox_entries()
+        if notes and not announced:  # the first note brings the inbox prompt: the prompt list changed
+            await state.bus.publish(PromptsListChanged())
+            await push(state.legacy_session, types.PromptListChangedNotification())
         for note in notes[announced:]:
             await announce(state, "notice", voice.LOGGER_INBOX, f"New note: {note.title}", uri=note.uri)
         announced = len(notes)

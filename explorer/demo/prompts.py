@@ -196,3 +196,26 @@ def get_prompt(name: str, arguments: Mapping[str, str] | None) -> types.GetPromp
     if unknown:
         raise _bad(f"unknown argument(s) for {name!r}: {', '.join(unknown)}")
     return _BUILDERS[name](args)
+
+
+# The prompt list changes while the server runs: "triage-inbox" appears with the first inbox note, so a
+# client sees a real prompts/list_changed (announced on the connection or the listen stream).
+TRIAGE_INBOX = types.Prompt(
+    name="triage-inbox",
+    title="Triage the inbox",
+    description="Sort the notes that arrived in docs://inbox/ while the server was running (appears with "
+    "the first note).",
+)
+
+
+def live_prompts(inbox_notes: int) -> tuple[types.Prompt, ...]:
+    """The prompts listed now: the fixed ones, and the inbox prompt once a note has arrived."""
+    return (*PROMPTS, TRIAGE_INBOX) if inbox_notes else PROMPTS
+
+
+def triage_inbox(notes: list[tuple[str, str]]) -> types.GetPromptResult:
+    """The inbox prompt: one message listing the notes (uri, title), newest last."""
+    lines = [f"- {title} ({uri})" for uri, title in notes] or ["- (the inbox is empty)"]
+    text = "Sort these inbox notes by urgency and say which need an answer today:\n" + "\n".join(lines)
+    message = types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))
+    return types.GetPromptResult(description="Triage the inbox", messages=[message])

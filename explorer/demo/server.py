@@ -267,12 +267,16 @@ def build_server(
     async def list_prompts(
         ctx: Context, params: types.PaginatedRequestParams | None
     ) -> types.ListPromptsResult:
-        state_of(ctx)
-        page, next_cursor = await _page(ctx, prompts.PROMPTS, params.cursor if params else None, "")
+        state = state_of(ctx)
+        listed = prompts.live_prompts(len(state.live.inbox_entries()))
+        page, next_cursor = await _page(ctx, listed, params.cursor if params else None, "")
         return types.ListPromptsResult(prompts=page, next_cursor=next_cursor)
 
     async def get_prompt(ctx: Context, params: types.GetPromptRequestParams) -> types.GetPromptResult:
-        state_of(ctx)
+        state = state_of(ctx)
+        notes = state.live.inbox_entries()
+        if params.name == prompts.TRIAGE_INBOX.name and notes:
+            return prompts.triage_inbox([(n.uri, n.title or n.name) for n in notes])
         return prompts.get_prompt(params.name, params.arguments)
 
     async def complete(ctx: Context, params: types.CompleteRequestParams) -> types.CompleteResult:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import ClassVar
 
 import anyio
@@ -350,7 +350,9 @@ Every server's resources and templates as one URI-prefix tree.
     def action_prompts(self) -> None:
         """The prompts of every server; an embedded resource opened there is selected in the tree."""
         failures = {s.name: s.error or "failed" for s in self.catalogue.servers.values() if s.error}
-        screen = PromptsScreen(self.connections, list(self.catalogue.servers), failures)
+        live = LiveConnections(self.supervisor)
+        bounds = self.supervisor.settings.bounds
+        screen = PromptsScreen(live, list(self.catalogue.servers), failures, bounds)
         self.app.push_screen(screen, self._prompts_closed)
 
     def _prompts_closed(self, uri: str | None) -> None:
@@ -651,6 +653,25 @@ Every server's resources and templates as one URI-prefix tree.
     def action_toggle_auto_preview(self) -> None:
         self.auto_preview = not self.auto_preview
         self.notify(f"Auto-preview {'on' if self.auto_preview else 'off'}.", markup=False)
+
+
+class LiveConnections(Mapping[str, ServerConnection]):
+    """The supervisor's connections as a mapping looked up at each use (a reconnect is seen at once)."""
+
+    def __init__(self, supervisor: Supervisor) -> None:
+        self._supervisor = supervisor
+
+    def __getitem__(self, name: str) -> ServerConnection:
+        conn = self._supervisor.connection(name)
+        if conn is None:
+            raise KeyError(name)
+        return conn
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([name for name in self._supervisor.names if self._supervisor.is_connected(name)])
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
 def _text_of(contents: Sequence[object]) -> str | None:

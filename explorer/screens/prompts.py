@@ -26,11 +26,14 @@ from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
 
 from explorer.completion import Completer, Suggestions
+from explorer.config import ListingBounds
+from explorer.connection.discovery import list_server
 from explorer.connection.errors import ServerFault
 from explorer.connection.session import ServerConnection
 from explorer.history import History, HistoryValues
 from explorer.model.copy_as import jsonrpc_prompt, prompt_command, text_for_clipboard
 from explorer.model.fields import FieldSpec, check_prompt
+from explorer.model.listing import bound_name
 from explorer.model.prompt_data import PromptInfo, parse_prompt
 from explorer.sanitize import sanitize, sanitize_line
 from explorer.screens.copy_as import CopyAsDialog
@@ -81,6 +84,7 @@ class ServerPrompts:
     state: str = "listing"  # listing | ready | failed | unavailable
     prompts: list[PromptEntry] = field(default_factory=list)
     error: str | None = None
+    stopped_by: str | None = None  # the bound that stopped the listing, if one did
 
 
 def _arguments_text(entry: PromptEntry) -> str:
@@ -239,9 +243,11 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
         connections: Mapping[str, ServerConnection],
         servers: Sequence[str],
         failures: Mapping[str, str] | None = None,
+        bounds: ListingBounds | None = None,
     ) -> None:
         super().__init__()
-        self.connections = connections
+        self.connections = connections  # looked up at each use: a server may reconnect meanwhile
+        self.bounds = bounds or ListingBounds()
         self.server_names = list(servers)
         self.failures = dict(failures or {})
         self.listings: dict[str, ServerPrompts] = {}
@@ -292,15 +298,16 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
 
     async def _list(self, name: str, conn: ServerConnection) -> None:
         try:
-            raw = await conn.list_prompts()
-        except ServerFault as fault:
-            self.listings[name] = ServerPrompts(name, "failed", error=fault.message)
+            listing = await list_server(conn, self.bounds, kinds=("prompts",))
         except Exception as exc:  # one server's odd failure stays that server's line
             self.listings[name] = ServerPrompts(name, "failed", error=f"unexpected error: {exc}")
         else:
-            infos = (parse_prompt(p) for p in raw)
-            entries = [PromptEntry(name, info.name, info) for info in infos if info is not None]
-            self.listings[name] = ServerPrompts(name, "ready", entries)
+            if listing.error is not None:
+                self.listings[name] = ServerPrompts(name, "failed", error=listing.error)
+            else:
+                infos = (parse_prompt(p.raw) for p in listing.prompts)
+                entries = [PromptEntry(name, info.name, info) for info in infos if info is not None]
+                self.listings[name] = ServerPrompts(name, "ready", entries, stopped_by=listing.stopped_by)
         self._render_list()
 
     def _render_list(self) -> None:
@@ -315,9 +322,10 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
                 header = Content.assemble((server, "bold $accent"), ("  listing prompts…", "$text-muted"))
             elif listing.state == "ready":
                 count = len(listing.prompts)
-                header = Content.assemble(
-                    (server, "bold $accent"), (f"  {count} prompt{'s' if count != 1 else ''}", "$text-muted")
-                )
+                text = f"  {count} prompt{'s' if count != 1 else ''}"
+                if listing.stopped_by is not None:
+                    text += f" · incomplete (stopped at the {bound_name(listing.stopped_by)} bound)"
+                header = Content.assemble((server, "bold $accent"), (text, "$text-muted"))
             elif listing.state == "unavailable":
                 header = Content.assemble((server, "bold $accent"), (f"  {listing.error}", "$text-muted"))
             else:
