@@ -273,8 +273,9 @@ def _page(server: str, kind: Kind, number: int, items: list[Any], skipped: int, 
 _OPTIONAL_STRINGS: dict[Kind, tuple[str, ...]] = {
     "resources": ("title", "description", "mimeType"),
     "templates": ("title", "description", "mimeType"),
-    "prompts": ("title", "description"),
-    "tools": ("title", "description"),
+    # Prompts and tools keep odd fields: what reads them says what is wrong (a prompt's arguments, say).
+    "prompts": (),
+    "tools": (),
 }
 
 
