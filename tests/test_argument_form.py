@@ -7,8 +7,8 @@ import asyncio
 import pytest
 from textual.app import App, ComposeResult
 
-from explorer.completion import Suggestions
 from explorer.model.fields import FieldSpec
+from explorer.model.suggestions import Suggestions
 from explorer.widgets.argument_form import ArgumentForm
 from tests.app_helpers import SIZE, wait_for
 

@@ -9,10 +9,11 @@ from typing import Any
 import anyio
 import pytest
 
-from explorer.completion import MAX_SUGGESTIONS, Completer
+from explorer.connection.completion import Completer
 from explorer.connection.errors import ServerFault
 from explorer.connection.session import ServerConnection
 from explorer.demo.metrics import REGION_SERVICES
+from explorer.model.suggestions import MAX_SUGGESTIONS
 from tests.app_helpers import demo_spec, raw_spec
 
 pytestmark = pytest.mark.anyio

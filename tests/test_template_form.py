@@ -6,7 +6,7 @@ import pytest
 from textual.widgets import Static
 
 from explorer.app import ExplorerApp
-from explorer.completion import Completer
+from explorer.connection.completion import Completer
 from explorer.demo.metrics import REGION_SERVICES
 from explorer.model.entries import TemplateEntry
 from explorer.paths import history_file

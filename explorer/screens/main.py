@@ -25,9 +25,9 @@ from textual.timer import Timer
 from textual.widgets import Footer, Input
 
 from explorer.bookmarks import Bookmarks
-from explorer.completion import Completer
 from explorer.config import ListingBounds, ServerSpec, redact
 from explorer.config.found import FoundConfig
+from explorer.connection.completion import Completer
 from explorer.connection.errors import ServerFault
 from explorer.connection.live import LogEntry, Progress
 from explorer.connection.session import ProtocolMode, ServerConnection

@@ -25,8 +25,8 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
 
-from explorer.completion import Completer, Suggestions
 from explorer.config import ListingBounds
+from explorer.connection.completion import Completer
 from explorer.connection.discovery import list_server
 from explorer.connection.errors import ServerFault
 from explorer.connection.session import ServerConnection
@@ -35,6 +35,7 @@ from explorer.model.copy_as import jsonrpc_prompt, prompt_command, text_for_clip
 from explorer.model.fields import FieldSpec, check_prompt
 from explorer.model.listing import bound_name
 from explorer.model.prompt_data import PromptInfo, parse_prompt
+from explorer.model.suggestions import Suggestions
 from explorer.sanitize import sanitize, sanitize_line
 from explorer.screens.copy_as import CopyAsDialog
 from explorer.screens.template_form import remember_in_background

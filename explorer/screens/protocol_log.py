@@ -22,7 +22,8 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Input, Static
 
-from explorer.connection.wire import Frame, WireLog
+from explorer.connection.wire import WireLog
+from explorer.model.frames import Frame
 from explorer.paths import log_dir
 from explorer.sanitize import sanitize, sanitize_line
 from explorer.widgets.frame_list import FrameList

@@ -27,10 +27,11 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
-from explorer.completion import Completer, Suggestions
+from explorer.connection.completion import Completer
 from explorer.history import History, HistoryValues
 from explorer.model.entries import TemplateEntry
 from explorer.model.fields import FieldSpec, FormCheck, check_round_trip, check_typed, template_fields
+from explorer.model.suggestions import Suggestions
 from explorer.model.templates import ParsedTemplate, TemplateError, parse_template
 from explorer.sanitize import sanitize, sanitize_line
 from explorer.widgets.argument_form import ArgumentForm

@@ -28,9 +28,9 @@ from textual.timer import Timer
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from explorer.completion import Suggestions
 from explorer.history import HistoryValues
 from explorer.model.fields import FieldSpec, format_value
+from explorer.model.suggestions import Suggestions
 from explorer.sanitize import is_clean, sanitize, sanitize_line
 
 __all__ = ["DEBOUNCE_SECONDS", "ArgumentForm", "CompleteFunction", "FieldInput"]

@@ -21,7 +21,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from explorer.connection.wire import Frame
+from explorer.model.frames import Frame
 from explorer.sanitize import sanitize_line
 
 ARROWS = {"send": "→", "recv": "←"}

@@ -19,15 +19,12 @@ Cancellation is not swallowed: a form cancels a stale request by cancelling the 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from explorer.connection.errors import ServerFault
+from explorer.model.suggestions import Suggestions, parse_completion
 
-__all__ = ["MAX_SUGGESTIONS", "Completer", "CompletionSource", "Suggestions"]
-
-MAX_SUGGESTIONS = 100
-"""The spec caps `values` at 100 items; more than that is cut (and `has_more` set)."""
+__all__ = ["Completer", "CompletionSource"]
 
 
 class CompletionSource(Protocol):
@@ -43,36 +40,6 @@ class CompletionSource(Protocol):
         value: str,
         context: Mapping[str, str] | None = None,
     ) -> dict[str, Any]: ...
-
-
-@dataclass(frozen=True, slots=True)
-class Suggestions:
-    """Values to offer for one field; `reason` says why there are none when that is not "no match"."""
-
-    values: list[str] = field(default_factory=list)
-    total: int | None = None
-    has_more: bool = False
-    reason: str | None = None
-
-    @property
-    def ok(self) -> bool:
-        """True when the server answered normally (even with no values)."""
-        return self.reason is None
-
-
-def _parse(completion: Mapping[str, Any]) -> Suggestions:
-    """Check the shape of a `completion` object; keep its string values, at most MAX_SUGGESTIONS."""
-    raw = completion.get("values")
-    if not isinstance(raw, list):
-        return Suggestions(reason="the server's completion has no 'values' list")
-    values = list(dict.fromkeys(v for v in raw if isinstance(v, str)))
-    dropped = len(raw) - sum(1 for v in raw if isinstance(v, str))
-    total = completion.get("total")
-    if isinstance(total, bool) or not isinstance(total, int):
-        total = None
-    has_more = completion.get("hasMore") is True or len(values) > MAX_SUGGESTIONS
-    reason = f"the server sent {dropped} value(s) that are not strings" if dropped and not values else None
-    return Suggestions(values[:MAX_SUGGESTIONS], total, has_more, reason)
 
 
 def _context(context: Mapping[str, str] | None, argument: str) -> dict[str, str]:
@@ -128,4 +95,4 @@ class Completer:
             return Suggestions(reason=f"completion failed: {exc or type(exc).__name__}")
         if not isinstance(completion, Mapping):
             return Suggestions(reason="the server's completion is not a JSON object")
-        return _parse(completion)
+        return parse_completion(completion)

@@ -1,0 +1,144 @@
+"""The records of the protocol log: one JSON-RPC frame as it was on a server's wire.
+
+Plain data in the model because the connection layer records frames (`explorer.connection.wire`) and the
+UI shows them (`explorer.widgets.frame_list`): neither should depend on the other. A frame keeps the
+transport's message object and is turned into JSON only when someone looks at it; strings over
+`BIG_STRING` are not kept (their length is), so the log never keeps a 50 MB read alive.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from explorer.config import ServerSpec, redact_value
+
+Direction = Literal["send", "recv"]
+
+BIG_STRING = 64 * 1024  # a string longer than this is not kept in the ring (its length is)
+_LIGHTEN_BUDGET = 2_000  # nodes looked at per frame to find big strings (pages of small items stop early)
+
+FrameKind = Literal["request", "notification", "response", "error"]
+
+
+@dataclass(slots=True)
+class Frame:
+    """One JSON-RPC message on one server's wire.
+
+    `message` is the transport's message model, or (when the message carried strings over `BIG_STRING`)
+    a JSON copy with those strings replaced by a note of their length, so the ring never keeps a 50 MB
+    read alive; `dropped` counts the characters left out, so `size` still tells the wire size.
+    """
+
+    seq: int
+    at: float
+    server: str
+    direction: Direction
+    message: Any
+    method: str | None
+    id: str | int | None
+    kind: FrameKind
+    spec: ServerSpec | None = field(default=None, repr=False)
+    duration: float | None = None  # responses and errors: seconds since their request was sent
+    dropped: int = 0
+    _json: dict[str, Any] | None = field(default=None, repr=False)
+    _size: int | None = field(default=None, repr=False)
+
+    def json(self) -> dict[str, Any]:
+        """The frame as JSON, with the server's secrets masked (computed once, on demand)."""
+        if self._json is None:
+            message = self.message
+            dump = getattr(message, "model_dump", None)
+            raw = dump(by_alias=True, mode="json", exclude_unset=True) if dump is not None else message
+            self._json = redact_value(raw, self.spec) if self.spec is not None else raw
+        return self._json
+
+    @property
+    def size(self) -> int:
+        """Bytes of the frame as compact JSON (an approximation of the wire size, computed on demand)."""
+        if self._size is None:
+            compact = json.dumps(self.json(), ensure_ascii=False, separators=(",", ":"))
+            self._size = len(compact.encode()) + self.dropped
+        return self._size
+
+    def record(self) -> dict[str, Any]:
+        """The JSON Lines object: `t`, `server`, `dir`, `frame`, and `ms` for a response."""
+        data: dict[str, Any] = {
+            "t": iso_time(self.at),
+            "server": self.server,
+            "dir": self.direction,
+            "frame": self.json(),
+        }
+        if self.duration is not None:
+            data["ms"] = round(self.duration * 1000, 3)
+        return data
+
+
+def iso_time(at: float) -> str:
+    """`2026-12-01T10:11:29.488Z`: UTC, milliseconds."""
+    return datetime.fromtimestamp(at, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def describe(message: Any) -> tuple[str | None, str | int | None, FrameKind]:
+    """(method, id, kind) of a JSON-RPC message model."""
+    method = getattr(message, "method", None)
+    method = method if isinstance(method, str) else None
+    ident = getattr(message, "id", None)
+    ident = ident if isinstance(ident, str | int) else None
+    if getattr(message, "error", None) is not None:
+        return method, ident, "error"
+    if method is not None:
+        return method, ident, "request" if ident is not None else "notification"
+    return method, ident, "response"
+
+
+def lighten(message: Any) -> tuple[Any, int]:
+    """The message, or a JSON copy without its big strings, and how many characters were left out."""
+    body_name = next((n for n in ("result", "params") if isinstance(getattr(message, n, None), dict)), None)
+    if body_name is None:
+        return message, 0
+    budget = [_LIGHTEN_BUDGET]
+    body, dropped = _without_big_strings(getattr(message, body_name), budget)
+    if not dropped:
+        return message, 0
+    envelope: dict[str, Any] = {"jsonrpc": "2.0"}
+    for name in ("id", "method"):
+        value = getattr(message, name, None)
+        if value is not None:
+            envelope[name] = value
+    envelope[body_name] = body
+    return envelope, dropped
+
+
+def _without_big_strings(value: Any, budget: list[int]) -> tuple[Any, int]:
+    """`value` with strings over BIG_STRING replaced by a note; copies only what contains one."""
+    budget[0] -= 1
+    if isinstance(value, str):
+        if len(value) > BIG_STRING:
+            return f"[{len(value):,} characters, not kept in the protocol log]", len(value)
+        return value, 0
+    if budget[0] <= 0:
+        return value, 0
+    if isinstance(value, dict):
+        changed: dict[str, Any] | None = None
+        total = 0
+        for key, item in value.items():
+            new, dropped = _without_big_strings(item, budget)
+            if dropped:
+                changed = dict(value) if changed is None else changed
+                changed[key] = new
+                total += dropped
+        return (changed if changed is not None else value), total
+    if isinstance(value, list):
+        copied: list[Any] | None = None
+        total = 0
+        for index, item in enumerate(value):
+            new, dropped = _without_big_strings(item, budget)
+            if dropped:
+                copied = list(value) if copied is None else copied
+                copied[index] = new
+                total += dropped
+        return (copied if copied is not None else value), total
+    return value, 0
