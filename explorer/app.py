@@ -9,7 +9,6 @@ from typing import ClassVar
 from textual.app import App
 from textual.binding import Binding, BindingType
 
-from explorer.commands import ExplorerCommands, UriJumpCommands
 from explorer.config import Config, ListingBounds, ServerSpec
 from explorer.config.found import FoundConfig
 from explorer.connection.session import ProtocolMode, parse_protocol_mode
@@ -30,7 +29,6 @@ class ExplorerApp(App[int]):
 
     TITLE = "mcp-url-explorer"
     CSS_PATH = "explorer.tcss"
-    COMMANDS: ClassVar = App.COMMANDS | {ExplorerCommands, UriJumpCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit", id="app.quit"),
         Binding("question_mark", "toggle_help", "Help", id="app.help"),

@@ -411,7 +411,7 @@ async def test_palette_shows_hostile_names_literally() -> None:
     """The command palette parses hit help as markup; server names must reach it escaped."""
     from textual.content import Content
 
-    from explorer.commands import ExplorerCommands, UriJumpCommands
+    from explorer.screens.palette import ExplorerCommands, UriJumpCommands
     from tests.app_helpers import main_screen, make_app, raw_spec, wait_settled
 
     app = make_app(

@@ -23,7 +23,7 @@ import explorer
 PACKAGE = Path(explorer.__file__).resolve().parent
 UI_PACKAGES = ("textual", "rich")
 # The UI layer: everything else under explorer/ is core.
-UI_MODULES = {"explorer.app", "explorer.commands", "explorer.theming", "explorer.keymap"}
+UI_MODULES = {"explorer.app", "explorer.theming", "explorer.keymap"}
 UI_SUBPACKAGES = ("explorer.screens", "explorer.widgets")
 PRELOAD = ("mcp", "mcp.types", "mcp.client", "anyio", "click", "pydantic")
 

@@ -1,10 +1,11 @@
 """The layers of the package, checked on every import edge inside `explorer/` (parsed, not imported).
 
-From the top: the entry point; the commands; the app; its palette, keymap and themes; screens; then two
-peers that must not know each other, widgets and the connection layer; the model; config; paths; the
-sanitizer, the file writer and the package itself. A module may import its own group and anything below its layer, never above it
-and never a peer. The demo server is an island: it stands in for a third-party server, so it imports
-nothing of the explorer but the package version. A wrong-way import fails here with the edge named.
+From the top: the entry point; the commands; the app; its keymap and themes; screens (the palette lives
+with its screen); then two peers that must not know each other, widgets and the connection layer; the
+model; config; paths; the sanitizer, the file writer and the package itself. A module may import its own
+group and anything below its layer, never above it and never a peer. The demo server is an island: it
+stands in for a third-party server, so it imports nothing of the explorer but the package version. A
+wrong-way import fails here with the edge named.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("entry", ("explorer.__main__",)),
     ("commands", ("explorer.cli",)),
     ("app", ("explorer.app",)),
-    ("palette, keys, themes", ("explorer.commands", "explorer.keymap", "explorer.theming")),
+    ("keys, themes", ("explorer.keymap", "explorer.theming")),
     ("screens", ("explorer.screens",)),
     ("views and wire", ("explorer.widgets", "explorer.connection")),
     ("model", ("explorer.model", "explorer.history", "explorer.bookmarks")),

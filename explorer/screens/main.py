@@ -45,6 +45,7 @@ from explorer.screens.adding_servers import ServerAdder
 from explorer.screens.copy_as import CopyAsDialog
 from explorer.screens.error_dialog import ErrorDialog
 from explorer.screens.goto import GoToDialog, GoToTarget
+from explorer.screens.palette import ExplorerCommands, UriJumpCommands
 from explorer.screens.prompts import PromptsScreen
 from explorer.screens.server_overview import ServerOverview
 from explorer.screens.template_form import TemplateFormResult, TemplateFormScreen
@@ -60,6 +61,7 @@ TREE_FLUSH_SECONDS = 0.05
 class MainScreen(Screen[None]):
     """Servers on top, the merged URI tree on the left, details and the preview on the right."""
 
+    COMMANDS: ClassVar = Screen.COMMANDS | {ExplorerCommands, UriJumpCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "filter", "Filter", id="main.filter"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="main.clear_filter"),

@@ -1,4 +1,7 @@
-"""Command palette providers: the explorer's verbs, and a fuzzy jump to any URI or template.
+"""The main screen's command palette: the explorer's verbs, and a fuzzy jump to any URI or template.
+
+The providers live with their screen (`MainScreen.COMMANDS`), so Textual hands them that screen: they
+call its public actions and never reach into other screens.
 
 Labels shown in the palette are server strings, so they are sanitized and wrapped in Content
 (never markup). The jump search stops after a bounded number of candidates so a server with a
@@ -25,12 +28,10 @@ HIT_LIMIT = 50
 
 
 def _main_screen(provider: Provider) -> MainScreen | None:
+    """The screen the palette was opened on, when it is the main screen."""
     from explorer.screens.main import MainScreen
 
-    for screen in reversed(provider.app.screen_stack):
-        if isinstance(screen, MainScreen):
-            return screen
-    return None
+    return provider.screen if isinstance(provider.screen, MainScreen) else None
 
 
 class ExplorerCommands(Provider):
