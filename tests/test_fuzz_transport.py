@@ -158,7 +158,7 @@ def test_a_message_over_the_size_limit_is_dropped_and_named(monkeypatch: pytest.
             with pytest.raises(ServerFault) as caught:
                 await conn.read_resource("big://text")
             assert "did not answer after 1 s" in caught.value.message
-            assert "1 message over the 1 MB limit, which the explorer dropped" in caught.value.message
+            assert "1 message over the 1.0 MB limit, which the explorer dropped" in caught.value.message
             assert "fixture://" in str(await conn.read_resource("fixture://items/0/item-1"))  # still works
 
     anyio.run(session)

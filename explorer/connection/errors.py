@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from explorer.model.sizes import human_size
+
 # JSON-RPC / MCP codes people meet when exploring servers.
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
@@ -158,9 +160,5 @@ class ProtocolProblems:
             parts.append(lines + (f" (first: {self.sample!r})" if self.sample else ""))
         if self.oversized:
             many = "1 message" if self.oversized == 1 else f"{self.oversized} messages"
-            parts.append(f"{many} over the {_size(self.limit)} limit, which the explorer dropped")
+            parts.append(f"{many} over the {human_size(self.limit)} limit, which the explorer dropped")
         return "sent " + " and ".join(parts) if parts else None
-
-
-def _size(n: int) -> str:
-    return f"{n / 2**20:g} MB" if n >= 2**20 else f"{n:,} bytes"

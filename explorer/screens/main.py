@@ -129,6 +129,9 @@ Every server's resources and templates as one URI-prefix tree.
         self._versions: dict[tuple[str, str], int] = {}  # how many times a previewed resource was read
         self._last_text: dict[tuple[str, str], str | None] = {}
         self._problems_told: dict[str, str] = {}  # per server: the protocol junk last notified
+        # After a go-to to a URI no node stands for (a template's URI), c, y and the details act on that
+        # URI until the cursor moves on: the node the cursor was put on, and the target.
+        self._target: tuple[UriNode | PatternNode, str, str] | None = None
         self.navigation = Navigation()
         self.bookmarks = Bookmarks()
 
@@ -295,6 +298,9 @@ Every server's resources and templates as one URI-prefix tree.
     # ------------------------------------------------------------------------------ selection and reads
     @on(ResourceTree.NodeHighlighted)
     def _highlighted(self, event: ResourceTree.NodeHighlighted) -> None:
+        if self._target is not None and event.node is self._target[0]:
+            return  # the go-to put the cursor here: the details keep showing the target
+        self._target = None
         self.query_one(DetailPane).show_node(self.catalogue.tree, event.node)
         if self.auto_preview and isinstance(event.node, UriNode) and event.node.resources:
             self._read_node(event.node)
@@ -424,8 +430,11 @@ Every server's resources and templates as one URI-prefix tree.
             if node is not None and node.resources and node.prefix == target.uri:
                 self._read_node(node)
             return
-        tree.select_prefix(target.prefix)
+        # The cursor goes to the deepest node on the way to the URI (not the template's literal prefix).
+        tree.select_prefix(self.catalogue.tree.nearest(target.uri).prefix)
         if target.values is not None and target.server is not None:
+            self._target = (tree.cursor_node, target.server, target.uri)
+            self.query_one(DetailPane).show_target(target.uri, target.server, target.template, target.values)
             self.read(target.server, target.uri)
 
     # ------------------------------------------------------------------------------ actions
@@ -454,6 +463,8 @@ Every server's resources and templates as one URI-prefix tree.
         self.app.push_screen(GoToDialog(self.catalogue.tree), self._go_to)
 
     def highlighted_uri(self) -> str | None:
+        if self._target is not None:
+            return self._target[2]
         drill = self.tree_widget.cursor_drill
         if drill is not None and drill.is_concrete:
             return drill.uri
@@ -465,7 +476,9 @@ Every server's resources and templates as one URI-prefix tree.
         return node.prefix or None
 
     def highlighted_resource(self) -> tuple[str, str] | None:
-        """(server, uri) of the highlighted resource or concrete drill row."""
+        """(server, uri) of the highlighted resource or concrete drill row (or the go-to target)."""
+        if self._target is not None:
+            return (self._target[1], self._target[2])
         drill = self.tree_widget.cursor_drill
         if drill is not None and drill.is_concrete:
             return (drill.server, drill.uri)
@@ -487,7 +500,7 @@ Every server's resources and templates as one URI-prefix tree.
 
     def action_copy_as(self) -> None:
         """URI, JSON-RPC request or command line for the previewed resource, else the highlighted one."""
-        target = self._previewing or self.highlighted_resource()
+        target = self.highlighted_resource() or self._previewing
         if target is None:
             self.notify("Highlight or read a resource first.", severity="warning", markup=False)
             return

@@ -5,6 +5,7 @@ Never reads anything: highlighting is free; reading happens on `enter`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from textual.containers import VerticalScroll
@@ -12,6 +13,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from explorer.model.entries import ResourceEntry, TemplateEntry
+from explorer.model.sizes import human_size
 from explorer.model.uri_tree import PatternNode, UriNode, UriTree
 from explorer.sanitize import sanitize, sanitize_line
 
@@ -20,15 +22,6 @@ FIELD_STYLE = "$text-muted"
 
 def _field(label: str, value: str, style: str = "") -> Content:
     return Content.assemble((f"{label:<13}", FIELD_STYLE), (value, style))
-
-
-def _human(n: int) -> str:
-    size = float(n)
-    for unit in ("B", "KB", "MB", "GB"):
-        if size < 1024 or unit == "GB":
-            return f"{n:,} B" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1024
-    return f"{n:,} B"
 
 
 class DetailPane(VerticalScroll, can_focus=False):
@@ -61,6 +54,18 @@ Press `enter` in the tree to read a resource.
             return
         lines = self._pattern_lines(node) if isinstance(node, PatternNode) else self._node_lines(tree, node)
         body.update(Content("\n").join(lines))
+
+    def show_target(
+        self, uri: str, server: str, template: str | None, values: Mapping[str, object] | None
+    ) -> None:
+        """A URI the user went to that no node stands for (a template's URI): what produces it."""
+        lines = [_field("URI", sanitize_line(uri, 2000), "bold"), _field("Server", sanitize_line(server, 60))]
+        if template is not None:
+            lines.append(_field("Template", sanitize_line(template, 2000), "$tree-pattern"))
+        for name, value in (values or {}).items():
+            lines.append(_field(f"  {sanitize_line(name, 10)}", sanitize_line(str(value), 500)))
+        lines += [Content(""), Content.styled("c copies this URI, y copies it as a request.", FIELD_STYLE)]
+        self.query_one("#detail-body", Static).update(Content("\n").join(lines))
 
     def _node_lines(self, tree: UriTree, node: UriNode) -> list[Content]:
         lines: list[Content] = []
@@ -95,7 +100,7 @@ Press `enter` in the tree to read a resource.
         if raw.get("mimeType") == "inode/directory":
             lines.append(_field("Kind", "folder (inode/directory)"))
         if isinstance(raw.get("size"), int):
-            lines.append(_field("Size", _human(raw["size"])))
+            lines.append(_field("Size", f"{human_size(raw['size'])} ({raw['size']:,} bytes)"))
         lines.extend(_annotation_lines(raw.get("annotations")))
         if isinstance(raw.get("description"), str):
             lines.append(Content(""))

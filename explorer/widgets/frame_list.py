@@ -22,6 +22,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from explorer.model.frames import Frame
+from explorer.model.sizes import human_size
 from explorer.sanitize import sanitize_line
 
 ARROWS = {"send": "→", "recv": "←"}
@@ -37,17 +38,9 @@ def frame_columns(frame: Frame, request_methods: dict[tuple[str, str | int], str
         label = "error" if frame.kind == "error" else "result"
         what = f"{label} #{frame.id}" + (f" ({answered})" if answered else "")
     duration = f"{frame.duration * 1000:8.1f} ms" if frame.duration is not None else " " * 11
-    size = _size_text(frame.size)
+    size = human_size(frame.size)
     server = sanitize_line(frame.server, 16)
     return f"{clock}  {server:<16} {ARROWS[frame.direction]} {duration} {size:>9}  {sanitize_line(what, 200)}"
-
-
-def _size_text(size: int) -> str:
-    if size < 10_000:
-        return f"{size} B"
-    if size < 10_000_000:
-        return f"{size / 1000:.1f} kB"
-    return f"{size / 1_000_000:.1f} MB"
 
 
 class FrameList(ScrollView, can_focus=True):

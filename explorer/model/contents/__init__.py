@@ -31,7 +31,7 @@ Modules: `record` (`Content`, its kinds, the default cap), `mimes` (what a MIME 
 
 from __future__ import annotations
 
-from explorer.model.contents.binary import hex_dump, human_size
+from explorer.model.contents.binary import hex_dump
 from explorer.model.contents.classify import classify, classify_item
 from explorer.model.contents.images import PNG_MAX_PIXELS as PNG_MAX_PIXELS
 from explorer.model.contents.images import ImageInfo, Raster, decode_png, image_info
@@ -41,6 +41,7 @@ from explorer.model.contents.mimes import _FILENAMES as _FILENAMES
 from explorer.model.contents.mimes import language_for
 from explorer.model.contents.record import DEFAULT_CAP, Content, ContentKind
 from explorer.model.contents.record import TEXT_KINDS as TEXT_KINDS
+from explorer.model.sizes import human_size
 
 __all__ = [
     "DEFAULT_CAP",

@@ -1,7 +1,7 @@
-"""Bytes for people and from the wire: human sizes, hex dumps, and capped base64 decoding.
+"""Bytes from the wire: hex dumps and capped base64 decoding.
 
 Why a module of its own: a blob can be 50 MB of base64; decoding must validate it all but decode only the
-prefix the cap needs, and the size and dump helpers are shared by the preview and the prompt view.
+prefix the cap needs, and the dump helper is shared by the preview and the prompt view.
 """
 
 from __future__ import annotations
@@ -10,20 +10,6 @@ import base64
 import binascii
 import re
 from typing import Final
-
-_UNITS: Final = ("KB", "MB", "GB", "TB", "PB")
-
-
-def human_size(n: int) -> str:
-    """A size for people, in decimal units: `0 B`, `999 B`, `1.0 KB`, `1.5 MB`, `50.0 MB`."""
-    if n < 1000:
-        return f"{n} B"
-    value = float(n)
-    for unit in _UNITS:
-        value /= 1000.0
-        if round(value, 1) < 1000.0 or unit == _UNITS[-1]:
-            return f"{value:.1f} {unit}"
-    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def hex_dump(data: bytes, *, limit: int = 512) -> str:

@@ -1,0 +1,45 @@
+"""One answer everywhere: the CLI and the TUI agree, and keys act on what the user is looking at."""
+
+from __future__ import annotations
+
+import pytest
+
+from explorer.model.sizes import human_size
+from explorer.screens.goto import GoToTarget
+from explorer.widgets.detail import DetailPane
+from tests.app_helpers import SIZE, demo_spec, main_screen, make_app, wait_for, wait_settled
+
+pytestmark = pytest.mark.anyio
+
+LATEST = "metrics://eu-west/checkout/latest"
+
+
+def test_one_size_formatter_in_decimal_units() -> None:
+    assert [human_size(n) for n in (999, 2150, 2_249, 1_500_000)] == ["999 B", "2.1 kB", "2.2 kB", "1.5 MB"]
+
+
+async def test_after_a_go_to_c_y_and_the_details_act_on_the_uri_gone_to() -> None:
+    app = make_app(demo_spec())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_settled(pilot, app)
+        screen = main_screen(app)
+        target = GoToTarget(
+            uri=LATEST,
+            prefix="metrics://",
+            template="metrics://{region}/{service}/latest",
+            server="demo",
+            values={"region": "eu-west", "service": "checkout"},
+        )
+        screen._go_to(target)
+        await pilot.pause(0.2)
+        node = screen.tree_widget.cursor_node
+        assert node.prefix == "metrics://eu-west/checkout"  # type: ignore[union-attr]  # the nearest node
+        assert screen.highlighted_uri() == LATEST
+        await pilot.press("c")
+        assert app.clipboard == LATEST
+        detail = str(screen.query_one(DetailPane).query_one("#detail-body").render())
+        assert LATEST in detail and "metrics://{region}/{service}/latest" in detail and "checkout" in detail
+        await pilot.press("down")  # the cursor moves on: the keys act on the highlighted node again
+        await wait_for(pilot, lambda: screen.highlighted_uri() != LATEST)
+        await pilot.press("c")
+        assert app.clipboard == screen.highlighted_uri()
