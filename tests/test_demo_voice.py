@@ -20,7 +20,7 @@ from tests.test_demo_prefix import raw_demo
 
 pytestmark = pytest.mark.anyio
 
-INDEX = "file:///workspace/tidewater/data/stations/index.json"  # about 31 KB: a "large" read
+INDEX = "file:///workspace/tidewater/data/stations/index.json"  # about 31 kB: a "large" read
 LATEST = "metrics://{region}/{service}/latest"
 MARKER = "docs://no-such-doc"  # reading it logs a warning: a marker that earlier entries had their chance
 

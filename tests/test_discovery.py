@@ -242,7 +242,7 @@ def page_size(page: dict[str, Any]) -> int:
     [
         (ListingBounds(max_items=200), "max_items"),
         (ListingBounds(max_pages=2), "max_pages"),
-        # The templates page, then a page of resources a bit over 4 KB: after one resources page the
+        # The templates page, then a page of resources a bit over 4 kB: after one resources page the
         # budget is not spent, after two it is.
         (
             ListingBounds(

@@ -451,7 +451,7 @@ async def test_the_notice_names_the_remapped_key() -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         app.set_keymap({"preview.load_all": "ctrl+l"})
         await show(pilot, item("y" * 2000, mime="text/plain"), cap=1000)
-        assert "Showing the first 1.0 KB of 2.0 KB. Press ^l to load all." in screen_text(app)
+        assert "Showing the first 1.0 kB of 2.0 kB. Press ^l to load all." in screen_text(app)
         app.query_one(TextView).focus()
         await pilot.press("ctrl+l")
         await pilot.pause()

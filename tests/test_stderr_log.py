@@ -35,7 +35,7 @@ def test_a_log_over_the_cap_keeps_its_newest_part(tmp_path: Path) -> None:
     log = tmp_path / "srv.log"
     stderr_log._begun.discard(log)
     begin_run(log)
-    log.write_bytes(b"".join(b"line %06d\n" % i for i in range(20_000)))  # 240 KB
+    log.write_bytes(b"".join(b"line %06d\n" % i for i in range(20_000)))  # 240 kB
     begin_run(log, max_bytes=100_000)
     text = log.read_text()
     assert len(text) < 60_000

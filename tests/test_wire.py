@@ -99,7 +99,7 @@ def test_a_big_string_is_not_kept_in_the_ring_but_its_size_is() -> None:
     assert shown["id"] == 7 and shown["result"]["contents"][0]["uri"] == "big://text"
     assert shown["result"]["contents"][0]["text"] == "[500,000 characters, not kept in the protocol log]"
     assert frame.size >= 500_000
-    assert frame.message is not message  # the ring holds the light copy, not the 500 KB string
+    assert frame.message is not message  # the ring holds the light copy, not the 500 kB string
 
 
 def test_a_listing_page_is_kept_as_it_came() -> None:
