@@ -43,3 +43,37 @@ async def test_after_a_go_to_c_y_and_the_details_act_on_the_uri_gone_to() -> Non
         await wait_for(pilot, lambda: screen.highlighted_uri() != LATEST)
         await pilot.press("c")
         assert app.clipboard == screen.highlighted_uri()
+
+
+async def test_enter_gets_a_prompt_without_arguments_and_the_list_takes_j_and_k() -> None:
+    from dataclasses import replace
+
+    from textual.widgets import Footer, OptionList
+
+    from explorer.screens.prompts import PromptFormScreen, PromptsScreen
+
+    app = make_app(replace(demo_spec(), env={"EXPLORER_DEMO_CHANGE_SECONDS": "1"}))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_settled(pilot, app)
+        await pilot.press("p")
+        await wait_for(pilot, lambda: isinstance(app.screen, PromptsScreen))
+        prompts = app.screen
+        assert isinstance(prompts, PromptsScreen)
+        await wait_for(pilot, lambda: "triage-inbox" in [p.name for p in prompts.prompts], timeout=30)
+        options = prompts.query_one("#prompt-list", OptionList)
+        options.focus()
+        first = options.highlighted
+        await pilot.press("j")
+        assert options.highlighted is not None and first is not None and options.highlighted > first
+        await pilot.press("k")
+        assert options.highlighted == first
+        options.highlighted = next(
+            i for i, e in enumerate(prompts._options) if e and e.name == "triage-inbox"
+        )
+        await pilot.press("enter")
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, PromptFormScreen) and bool(app.screen.query(Footer))
+        )
+        assert "ctrl+s" in str(app.screen.query_one("#pf-status").render())
+        await pilot.press("enter")  # no argument to fill: enter gets it
+        await wait_for(pilot, lambda: "Sort these inbox notes" in prompts.result_view.text)

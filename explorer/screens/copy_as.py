@@ -19,6 +19,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from explorer.sanitize import sanitize_line
+from explorer.widgets.lists import VimOptionList
 
 
 class CopyAsDialog(ModalScreen[str | None]):
@@ -51,7 +52,7 @@ server put in a URI are percent-encoded, never copied raw: pasted into a termina
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(Content("Copy " + sanitize_line(self.title_text, 200) + " as"), id="copy-title")
-            yield OptionList(*(self._option(label, text) for label, text in self.forms))
+            yield VimOptionList(*(self._option(label, text) for label, text in self.forms))
 
     def _option(self, label: str, text: str) -> Option:
         parts: list[str | tuple[str, str]] = [

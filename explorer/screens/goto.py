@@ -24,6 +24,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from explorer.model.resolve import Resolution, ResolveRequest, resolve, snapshot
 from explorer.model.uri_tree import UriTree
 from explorer.sanitize import sanitize_line
+from explorer.widgets.lists import VimOptionList
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,7 @@ nearest prefix that exists. `enter` jumps to the first choice; `down` moves into
         with Vertical():
             yield Input(value=self.initial, placeholder="URI, e.g. docs://handbook/welcome", id="goto-input")
             yield Static(Content(""), id="goto-summary")
-            yield OptionList(id="goto-options")
+            yield VimOptionList(id="goto-options")
 
     def on_mount(self) -> None:
         self._update(self.initial)

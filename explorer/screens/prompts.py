@@ -40,6 +40,7 @@ from explorer.sanitize import sanitize, sanitize_line
 from explorer.screens.copy_as import CopyAsDialog
 from explorer.screens.template_form import remember_in_background
 from explorer.widgets.argument_form import ArgumentForm
+from explorer.widgets.lists import VimOptionList
 from explorer.widgets.prompt_result import PromptResultView, ResourceLink
 
 __all__ = ["PromptEntry", "PromptFormScreen", "PromptsScreen", "ServerPrompts"]
@@ -98,6 +99,8 @@ class PromptFormScreen(ModalScreen[dict[str, str] | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "submit", "Get prompt", id="prompt_form.submit"),
+        # Enter in a field submits through the field; with no field (a prompt without arguments) here.
+        Binding("enter", "submit", "Get prompt", show=False, id="prompt_form.enter"),
         Binding("escape", "cancel", "Cancel", id="prompt_form.cancel"),
     ]
     HELP = """
@@ -113,7 +116,7 @@ sent), then `enter` or `ctrl+s` gets the prompt. Suggestions come from the serve
         margin-top: 2; border: thick $accent; background: $surface; padding: 0 1;
     }
     PromptFormScreen #pf-header { height: auto; margin-bottom: 1; }
-    PromptFormScreen #pf-fields { height: auto; max-height: 30; }
+    PromptFormScreen #pf-fields { height: auto; max-height: 50vh; }
     PromptFormScreen #pf-status { height: auto; color: $text-muted; }
     PromptFormScreen #pf-status.-error { color: $text-error; }
     """
@@ -131,7 +134,8 @@ sent), then `enter` or `ctrl+s` gets the prompt. Suggestions come from the serve
                 yield ArgumentForm(
                     self.fields, complete=self._complete if self._can_complete else None, id="pf-form"
                 )
-            yield Static(Content("enter gets the prompt · escape cancels"), id="pf-status")
+            yield Static(Content("enter or ctrl+s gets the prompt · escape cancels"), id="pf-status")
+        yield Footer()
 
     def _header(self) -> Content:
         e = self.entry
@@ -258,7 +262,7 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
     def compose(self) -> ComposeResult:
         yield Static(Content("Prompts"), id="prompts-title")
         with Horizontal(id="prompts-panes"):
-            yield OptionList(id="prompt-list")
+            yield VimOptionList(id="prompt-list")
             with Vertical(id="prompt-right"):
                 with VerticalScroll(id="prompt-detail"):
                     yield Static(Content("Highlight a prompt."), id="prompt-detail-body")

@@ -35,6 +35,7 @@ from explorer.model.entries import ToolEntry
 from explorer.model.overview import instructions_text, overview_facts
 from explorer.model.tool_info import schema_text, tool_arguments
 from explorer.sanitize import sanitize, sanitize_line
+from explorer.widgets.lists import VimOptionList
 
 if TYPE_CHECKING:
     from explorer.connection.supervisor import Supervisor
@@ -104,7 +105,7 @@ On the Log tab choose the level of entries the server sends. `c` copies the over
                 with TabPane("Overview", id="tab-overview"), VerticalScroll(id="overview-facts"):
                     yield Static(Content(sanitize(self.report(), limit=None)), id="overview-text")
                 with TabPane("Tools", id="tab-tools"), Horizontal(id="overview-tools"):
-                    yield OptionList(*self._tool_options(), id="tool-list")
+                    yield VimOptionList(*self._tool_options(), id="tool-list")
                     with VerticalScroll(id="tool-detail"):
                         yield Static(Content(self._no_tool_text()), id="tool-text")
                 with TabPane("Log", id="tab-log"):

@@ -24,7 +24,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Static
+from textual.widgets import Footer, Static
 from textual.worker import Worker, WorkerState
 
 from explorer.connection.completion import Completer
@@ -87,7 +87,7 @@ RFC 6570 says (a `/` in `{id}` becomes `%2F`, `{+path}` keeps it).
     }
     TemplateFormScreen #tf-header { height: auto; }
     TemplateFormScreen #tf-meta { height: auto; color: $text-muted; margin-bottom: 1; }
-    TemplateFormScreen #tf-fields { height: auto; max-height: 30; }
+    TemplateFormScreen #tf-fields { height: auto; max-height: 45vh; }
     TemplateFormScreen #tf-preview { height: auto; background: $panel; padding: 0 1; }
     TemplateFormScreen #tf-status { height: auto; color: $text-muted; }
     TemplateFormScreen #tf-status.-error { color: $text-error; }
@@ -122,6 +122,7 @@ RFC 6570 says (a `/` in `{id}` becomes `%2F`, `{+path}` keeps it).
                 )
             yield Static(Content(""), id="tf-preview")
             yield Static(Content(""), id="tf-status")
+        yield Footer()
 
     def _header(self) -> Content:
         raw = self.entry.raw
