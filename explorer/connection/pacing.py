@@ -18,9 +18,14 @@ Spawn = Callable[[Callable[[], Awaitable[None]]], None]
 
 
 class Coalescer:
-    """Per key: at most one job in flight and one queued; triggers while one is queued are absorbed."""
+    """Per key: at most one job in flight and one queued; triggers while one is queued are absorbed.
 
-    def __init__(self) -> None:
+    A queued job waits until `min_interval` seconds have passed since the previous one started, so a
+    server that announces a change on every read cannot make the explorer read in a tight loop.
+    """
+
+    def __init__(self, min_interval: float = 0.5) -> None:
+        self.min_interval = min_interval
         self._running: set[Hashable] = set()
         self._queued: set[Hashable] = set()
         self.absorbed = 0  # triggers that cost nothing (counted for tests and the protocol log)
@@ -36,13 +41,17 @@ class Coalescer:
         spawn(lambda: self._run(key, job))
 
     async def _run(self, key: Hashable, job: Callable[[], Awaitable[None]]) -> None:
+        import anyio
+
         try:
             while True:
                 self._queued.discard(key)
+                started = time.monotonic()
                 with contextlib.suppress(Exception):  # one failed re-read must not stop the next
                     await job()
                 if key not in self._queued:
                     break
+                await anyio.sleep(max(0.0, self.min_interval - (time.monotonic() - started)))
         finally:
             self._running.discard(key)
             self._queued.discard(key)
