@@ -125,15 +125,17 @@ counts, listing health and tools.
             SPINNER[self.frame] if status.busy else {"failed": "✗", "incomplete": "◐"}.get(status.state, "●")
         )
         style = STATE_STYLE.get(status.state, "")
-        parts: list[str | tuple[str, str]] = [(marker + " ", style), (sanitize_line(status.name, 40), "bold")]
+        # What matters first (the status keeps its place on a narrow terminal), then who the server is;
+        # the line is cut at the right edge.
+        parts: list[str | tuple[str, str]] = [(marker + " ", style), (sanitize_line(status.name, 30), "bold")]
+        parts.append(("  " + status.progress_text(), style))
+        if status.error is not None:
+            parts.append(("  " + sanitize_line(redact(status.error, status.spec), 160), "$status-failed"))
         ident = status.identity
         if ident is not None:
             who = " ".join(x for x in (ident.name, ident.version) if x)
             if who:
                 # A server may echo a token from its env into its own name: mask config secrets.
-                parts.append("  " + sanitize_line(redact(who, status.spec), 60))
+                parts.append(("  " + sanitize_line(redact(who, status.spec), 60), "$text-muted"))
             parts.append((f"  {ident.protocol_version} ({ident.era})", "$text-muted"))
-        parts.append(("  " + status.progress_text(), style))
-        if status.error is not None:
-            parts.append(("  " + sanitize_line(redact(status.error, status.spec), 160), "$status-failed"))
         return Content.assemble(*parts)
