@@ -152,10 +152,29 @@ def _command_name(argv: Sequence[str]) -> str:
         value_options, sub_commands = _LAUNCHERS[launcher]
         operand = _first_operand(argv[1:], value_options.split(), sub_commands.split())
     if operand:
-        operand = re.split(r"[\\/]", operand.rstrip("/\\"))[-1]
+        operand = _script_name(operand)
         if launcher in _PACKAGE_RUNNERS:
             operand = _package_name(operand)
     return operand or base or executable
+
+
+# A script named like an entry point says nothing: `node …/server-filesystem/dist/index.js` is named after
+# its package folder, found above the build folders.
+_ENTRY_POINTS = frozenset({"index", "main", "cli", "server", "app", "__main__", "run", "start"})
+_BUILD_FOLDERS = frozenset({"dist", "build", "lib", "bin", "src", "out", "esm", "cjs", "target", "release"})
+
+
+def _script_name(operand: str) -> str:
+    """The last path segment, or for a generic entry point the nearest folder that is not a build folder."""
+    parts = [p for p in re.split(r"[\\/]", operand.rstrip("/\\")) if p]
+    if not parts:
+        return operand
+    stem = re.sub(r"\.(m?[jt]s|c[jt]s|py|pyz)$", "", parts[-1], flags=re.IGNORECASE)
+    if stem.lower() in _ENTRY_POINTS:
+        for folder in reversed(parts[:-1]):
+            if folder.lower() not in _BUILD_FOLDERS and folder not in (".", ".."):
+                return folder
+    return parts[-1]
 
 
 def _wrapped_command(launcher: str, args: Sequence[str]) -> Sequence[str] | None:
