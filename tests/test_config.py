@@ -433,7 +433,7 @@ def test_command_line_is_split_like_a_shell() -> None:
         ("python3.12 -u -X dev -m mcp_server_time --tz UTC", "mcp_server_time"),
         ("/usr/bin/python3 server.py", "server.py"),
         ("python -c 'import x'", "python"),
-        ("node /x/dist/index.js stdio", "index.js"),
+        ("node /x/dist/index.js stdio", "x"),  # an entry point is named after its package folder
         ("node --inspect -r dotenv/config build/main.js", "main.js"),
         ("npx -y @modelcontextprotocol/server-everything@2026.8.31", "server-everything"),
         ("npx mcp-remote https://h/mcp", "mcp-remote"),

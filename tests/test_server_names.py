@@ -16,7 +16,8 @@ from explorer.config.options import parse_server_option
         ),
         ("node ./build/index.js", "index.js"),  # nothing better to name it after
         ("node server.js", "server.js"),
-        ("python src/app/main.py", "app"),
+        ("node ./tools/pkg/lib/cli.js --stdio", "pkg"),
+        ("python src/app/main.py", "main.py"),  # the folder above is no build folder: keep the script
         ("python -m explorer demo-server", "explorer"),
         ("npx -y @modelcontextprotocol/server-memory@2026.8.31", "server-memory"),
         ("uvx mcp-server-fetch", "mcp-server-fetch"),

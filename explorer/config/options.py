@@ -170,8 +170,9 @@ def _script_name(operand: str) -> str:
     if not parts:
         return operand
     stem = re.sub(r"\.(m?[jt]s|c[jt]s|py|pyz)$", "", parts[-1], flags=re.IGNORECASE)
-    if stem.lower() in _ENTRY_POINTS:
-        for folder in reversed(parts[:-1]):
+    folders = parts[:-1]
+    if stem.lower() in _ENTRY_POINTS and folders and folders[-1].lower() in _BUILD_FOLDERS:
+        for folder in reversed(folders):
             if folder.lower() not in _BUILD_FOLDERS and folder not in (".", ".."):
                 return folder
     return parts[-1]
