@@ -15,6 +15,7 @@ from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
+from textual.widget import Widget
 
 from explorer.model.templates import TemplateError
 from explorer.model.tree_view import Row, TreeRows
@@ -39,6 +40,28 @@ class _Palette(NamedTuple):
     match: Style
     incomplete: Style
     cursor: Style
+
+
+def palette_of(widget: Widget) -> _Palette:
+    """The styles of the `resource-tree--*` component classes, each over the widget's own style."""
+    base = widget.rich_style
+
+    def part(name: str) -> Style:
+        return base + widget.get_component_rich_style(f"resource-tree--{name}", partial=True)
+
+    return _Palette(
+        base,
+        part("guides"),
+        part("label"),
+        part("folder"),
+        part("muted"),
+        part("count"),
+        part("pattern"),
+        part("badge"),
+        widget.get_component_rich_style("resource-tree--match", partial=True),
+        part("incomplete"),
+        widget.get_component_rich_style("resource-tree--cursor", partial=True),
+    )
 
 
 def _find_all(haystack: str, needle: str) -> list[tuple[int, int]]:

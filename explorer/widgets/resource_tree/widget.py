@@ -42,14 +42,12 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Sequence, Set
 from contextlib import suppress
-from typing import ClassVar
+from typing import ClassVar, TypeAlias
 
-from rich.style import Style
 from textual import events, work
 from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
 from textual.geometry import Size
-from textual.message import Message
 from textual.reactive import reactive, var
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -60,21 +58,10 @@ from explorer.model.drilldown import Drill, DrillKey
 from explorer.model.tree_filter import FilterResult, FilterSummary, compute_filter, is_prefix_query
 from explorer.model.tree_view import Change, Node, TreeRows
 from explorer.model.uri_tree import PatternNode, UriNode, UriTree
-from explorer.widgets.resource_tree.render import RowPainter, _Palette
+from explorer.widgets.resource_tree import messages
+from explorer.widgets.resource_tree.render import RowPainter, _Palette, palette_of
 
 __all__ = ["ResourceTree"]
-
-
-class _TreeMessage(Message):
-    """A message about a `ResourceTree`; `control` is the tree, as with Textual's own Tree."""
-
-    def __init__(self, tree: ResourceTree) -> None:
-        self._tree = tree
-        super().__init__()
-
-    @property
-    def control(self) -> ResourceTree:
-        return self._tree
 
 
 class ResourceTree(ScrollView, can_focus=True):
@@ -212,57 +199,13 @@ exactly as the server sent them.
 
     # ------------------------------------------------------------------------------------ messages
 
-    class NodeHighlighted(_TreeMessage):
-        """The cursor moved to another node (posted once per move; nothing is read)."""
-
-        def __init__(self, tree: ResourceTree, node: Node) -> None:
-            self.node: Node = node
-            super().__init__(tree)
-
-    class NodeSelected(_TreeMessage):
-        """`enter` (or a double click) on a node: open it."""
-
-        def __init__(self, tree: ResourceTree, node: Node) -> None:
-            self.node: Node = node
-            super().__init__(tree)
-
-    class NodeExpanded(_TreeMessage):
-        """A node was expanded by the user or through the API."""
-
-        def __init__(self, tree: ResourceTree, node: UriNode) -> None:
-            self.node: UriNode = node
-            super().__init__(tree)
-
-    class NodeCollapsed(_TreeMessage):
-        """A node was collapsed by the user or through the API."""
-
-        def __init__(self, tree: ResourceTree, node: UriNode) -> None:
-            self.node: UriNode = node
-            super().__init__(tree)
-
-    class DrillRequested(_TreeMessage):
-        """A template (or one of its candidates) was drilled: complete `drill.next_variable`, with
-        `drill.typed` as the value and `drill.context()` as context, then call `set_drill_children`."""
-
-        def __init__(self, tree: ResourceTree, node: PatternNode, drill: Drill) -> None:
-            self.node: PatternNode = node
-            self.drill: Drill = drill
-            super().__init__(tree)
-
-    class DrillSelected(_TreeMessage):
-        """`enter` on a drilled candidate whose URI is concrete: read `drill.uri` on `drill.server`."""
-
-        def __init__(self, tree: ResourceTree, node: PatternNode, drill: Drill) -> None:
-            self.node: PatternNode = node
-            self.drill: Drill = drill
-            super().__init__(tree)
-
-    class FilterApplied(_TreeMessage):
-        """A filter result is on screen (`summary` None: the filter was cleared)."""
-
-        def __init__(self, tree: ResourceTree, summary: FilterSummary | None) -> None:
-            self.summary = summary
-            super().__init__(tree)
+    NodeHighlighted: TypeAlias = messages.NodeHighlighted
+    NodeSelected: TypeAlias = messages.NodeSelected
+    NodeExpanded: TypeAlias = messages.NodeExpanded
+    NodeCollapsed: TypeAlias = messages.NodeCollapsed
+    DrillRequested: TypeAlias = messages.DrillRequested
+    DrillSelected: TypeAlias = messages.DrillSelected
+    FilterApplied: TypeAlias = messages.FilterApplied
 
     # ---------------------------------------------------------------------------------- lifecycle
 
@@ -682,24 +625,7 @@ exactly as the server sent them.
     def _get_palette(self) -> _Palette:
         palette = self._palette
         if palette is None:
-            base = self.rich_style
-
-            def part(name: str) -> Style:
-                return base + self.get_component_rich_style(f"resource-tree--{name}", partial=True)
-
-            palette = self._palette = _Palette(
-                base,
-                part("guides"),
-                part("label"),
-                part("folder"),
-                part("muted"),
-                part("count"),
-                part("pattern"),
-                part("badge"),
-                self.get_component_rich_style("resource-tree--match", partial=True),
-                part("incomplete"),
-                self.get_component_rich_style("resource-tree--cursor", partial=True),
-            )
+            palette = self._palette = palette_of(self)
         return palette
 
     def render_line(self, y: int) -> Strip:
