@@ -358,6 +358,32 @@ def test_expanding_a_wide_node_makes_lines_on_demand() -> None:
     calls = 0
     rows.model_changed(0)
     assert calls < 20 and rows.row(25_003).label == "f25000a"
+    calls = 0
+    rows.expand_children(1, 0)  # `*` on the wide node: its 50,000 leaves cost no row each
+    assert calls < 20
+
+
+def test_a_wide_node_under_a_filter_shows_its_matches_without_scanning_its_children() -> None:
+    tree = UriTree()
+    tree.add_resources(res("big", f"big://host/wide/f{i:05d}") for i in range(50_000))
+    tree.add_resources([res("big", "big://host/other/match-me")])
+    rows = TreeRows(tree)
+    rows.apply_filter(compute_filter(tree, "f0004"), 0)  # 10 matches among 50,000 children
+    scanned: list[int] = []  # lengths of the child lists iterated
+    children = tree.children
+
+    class Watched(list[UriNode]):
+        def __iter__(self):  # type: ignore[no-untyped-def]
+            scanned.append(len(self))
+            return super().__iter__()
+
+    tree.children = lambda node: Watched(children(node))  # type: ignore[method-assign]
+    assert [row.label for row in rows if row.depth == 3] == [f"f0004{i}" for i in range(10)]
+    wide = tree.node_for("big://host/wide")
+    assert wide is not None and rows.is_expanded(wide)
+    rows.rebuild(0)
+    assert [row.label for row in rows if row.depth == 3] == [f"f0004{i}" for i in range(10)]
+    assert scanned and max(scanned) < 10  # the small lists above it, never the 50,000
 
 
 def test_expand_children_opens_one_level_up_to_the_limit() -> None:

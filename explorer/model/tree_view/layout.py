@@ -16,7 +16,7 @@ from explorer.model.tree_filter import FilterResult
 from explorer.model.tree_view.drills import DrillBook
 from explorer.model.tree_view.expansions import Expansions
 from explorer.model.tree_view.rows import DrillBlock, Node, NodeBlock, Row
-from explorer.model.uri_tree import PatternNode, UriNode, UriTree
+from explorer.model.uri_tree import PatternNode, UriNode, UriTree, child_order_key
 
 __all__ = ["RowLayout", "ancestors"]
 
@@ -56,8 +56,9 @@ class RowLayout:
         self.drills = DrillBook() if drills is None else drills
         self.filter: FilterResult | None = filter_result
         self.filter_expand = filter_expand
-        self._made: dict[int, Row] = {}  # line -> row made for it since lines last changed
         """How many matches a prefix filter recomputed by `model_changed` expands (see `compute_filter`)."""
+        self._made: dict[int, Row] = {}  # line -> row made for it since lines last changed
+        self._grouped: tuple[FilterResult, dict[UriNode, list[UriNode]]] | None = None  # see `_visible`
         self.root = self._rebuild()
 
     # ------------------------------------------------------------------------------------- reading
@@ -148,6 +149,8 @@ class RowLayout:
         visible = active.visible
         if any(pattern in visible for pattern in self.tree.patterns(node)):
             return True
+        if node.child_count > len(visible):
+            return any(True for _ in self._visible_children(node))
         return not visible.isdisjoint(self.tree.children(node))
 
     def find(self, target: Node) -> Row:
@@ -248,12 +251,35 @@ class RowLayout:
     def _visible(
         self, row: Row, src: Sequence[UriNode], pats: tuple[PatternNode, ...]
     ) -> tuple[Sequence[PatternNode], Sequence[UriNode]]:
-        """The patterns and children a node row shows: all of them, or those the filter shows."""
+        """The patterns and children a node row shows: all of them, or those the filter shows.
+
+        Filtered, the cheaper of two ways: scan the children (fewer children than visible nodes), or take
+        the filter's visible nodes under this one (grouped once per filter) in the children's order.
+        """
         active = self.filter
         if active is None or row.full:
             return pats, src
         visible = active.visible
-        return [p for p in pats if p in visible], list(filter(visible.__contains__, src))
+        shown = [p for p in pats if p in visible]
+        node = row.node
+        if len(src) > len(visible) and isinstance(node, UriNode):
+            return shown, sorted(self._visible_children(node), key=child_order_key)
+        return shown, list(filter(visible.__contains__, src))
+
+    def _visible_children(self, node: UriNode) -> Iterator[UriNode]:
+        """Children of `node` (in the current tree) the filter lists as visible, in no order."""
+        active = self.filter
+        assert active is not None
+        grouped = self._grouped
+        if grouped is None or grouped[0] is not active:
+            groups: dict[UriNode, list[UriNode]] = {}
+            for item in active.visible:
+                if isinstance(item, UriNode) and item.parent is not None:
+                    groups.setdefault(item.parent, []).append(item)
+            self._grouped = grouped = (active, groups)
+        for child in grouped[1].get(node, ()):
+            if node.child(child.segment) is child:  # a filter of an older version may list removed nodes
+                yield child
 
     def _build(self, top: Row) -> None:
         """Open `top` (a node, or a drill position that is open) and below it everything to keep open.
@@ -335,8 +361,8 @@ class RowLayout:
             self._grow(row, row.size)
 
     def _walk(self, target: Node, expand: Callable[[Row], bool] | None) -> Row:
-        """The row showing `target`; with a `change`, expanding its ancestors on the way (else the
-        deepest ancestor row on screen)."""
+        """The row showing `target`, opening its ancestors with `expand` on the way; without `expand`
+        (or when it cannot open one), the row of the deepest ancestor on screen."""
         path = ancestors(target)
         row = self.root
         if path[0] is not row.node:

@@ -114,8 +114,10 @@ class TreeRows(RowLayout):
         assert isinstance(block, NodeBlock)
         chosen: list[Row] = []
         for pos in range(block.npats, block.count):
-            if block.kid_at(pos) is not None:
-                continue
+            item = block.item(pos)
+            assert isinstance(item, UriNode)
+            if not (item.child_count or item.pattern_count) or block.kid_at(pos) is not None:
+                continue  # a leaf (the bulk of a wide node) costs no row
             kid = self._make_row(row, pos)
             if self.expandable(kid):
                 assert isinstance(kid.node, UriNode)
