@@ -417,14 +417,15 @@ exactly as the server sent them.
         self._scroll_to_line(self.cursor, center=center)
 
     def _apply(self, change: Change) -> None:
-        """Act on what an operation of the row model did: repaint, cursor, messages."""
+        """Act on what an operation of the row model did: repaint, cursor, messages (in the order the
+        tree has always posted them: expanded nodes, then the highlight, then collapsed ones)."""
         if change.structure:
             self._invalidate()
             self._update_virtual_size()
-        self.cursor = change.cursor
-        self._post_highlight()  # the same line may hold another node now
         for node in change.expanded:
             self.post_message(self.NodeExpanded(self, node))
+        self.cursor = change.cursor
+        self._post_highlight()  # the same line may hold another node now
         for node in change.collapsed:
             self.post_message(self.NodeCollapsed(self, node))
         for pattern, drill in change.drills:
