@@ -11,7 +11,7 @@ costs O(depth * log(open items)).
 
 from __future__ import annotations
 
-from bisect import bisect_left, insort
+from bisect import bisect_left
 from collections.abc import Sequence
 from operator import attrgetter
 from typing import Literal, NamedTuple
@@ -193,8 +193,3 @@ class DrillBlock(Block):
     def __init__(self, items: Sequence[VirtualItem]) -> None:
         super().__init__(len(items))
         self.items = items
-
-
-def add_sorted(rows: list[Row], row: Row) -> None:
-    """Insert `row` into `rows` kept sorted by position."""
-    insort(rows, row, key=_get_pos)
