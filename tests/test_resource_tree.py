@@ -358,6 +358,32 @@ async def test_messages_highlighted_selected_expanded() -> None:
         assert of_type(app, ResourceTree.NodeCollapsed)
 
 
+async def test_message_order_expanded_then_highlighted_then_collapsed() -> None:
+    tree = demo_tree()
+    app = TreeApp(tree)
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ResourceTree)
+        await pilot.pause()
+        app.messages.clear()
+        assert view.select_prefix("demo://docs/guide/setup.md")
+        await pilot.pause()
+        posted = [(type(m).__name__, getattr(m, "node", None)) for m in app.messages]
+        assert posted == [
+            ("NodeExpanded", node(tree, "demo://")),
+            ("NodeExpanded", node(tree, "demo://docs")),
+            ("NodeExpanded", node(tree, "demo://docs/guide")),
+            ("NodeHighlighted", node(tree, "demo://docs/guide/setup.md")),
+        ]
+        app.messages.clear()
+        view.collapse_node(node(tree, "demo://docs"))  # the cursor was inside: it goes to docs
+        await pilot.pause()
+        posted = [(type(m).__name__, getattr(m, "node", None)) for m in app.messages]
+        assert posted == [
+            ("NodeHighlighted", node(tree, "demo://docs")),
+            ("NodeCollapsed", node(tree, "demo://docs")),
+        ]
+
+
 # ----------------------------------------------------------------------------------- model changes
 
 

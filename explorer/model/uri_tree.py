@@ -59,6 +59,7 @@ __all__ = [
     "Row",
     "UriNode",
     "UriTree",
+    "child_order_key",
     "join_segments",
     "segment_uri",
 ]
@@ -69,6 +70,8 @@ _TAIL = ("?", "#")
 _SEPARATOR = re.compile(r"[/?#]")
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 _segment_key = attrgetter("segment")
+child_order_key = _segment_key
+"""The key `UriTree.children` sorts by: a view bisects a sorted child list (or a filtered part of it)."""
 
 
 def segment_uri(uri: str) -> list[str]:
@@ -161,10 +164,10 @@ class _Kids:
         """Sorted by segment; new children are merged by one timsort pass instead of a full rebuild."""
         cached = self.sorted
         if cached is None:
-            cached = sorted(self.children.values(), key=_segment_key)
+            cached = sorted(self.children.values(), key=child_order_key)
         elif self.pending:
             cached = cached + self.pending
-            cached.sort(key=_segment_key)
+            cached.sort(key=child_order_key)
         else:
             return cached
         self.sorted = cached

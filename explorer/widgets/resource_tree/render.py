@@ -1,17 +1,26 @@
-"""Painting helpers of `ResourceTree`: the style palette, label limits and segment building.
+"""Painting `ResourceTree` rows: the style palette, label limits, and `RowPainter` (a row to a `Strip`).
 
-They exist apart from the widget so the pure text-to-segment steps (sanitizing, match highlighting)
-can be read and changed without the widget's row machinery; the widget composes rows from them.
+They exist apart from the widget so the text-to-segment steps (sanitizing, match highlighting, badges,
+markers) read and change on their own: the painter needs a `Row` and the row model, not the widget.
+Every server string goes through `sanitize_line` and becomes `Segment`s with explicit styles: nothing here
+parses markup.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
+from textual.strip import Strip
+from textual.widget import Widget
 
-from explorer.sanitize import sanitize_line
+from explorer.model.templates import TemplateError, too_large
+from explorer.model.tree_view import Row, TreeRows
+from explorer.model.uri_tree import PatternNode
+from explorer.sanitize import is_clean, sanitize_line
 
 _DIRECTORY_MIME = "inode/directory"
 _LABEL_LIMIT = 200
@@ -31,6 +40,28 @@ class _Palette(NamedTuple):
     match: Style
     incomplete: Style
     cursor: Style
+
+
+def palette_of(widget: Widget) -> _Palette:
+    """The styles of the `resource-tree--*` component classes, each over the widget's own style."""
+    base = widget.rich_style
+
+    def part(name: str) -> Style:
+        return base + widget.get_component_rich_style(f"resource-tree--{name}", partial=True)
+
+    return _Palette(
+        base,
+        part("guides"),
+        part("label"),
+        part("folder"),
+        part("muted"),
+        part("count"),
+        part("pattern"),
+        part("badge"),
+        widget.get_component_rich_style("resource-tree--match", partial=True),
+        part("incomplete"),
+        widget.get_component_rich_style("resource-tree--cursor", partial=True),
+    )
 
 
 def _find_all(haystack: str, needle: str) -> list[tuple[int, int]]:
@@ -64,3 +95,176 @@ def _add_text(
         at = end
     if at < len(text):
         segments.append(Segment(text[at:], style))
+
+
+class RowPainter:
+    """One row as segments: guides, marker, label, name, count, badges (and the root's markers)."""
+
+    def __init__(self, rows: TreeRows, root_label: str) -> None:
+        self._rows = rows
+        self._root_label = sanitize_line(root_label, _LABEL_LIMIT)
+        self.show_servers = False
+        self.incomplete: frozenset[str] = frozenset()
+        self._badges: dict[str, str] = {}
+
+    def paint(self, row: Row, cursor: bool, palette: _Palette) -> Strip:
+        extra = palette.cursor if cursor else None
+
+        def styled(style: Style) -> Style:
+            return style + extra if extra is not None else style
+
+        segments: list[Segment] = []
+        add = segments.append
+        if row.depth:
+            flags: list[bool] = []
+            ancestor = row.parent
+            while ancestor is not None and ancestor.depth:
+                flags.append(ancestor.last)
+                ancestor = ancestor.parent
+            guide = "".join("  " if last else "│ " for last in reversed(flags))
+            add(Segment(guide + ("└╴" if row.last else "├╴"), styled(palette.guides)))
+        node = row.node
+        rows = self._rows
+        tree = rows.tree
+        active = rows.filter
+        needle = active.text.lower() if active is not None and active.mode == "substring" else ""
+        match = palette.match  # partial (colour, bold, underline): laid over any part, cursor included
+
+        if row.virtual:
+            self._paint_virtual(row, segments, styled, palette)
+            return Strip(segments)
+        if isinstance(node, PatternNode):
+            if row.block is not None:
+                marker = "▾ "
+            elif node.templates and rows.drills.drillable(node):
+                marker = "▸ "
+            else:
+                marker = "  "
+            add(Segment(marker, styled(palette.guides)))
+            add(Segment("⟨T⟩ ", styled(palette.pattern)))
+            if too_large(node.uri_template) is not None:  # before the label, which may be very long
+                add(Segment("⚠ too large to use  ", styled(palette.incomplete)))
+            _add_text(segments, row.label, styled(palette.pattern), match, self._spans(row, needle))
+            names = node.templates
+            if names:
+                first = names[min(names)]
+                self._add_name(segments, first.name, row.label, styled(palette.muted), match, needle)
+            self._add_badges(segments, tree.servers(node), styled(palette.badge), styled(palette.base))
+            return Strip(segments)
+
+        is_root = row.parent is None
+        has_items = bool(node.child_count or node.pattern_count)
+        entries = node.resources
+        directory = any(entry.mime_type == _DIRECTORY_MIME for entry in entries.values())
+        if row.block is not None:
+            marker = "▾ "
+        elif has_items and rows.expandable(row):
+            marker = "▸ "
+        elif directory:
+            marker = "▹ "
+        else:
+            marker = "  "
+        add(Segment(marker, styled(palette.guides)))
+        label_style = styled(palette.folder if has_items or directory or is_root else palette.label)
+        if is_root:
+            add(Segment(self._root_label, label_style))
+        elif row.label == "":
+            add(Segment("(empty)", styled(palette.muted)))
+        else:
+            _add_text(segments, row.label, label_style, match, self._spans(row, needle))
+        if entries:
+            first_entry = entries[min(entries)]
+            title = first_entry.raw.get("title")
+            shown = title if isinstance(title, str) and title else first_entry.name
+            if shown != node.segment:
+                self._add_name(segments, shown, row.label, styled(palette.muted), match, needle)
+        if has_items or is_root:
+            count = None
+            if active is not None and not row.full:
+                count = active.counts.get(node)
+            if count is None:
+                count = node.resource_count + node.template_count
+            add(Segment(f"  {count:,}", styled(palette.number)))
+        if self.show_servers and not is_root:
+            # A prefix: every server with something below it; a leaf: the servers that list it.
+            owners = tree.subtree_servers(node) if has_items else tree.servers(node)
+            self._add_badges(segments, owners, styled(palette.badge), styled(palette.base))
+        if is_root and self.incomplete:
+            servers = ", ".join(sanitize_line(server, 40) for server in sorted(self.incomplete))
+            add(Segment(f"  ⚠ incomplete: {servers}", styled(palette.incomplete)))
+        return Strip(segments)
+
+    def _paint_virtual(
+        self, row: Row, segments: list[Segment], styled: Callable[[Style], Style], palette: _Palette
+    ) -> None:
+        """A drill row: a candidate (`{region} = eu-west`, with its URI once concrete) or a muted note."""
+        drill = row.drill
+        assert drill is not None
+        if row.block is not None:
+            marker = "▾ "
+        elif row.kind == "value" and drill.children_drill is not None:
+            marker = "▸ "
+        else:
+            marker = "  "
+        segments.append(Segment(marker, styled(palette.guides)))
+        if row.kind != "value":
+            segments.append(Segment(sanitize_line(row.label, _LABEL_LIMIT), styled(palette.muted)))
+            if row.kind == "note":
+                note = self._rows.drill_note(row)
+                if note:
+                    why = sanitize_line(note, _NAME_LIMIT)
+                    segments.append(Segment(f"  ({why})", styled(palette.muted)))
+            return
+        segments.append(Segment(sanitize_line(row.label, _LABEL_LIMIT), styled(palette.pattern)))
+        if drill.is_concrete:
+            try:
+                uri = drill.uri
+            except (TypeError, TemplateError):
+                return
+            segments.append(Segment("  " + sanitize_line(uri, _LABEL_LIMIT), styled(palette.muted)))
+
+    def _spans(self, row: Row, needle: str) -> list[tuple[int, int]]:
+        """Spans of the raw label to highlight for the active filter."""
+        active = self._rows.filter
+        label = row.label
+        if active is None or not label or row.virtual or not is_clean(label, multiline=False):
+            return []
+        if needle:
+            return _find_all(label, needle)
+        node = row.node
+        full = node.uri_template if isinstance(node, PatternNode) else node.prefix
+        text = active.text
+        if full.startswith(text):
+            common = len(text)
+        elif text.startswith(full):
+            common = len(full)
+        else:
+            return []
+        start = len(full) - len(label)
+        end = min(len(label), common - start)
+        return [(0, end)] if end > 0 else []
+
+    def _add_name(
+        self, segments: list[Segment], name: str, label: str, style: Style, match: Style, needle: str
+    ) -> None:
+        if not name or name == label:
+            return
+        text = sanitize_line(name, _NAME_LIMIT)
+        segments.append(Segment("  ", style))
+        _add_text(segments, text, style, match, _find_all(text, needle) if needle else [])
+
+    def _add_badges(self, segments: list[Segment], servers: Iterable[str], badge: Style, gap: Style) -> None:
+        if not self.show_servers:
+            return
+        for server in sorted(servers):
+            segments.append(Segment(" ", gap))
+            segments.append(Segment(self._badge(server), badge))
+
+    def _badge(self, server: str) -> str:
+        badge = self._badges.get(server)
+        if badge is None:
+            text = sanitize_line(server, None)
+            if cell_len(text) > _BADGE_CELLS:
+                text = text[: _BADGE_CELLS - 1] + "…"
+            badge = self._badges[server] = f" {text} "
+        return badge
