@@ -8,6 +8,8 @@ from typing import ClassVar
 from textual.app import App
 from textual.binding import Binding, BindingType
 
+from explorer.auth.login import AuthOptions
+from explorer.auth.redirect import AuthFlow
 from explorer.commands import ExplorerCommands, UriJumpCommands
 from explorer.config import Config, ListingBounds, ServerSpec
 from explorer.config.found import FoundConfig
@@ -46,8 +48,10 @@ class ExplorerApp(App[int]):
         remember_theme: bool = True,
         notices: Sequence[str] = (),
         found_configs: Sequence[FoundConfig] = (),
+        auth: AuthOptions | None = None,
     ) -> None:
         super().__init__()
+        self.auth = auth  # OAuth logins for servers that ask (None: no logins)
         # Lines the CLI would print on stderr (config warnings, which files were read): one notification.
         self.notices = list(notices)
         self.found_configs = list(found_configs)
@@ -82,6 +86,7 @@ class ExplorerApp(App[int]):
                 bounds=self.bounds,
                 found_configs=self.found_configs,
                 wire=self.wire,
+                auth=self.auth,
             )
         )
         self._show_notices()
@@ -142,6 +147,7 @@ def launch_tui(
     timeout: float,
     notices: Sequence[str] = (),
     found_configs: Sequence[FoundConfig] = (),
+    auth_flow: str | None = None,
 ) -> int:
     """Run the TUI until the user quits; returns the process exit code.
 
@@ -150,8 +156,16 @@ def launch_tui(
     mode: ProtocolMode = (
         "legacy" if protocol == "legacy" else "2026-07-28" if protocol == "2026-07-28" else "auto"
     )
+    flow: AuthFlow | None = "fetch" if auth_flow == "fetch" else "print" if auth_flow == "print" else None
+    flow = "browser" if auth_flow == "browser" else flow
     app = ExplorerApp(
-        specs, config=config, protocol=mode, timeout=timeout, notices=notices, found_configs=found_configs
+        specs,
+        config=config,
+        protocol=mode,
+        timeout=timeout,
+        notices=notices,
+        found_configs=found_configs,
+        auth=AuthOptions(flow=flow),
     )
     try:
         app.run()

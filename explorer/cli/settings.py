@@ -47,6 +47,7 @@ from explorer.sanitize import sanitize_line
 F = TypeVar("F", bound=Callable[..., Any])
 
 PROTOCOL_CHOICES = ("auto", "legacy", "2026-07-28")
+AUTH_FLOW_CHOICES = ("browser", "print", "fetch")
 
 
 class Seconds(click.ParamType[float, Any]):
@@ -101,6 +102,7 @@ class Settings:
     timeout: float | None = None
     env: list[str] = field(default_factory=list)
     inputs: list[str] = field(default_factory=list)
+    auth_flow: str | None = None
 
     def merged(self, later: Settings) -> Settings:
         return Settings(
@@ -112,6 +114,7 @@ class Settings:
             timeout=later.timeout if later.timeout is not None else self.timeout,
             env=[*self.env, *later.env],
             inputs=[*self.inputs, *later.inputs],
+            auth_flow=later.auth_flow or self.auth_flow,
         )
 
     @property
@@ -287,6 +290,14 @@ def server_options(func: F) -> F:
             metavar="ID=VALUE",
             help="Value of a VS Code ${input:ID} (else asked on the terminal). Repeatable.",
         ),
+        click.option(
+            "--auth-flow",
+            type=click.Choice(AUTH_FLOW_CHOICES),
+            default=None,
+            help="How an OAuth login is approved: browser (default where one opens; the URL is shown "
+            "too), print (show the URL, wait for the redirect), fetch (request the URL itself: for "
+            "authorization servers that approve at once).",
+        ),
     ]
     for option in reversed(options):
         func = option(func)
@@ -304,12 +315,14 @@ def settings_from(ctx: click.Context, params: dict[str, Any]) -> Settings:
         timeout=params.pop("timeout", None),
         env=list(params.pop("env", ()) or ()),
         inputs=list(params.pop("inputs", ()) or ()),
+        auth_flow=params.pop("auth_flow", None),
     )
     parent = ctx.find_object(Settings)
     return parent.merged(own) if parent is not None else own
 
 
 __all__ = [
+    "AUTH_FLOW_CHOICES",
     "PROTOCOL_CHOICES",
     "ConfigError",
     "Prepared",

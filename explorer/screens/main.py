@@ -24,6 +24,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Input
 
+from explorer.auth.login import AuthOptions
 from explorer.completion import Completer
 from explorer.config import ListingBounds, ServerSpec, redact
 from explorer.config.found import FoundConfig
@@ -103,11 +104,14 @@ Every server's resources and templates as one URI-prefix tree.
         auto_preview: bool = False,
         found_configs: Sequence[FoundConfig] = (),
         wire: WireLog | None = None,
+        auth: AuthOptions | None = None,
     ) -> None:
         super().__init__()
         self.protocol: ProtocolMode = protocol
         self.supervisor = Supervisor(
-            specs, Settings(protocol=protocol, timeout=timeout, bounds=bounds, wire=wire), listener=self
+            specs,
+            Settings(protocol=protocol, timeout=timeout, bounds=bounds, wire=wire, auth=auth),
+            listener=self,
         )
         self.adder = ServerAdder(self, found_configs)
         self.auto_preview = auto_preview

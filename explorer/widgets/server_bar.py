@@ -134,6 +134,8 @@ counts, listing health and tools.
                 parts.append("  " + sanitize_line(redact(who, status.spec), 60))
             parts.append((f"  {ident.protocol_version} ({ident.era})", "$text-muted"))
         parts.append(("  " + status.progress_text(), style))
+        if status.login is not None and status.state == "connecting":
+            parts.append(("  " + sanitize_line(status.login.url, 2000), "underline"))
         if status.error is not None:
             parts.append(("  " + sanitize_line(redact(status.error, status.spec), 160), "$status-failed"))
         return Content.assemble(*parts)
