@@ -119,7 +119,7 @@ async def test_fetch_says_when_the_authorization_server_wants_a_person() -> None
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
     async with anyio.create_task_group() as group:
         group.start_soon(server.serve)
-        while not server.started:
+        while not server.started:  # noqa: ASYNC110  (uvicorn offers no event to wait on)
             await anyio.sleep(0.02)
         with pytest.raises(RedirectError) as raised:
             await fetch_redirect(f"http://127.0.0.1:{port}/authorize", redirect_uri_for(1), timeout=10)
