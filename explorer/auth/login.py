@@ -129,9 +129,17 @@ class Login:
     def redirect_uri(self) -> str:
         return self.tokens.redirect or redirect_uri_for(free_port())
 
+    def flow(self) -> AuthFlow:
+        """The server's own `flow` (config, connect dialog), else the run's."""
+        own = self.spec.oauth.flow if self.spec.oauth is not None else None
+        for known in ("browser", "print", "fetch"):
+            if own == known:
+                return known
+        return self.options.chosen_flow()
+
     async def authorize(self, url: str) -> Redirected:
         """Get the code for `url` by the chosen flow (announcing the URL while the user is needed)."""
-        flow = self.options.chosen_flow()
+        flow = self.flow()
         redirect = self.redirect_uri()
         if flow == "fetch":
             return await fetch_redirect(url, redirect, timeout=30.0)
@@ -366,7 +374,7 @@ def _choose_redirect(login: Login, settings: OAuthSettings) -> str:
         return redirect_uri_for(settings.redirect_port)
     stored = login.tokens.redirect_uri()
     port = port_of(stored) if stored is not None else None
-    fetching = login.options.chosen_flow() == "fetch"
+    fetching = login.flow() == "fetch"
     if stored is not None and port is not None and (fetching or port_is_free(port)):
         return stored
     fresh = redirect_uri_for(free_port())

@@ -111,6 +111,7 @@ _OAUTH_STRINGS = (
     "token_endpoint_auth_method",
     "issuer",
     "client_metadata_url",
+    "flow",
 )
 _OAUTH_KEYS = frozenset({*_OAUTH_STRINGS, "grant", "private_key_file", "scopes", "redirect_port"})
 _SECRET_METHODS = ("client_secret_basic", "client_secret_post")
@@ -335,6 +336,8 @@ class _Loader:
         algorithm = values["signing_algorithm"]
         if algorithm is not None and algorithm not in _SIGNING_ALGORITHMS:
             raise self.error(f'{where}: "signing_algorithm" must be one of {", ".join(_SIGNING_ALGORITHMS)}')
+        if values["flow"] is not None and values["flow"] not in ("browser", "print", "fetch"):
+            raise self.error(f'{where}: "flow" must be "browser", "print" or "fetch"')
         port = raw.get("redirect_port")
         if port is not None and (isinstance(port, bool) or not isinstance(port, int) or not 0 < port < 65536):
             raise self.error(f'{where}: "redirect_port" must be a port number (1-65535), not {port!r}')
@@ -362,6 +365,7 @@ class _Loader:
             issuer=values["issuer"],
             client_metadata_url=metadata_url,
             redirect_port=port,
+            flow=values["flow"],
         )
 
     def env_file(self, raw: dict[str, Any], where: str, expand: Expander) -> dict[str, str]:

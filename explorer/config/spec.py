@@ -87,6 +87,7 @@ class OAuthSettings:
     issuer: str | None = None  # the authorization server the client credentials belong to
     client_metadata_url: str | None = None  # an HTTPS client ID metadata document (CIMD)
     redirect_port: int | None = None  # the loopback port a pre-registered client's redirect URI uses
+    flow: str | None = None  # how this server's login is approved (browser, print, fetch); None: the run's
 
     def secret_values(self) -> list[str]:
         return [value for value in (self.client_secret, self.private_key) if value]

@@ -73,6 +73,7 @@ class MainScreen(Screen[None]):
         Binding("p", "prompts", "Prompts", show=False, id="main.prompts"),
         Binding("i", "server_overview", "Server info", show=False, id="main.server_overview"),
         Binding("s", "toggle_pin", "Follow", show=False, id="main.pin"),
+        Binding("n", "connect_server", "Connect", show=False, id="main.connect"),
     ]
     HELP = """
 ## mcp-url-explorer
@@ -91,6 +92,7 @@ Every server's resources and templates as one URI-prefix tree.
   change re-reads it and shows what changed. `s` follows the highlighted resource until pressed again.
 - `i` shows the overview of the highlighted node's server (identity, capabilities, instructions,
   counts, listing health, tools); so does selecting a server's row in the bar at the top.
+- `n` connects another server (URL or command line, headers, env, OAuth login); the palette removes one.
 - `ctrl+p` opens the command palette, `?` this help, `q` quits.
 """
 
@@ -338,6 +340,9 @@ Every server's resources and templates as one URI-prefix tree.
     @on(ResourceTree.DrillSelected)
     def _drill_selected(self, event: ResourceTree.DrillSelected) -> None:
         self.read(event.drill.server, event.drill.uri)
+
+    def action_connect_server(self) -> None:
+        self.adder.open_connect_dialog()
 
     def action_prompts(self) -> None:
         """The prompts of every server; an embedded resource opened there is selected in the tree."""
