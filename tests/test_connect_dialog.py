@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shlex
 import sys
 import tomllib
@@ -109,11 +110,14 @@ async def test_an_oauth_login_waits_on_the_server_row_with_its_url(protected: Pr
 
         async with anyio.create_task_group() as group:
             group.start_soon(browser)
-            await wait_for(pilot, lambda: "connected:" in dialog_status(app), 30)
+            await wait_for(pilot, lambda: "2 resources" in dialog_status(app), 30)
         assert status.login is None
         assert protected.count("token", grant="authorization_code") == 1
+        wire = json.dumps([frame.record() for frame in app.wire.select()])  # the protocol log
+        assert "notes://welcome" in wire
         for token in protected.tokens():
             assert token not in dialog_status(app) and token not in str(screen.query_one(ServerBar).render())
+            assert token not in wire
 
 
 async def test_the_dialog_flow_choice_applies_to_that_server(protected: Protected) -> None:
@@ -124,4 +128,4 @@ async def test_the_dialog_flow_choice_applies_to_that_server(protected: Protecte
         dialog.query_one("#target", Input).value = protected.url
         dialog.query_one("#flow", Select).value = "fetch"
         await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: "1 resource" in dialog_status(app), 30)
+        await wait_for(pilot, lambda: "2 resources" in dialog_status(app), 30)

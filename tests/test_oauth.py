@@ -87,7 +87,10 @@ def short_lived(tmp_path: Path) -> Iterator[Protected]:
 def test_logs_in_lists_and_keeps_the_token_private(protected: Protected, isolated_home: Path) -> None:
     result = run_cli("tree", "--json", "-s", protected.url, "--auth-flow", "fetch")
     assert result.code == 0, result
-    assert [r["uri"] for r in json.loads(result.stdout)["resources"]] == ["notes://welcome"]
+    assert sorted(r["uri"] for r in json.loads(result.stdout)["resources"]) == [
+        "notes://secret",
+        "notes://welcome",
+    ]
     assert protected.count("register") == 1 and protected.count("authorize") == 1
     assert protected.count("token", grant="authorization_code") == 1
     # The token store: one file for the URL, readable by the user only.
@@ -120,6 +123,24 @@ def test_an_expired_token_is_refreshed_not_logged_in_again(short_lived: Protecte
     assert short_lived.count("token", grant="refresh_token") >= 1
     for token in short_lived.tokens():
         assert token not in later.stdout + later.stderr
+
+
+@pytest.fixture
+def scoped(tmp_path: Path) -> Iterator[Protected]:
+    yield from start_protected(tmp_path, "--secret-scope", "notes:secret")
+
+
+def test_insufficient_scope_steps_up_to_the_scope_the_server_names(scoped: Protected) -> None:
+    """A 403 insufficient_scope on a read: the explorer authorizes again, asking for that scope too."""
+    result = run_cli("read", "notes://secret", "-s", scoped.url, "--auth-flow", "fetch")
+    assert result.code == 0, result
+    assert "the secret note" in result.stdout
+    assert scoped.count("refused") == 1
+    grants = [e["scopes"] for e in scoped.log() if e["event"] == "authorize"]
+    assert grants == [[], ["notes:secret"]]
+    # The wider token is stored: the next run reads at once.
+    assert run_cli("read", "notes://secret", "-s", scoped.url, "--auth-flow", "fetch").code == 0
+    assert scoped.count("authorize") == 2 and scoped.count("refused") == 1
 
 
 def test_auth_list_and_logout(protected: Protected) -> None:
@@ -175,7 +196,7 @@ def test_print_flow_shows_the_url_and_waits_for_the_redirect(protected: Protecte
     finally:
         proc.kill()
     assert proc.returncode == 0
-    assert "notes://welcome" in stdout
+    assert "notes://  (2)" in stdout and "welcome  [text/plain]" in stdout
 
 
 def test_a_static_authorization_header_means_no_login(protected: Protected) -> None:
