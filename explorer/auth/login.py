@@ -13,8 +13,8 @@ added here, and why:
   bookkeeping does not take a discovery 404 for the MCP endpoint refusing Streamable HTTP;
 - a failure becomes one sentence (`problem`) the connection's error message quotes.
 
-An HTTP server with a static `Authorization` header (from `-H` or the config) gets no login: the user
-manages that token.
+An HTTP server with a static `Authorization` header (from `-H` or the config), or credentials in its URL,
+gets no login: the user manages those.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import warnings
 from collections.abc import AsyncGenerator, Callable, Generator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 import httpx2
 
@@ -92,8 +93,14 @@ def default_options() -> AuthOptions | None:
 
 
 def wants_login(spec: ServerSpec) -> bool:
-    """An HTTP server without a static Authorization header: log in when it asks for it."""
-    return spec.transport != "stdio" and not any(name.lower() == "authorization" for name in spec.headers)
+    """An HTTP server without a static Authorization header nor credentials in its URL (which the HTTP
+    client sends as Basic auth, and an auth of ours would replace): log in when it asks for it."""
+    if spec.transport == "stdio" or any(name.lower() == "authorization" for name in spec.headers):
+        return False
+    try:
+        return urlsplit(spec.url or "").username is None
+    except ValueError:
+        return False
 
 
 @dataclass
