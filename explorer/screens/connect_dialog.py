@@ -91,7 +91,8 @@ for you shows here with its URL (`Copy URL` copies it). `ctrl+s` connects, `esca
             yield TextArea(id="headers")
             yield Label("Env (KEY=VALUE, one per line; for a command line)")
             yield TextArea(id="env")
-            yield Select(FLOWS, value="default", allow_blank=False, id="flow", prompt="OAuth login")
+            yield Label("OAuth login, when the server asks for one")
+            yield Select(FLOWS, value="default", allow_blank=False, id="flow")
             yield Checkbox("Save to the explorer's config.toml", id="save")
             yield Static(Content(""), id="connect-status")
             with Horizontal(id="connect-buttons"):
