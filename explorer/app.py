@@ -9,10 +9,12 @@ from typing import ClassVar
 from textual.app import App
 from textual.binding import Binding, BindingType
 
+from explorer.auth.login import AuthOptions
 from explorer.config import Config, ListingBounds, ServerSpec
 from explorer.config.found import FoundConfig
 from explorer.connection.session import ProtocolMode, parse_protocol_mode
 from explorer.keymap import binding_ids, binding_owners, validate_keymap
+from explorer.model.login_prompt import AuthFlow
 from explorer.sanitize import sanitize_line
 from explorer.theming import (
     DEFAULT_THEME,
@@ -46,8 +48,10 @@ class ExplorerApp(App[int]):
         notices: Sequence[str] = (),
         found_configs: Sequence[FoundConfig] = (),
         wire_log: Path | None = None,
+        auth: AuthOptions | None = None,
     ) -> None:
         super().__init__()
+        self.auth = auth  # OAuth logins for servers that ask (None: no logins)
         # Lines the CLI would print on stderr (config warnings, which files were read): one notification.
         self.notices = list(notices)
         self.found_configs = list(found_configs)
@@ -82,6 +86,7 @@ class ExplorerApp(App[int]):
                 bounds=self.bounds,
                 found_configs=self.found_configs,
                 wire=self.wire,
+                auth=self.auth,
             )
         )
         self._show_notices()
@@ -143,11 +148,14 @@ def launch_tui(
     notices: Sequence[str] = (),
     found_configs: Sequence[FoundConfig] = (),
     wire_log: Path | None = None,
+    auth_flow: str | None = None,
 ) -> int:
     """Run the TUI until the user quits; returns the process exit code.
 
     `notices` are shown once as a notification; `found_configs` are offered in the palette.
     """
+    flow: AuthFlow | None = "fetch" if auth_flow == "fetch" else "print" if auth_flow == "print" else None
+    flow = "browser" if auth_flow == "browser" else flow
     app = ExplorerApp(
         specs,
         config=config,
@@ -156,6 +164,7 @@ def launch_tui(
         notices=notices,
         found_configs=found_configs,
         wire_log=wire_log,
+        auth=AuthOptions(flow=flow),
     )
     try:
         app.run()

@@ -11,4 +11,5 @@ fi
 .venv/bin/python -m pip install --quiet --upgrade pip
 .venv/bin/python -m pip install --quiet -e ".[test]"
 scripts/install-npm-servers.sh
+scripts/install-conformance.sh
 exec .venv/bin/python -m pytest -n 2 --dist loadgroup "$@"

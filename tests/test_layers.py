@@ -25,6 +25,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("keys, themes", ("explorer.keymap", "explorer.theming")),
     ("screens", ("explorer.screens",)),
     ("views and wire", ("explorer.widgets", "explorer.connection")),
+    ("auth", ("explorer.auth",)),
     ("model", ("explorer.model", "explorer.history", "explorer.bookmarks")),
     ("config", ("explorer.config",)),
     ("paths", ("explorer.paths", "explorer.value_kinds")),

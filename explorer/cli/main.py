@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, NoReturn
 
 import click
@@ -34,6 +35,9 @@ def _resolve(settings: Settings) -> tuple[Any, list[Any]]:
         _fail_usage(str(exc))
     register_secrets([*specs, *(config.servers.values() if config is not None else ())])
     _open_wire_log(settings)
+    from explorer.cli.auth_cmd import use_cli_logins
+
+    use_cli_logins(settings.auth_flow)
     return config, specs
 
 
@@ -161,6 +165,7 @@ def cli(ctx: click.Context, /, **params: Any) -> None:
                 notices=[*(f"warning: {w}" for w in prepared.warnings), *prepared.notes],
                 found_configs=prepared.found,
                 wire_log=settings.wire_log,
+                auth_flow=settings.auth_flow,
             )
         )
 
@@ -408,6 +413,36 @@ def prompt(
         )
 
     _run(body)
+
+
+@cli.group()
+def auth() -> None:
+    """OAuth logins the explorer keeps (tokens and client registrations, per server URL)."""
+
+
+@auth.command("list")
+def auth_list() -> None:
+    """Every stored login: server URL, client ID, scopes and whether the token is still valid."""
+    from explorer.cli.auth_cmd import list_command
+
+    sys.exit(list_command())
+
+
+@auth.command("logout")
+@click.argument("server", metavar="NAME|URL")
+@click.option(
+    "-c",
+    "--config",
+    "config_path",
+    type=click.Path(path_type=Path),
+    metavar="PATH|NAME",
+    help="The config that names the server (default: the explorer's own config.toml).",
+)
+def auth_logout(server: str, config_path: Path | None) -> None:
+    """Forget the tokens and client registration of a server (a configured NAME or its URL)."""
+    from explorer.cli.auth_cmd import logout_command
+
+    sys.exit(logout_command(server, config_path))
 
 
 @cli.command("demo-server")

@@ -18,7 +18,7 @@ import sys
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from explorer.config.spec import Redactor, ServerSpec, secrets_of
+from explorer.config.spec import Redactor, ServerSpec, runtime_secrets, secrets_of
 from explorer.sanitize import json_escape_unsafe, sanitize, sanitize_line
 
 if TYPE_CHECKING:
@@ -30,19 +30,30 @@ EXIT_USAGE = 2
 EXIT_INCOMPLETE = 3
 
 _redactor = Redactor(())
+_registered: set[str] = set()
+_runtime_seen = -1
 
 
 def register_secrets(specs: Iterable[ServerSpec]) -> None:
     """Mask the secrets of these specs in everything written from now on (adds to earlier ones)."""
     global _redactor
-    known = set(_redactor.secrets)
-    known.update(secret for spec in specs for secret in secrets_of(spec))
-    _redactor = Redactor(known)
+    _registered.update(secret for spec in specs for secret in secrets_of(spec))
+    _redactor = Redactor(_registered | runtime_secrets()[1])
+
+
+def _current() -> Redactor:
+    """The redactor, with the secrets learned while running (OAuth tokens) added once they appear."""
+    global _redactor, _runtime_seen
+    version, values = runtime_secrets()
+    if version != _runtime_seen:
+        _runtime_seen = version
+        _redactor = Redactor(_registered | values)
+    return _redactor
 
 
 def mask(text: str) -> str:
     """`text` with every registered secret replaced by `***`."""
-    return _redactor.text(text)
+    return _current().text(text)
 
 
 def out(text: str = "") -> None:
@@ -61,7 +72,7 @@ def note(text: str) -> None:
 
 def to_json(value: Any) -> str:
     """JSON with the exact strings (secrets masked), readable unicode, and every unsafe character escaped."""
-    text = json.dumps(_redactor.value(value), indent=2, ensure_ascii=False)
+    text = json.dumps(_current().value(value), indent=2, ensure_ascii=False)
     return json_escape_unsafe(text)
 
 

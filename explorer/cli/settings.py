@@ -47,6 +47,7 @@ from explorer.sanitize import sanitize_line
 F = TypeVar("F", bound=Callable[..., Any])
 
 PROTOCOL_CHOICES = ("auto", "legacy", "2026-07-28")
+AUTH_FLOW_CHOICES = ("browser", "print", "fetch")
 
 
 class Seconds(click.ParamType[float, Any]):
@@ -102,6 +103,7 @@ class Settings:
     env: list[str] = field(default_factory=list)
     inputs: list[str] = field(default_factory=list)
     wire_log: Path | None = None
+    auth_flow: str | None = None
 
     def merged(self, later: Settings) -> Settings:
         return Settings(
@@ -114,6 +116,7 @@ class Settings:
             env=[*self.env, *later.env],
             inputs=[*self.inputs, *later.inputs],
             wire_log=later.wire_log or self.wire_log,
+            auth_flow=later.auth_flow or self.auth_flow,
         )
 
     @property
@@ -297,6 +300,14 @@ def server_options(func: F) -> F:
             metavar="FILE",
             help="Append every JSON-RPC frame sent and received to FILE as JSON Lines (secrets masked).",
         ),
+        click.option(
+            "--auth-flow",
+            type=click.Choice(AUTH_FLOW_CHOICES),
+            default=None,
+            help="How an OAuth login is approved: browser (default where one opens; the URL is shown "
+            "too), print (show the URL, wait for the redirect), fetch (request the URL itself: for "
+            "authorization servers that approve at once).",
+        ),
     ]
     for option in reversed(options):
         func = option(func)
@@ -315,12 +326,14 @@ def settings_from(ctx: click.Context, params: dict[str, Any]) -> Settings:
         env=list(params.pop("env", ()) or ()),
         inputs=list(params.pop("inputs", ()) or ()),
         wire_log=params.pop("wire_log", None),
+        auth_flow=params.pop("auth_flow", None),
     )
     parent = ctx.find_object(Settings)
     return parent.merged(own) if parent is not None else own
 
 
 __all__ = [
+    "AUTH_FLOW_CHOICES",
     "PROTOCOL_CHOICES",
     "ConfigError",
     "Prepared",

@@ -27,6 +27,7 @@ from explorer.config.spec import (
     ConfigError,
     InputPrompt,
     ListingBounds,
+    OAuthSettings,
     ServerSpec,
     Transport,
     _quote,
@@ -100,7 +101,31 @@ _JSON_TYPES: dict[str, Transport] = {
     "sse": "sse",
 }
 _SERVER_KEYS = frozenset(
-    {"command", "args", "env", "envFile", "cwd", "url", "headers", "transport", "type", "disabled"}
+    {"command", "args", "env", "envFile", "cwd", "url", "headers", "transport", "type", "disabled", "oauth"}
+)
+_OAUTH_STRINGS = (
+    "client_id",
+    "client_secret",
+    "private_key",
+    "signing_algorithm",
+    "token_endpoint_auth_method",
+    "issuer",
+    "client_metadata_url",
+    "flow",
+)
+_OAUTH_KEYS = frozenset({*_OAUTH_STRINGS, "grant", "private_key_file", "scopes", "redirect_port"})
+_SECRET_METHODS = ("client_secret_basic", "client_secret_post")
+_SIGNING_ALGORITHMS = (
+    "RS256",
+    "RS384",
+    "RS512",
+    "PS256",
+    "PS384",
+    "PS512",
+    "ES256",
+    "ES384",
+    "ES512",
+    "EdDSA",
 )
 _TOP_KEYS = frozenset({"theme", "servers", "listing", "keymap"})
 _INT_BOUNDS = ("max_items", "max_pages", "max_bytes")
@@ -233,6 +258,8 @@ class _Loader:
             command = os.path.expanduser(command)
             if headers:
                 self.warn(f'{where}: "headers" is ignored for a stdio server')
+            if raw.get("oauth") is not None:
+                self.warn(f'{where}: "oauth" is ignored for a stdio server')
             if cwd is not None and not PLACEHOLDER.search(cwd):  # an input is filled in later, as given
                 cwd = str(self.base_dir / Path(cwd).expanduser())
             env = {**self.env_file(raw, where, expand), **env}  # explicit env entries win over the file
@@ -257,6 +284,7 @@ class _Loader:
             value_problem = header_value_problem(value)
             if value_problem is not None:
                 raise self.error(f"{where}: header {_quote(header)}: {value_problem}")
+        oauth = self.oauth(raw.get("oauth"), where, expand)
         ignored = [key for key, value in (("args", args), ("env", env), ("cwd", cwd)) if value]
         ignored += ["envFile"] if raw.get("envFile") is not None else []
         if ignored:
@@ -267,6 +295,77 @@ class _Loader:
             url=url,
             headers=headers,
             inputs=tuple(expand.used_inputs.values()),
+            oauth=oauth,
+        )
+
+    def oauth(self, raw: object, where: str, expand: Expander) -> OAuthSettings | None:
+        """The server's `oauth` table (see `OAuthSettings`); string values may use `${env:NAME}`."""
+        if raw is None:
+            return None
+        where = f"{where}: oauth"
+        if not isinstance(raw, dict):
+            raise self.error(
+                f"{where} must be {value_kind({}, self.table)}, not {value_kind(raw, self.table)}"
+            )
+        unknown = sorted(set(raw) - _OAUTH_KEYS)
+        if unknown:
+            self.warn(f"{where}: unknown setting(s) {', '.join(unknown)} ignored")
+        grant = self.opt_str(raw, "grant", where, expand) or "authorization_code"
+        if grant not in ("authorization_code", "client_credentials"):
+            raise self.error(f'{where}: "grant" must be "authorization_code" or "client_credentials"')
+        values = {key: self.opt_str(raw, key, where, expand) for key in _OAUTH_STRINGS}
+        key_file = self.opt_str(raw, "private_key_file", where, expand)
+        if key_file is not None:
+            if values["private_key"] is not None:
+                raise self.error(f'{where} has both "private_key" and "private_key_file"; keep one')
+            values["private_key"] = _read_text(
+                self.base_dir / Path(key_file).expanduser(), f"{where} key file"
+            )
+        scopes_raw = raw.get("scopes")
+        if isinstance(scopes_raw, str):
+            scopes = tuple(expand(scopes_raw).split())
+        else:
+            scopes = tuple(
+                word for item in self.str_list(raw, "scopes", where, expand) for word in item.split()
+            )
+        method = values["token_endpoint_auth_method"]
+        if method is not None and method not in _SECRET_METHODS:
+            raise self.error(
+                f'{where}: "token_endpoint_auth_method" must be one of {", ".join(_SECRET_METHODS)}'
+            )
+        algorithm = values["signing_algorithm"]
+        if algorithm is not None and algorithm not in _SIGNING_ALGORITHMS:
+            raise self.error(f'{where}: "signing_algorithm" must be one of {", ".join(_SIGNING_ALGORITHMS)}')
+        if values["flow"] is not None and values["flow"] not in ("browser", "print", "fetch"):
+            raise self.error(f'{where}: "flow" must be "browser", "print" or "fetch"')
+        port = raw.get("redirect_port")
+        if port is not None and (isinstance(port, bool) or not isinstance(port, int) or not 0 < port < 65536):
+            raise self.error(f'{where}: "redirect_port" must be a port number (1-65535), not {port!r}')
+        if grant == "client_credentials":
+            if values["client_id"] is None:
+                raise self.error(f'{where}: the client_credentials grant needs "client_id"')
+            if values["client_secret"] is None and values["private_key"] is None:
+                raise self.error(
+                    f'{where}: the client_credentials grant needs "client_secret", or "private_key" / '
+                    '"private_key_file" for private_key_jwt'
+                )
+        elif values["private_key"] is not None:
+            raise self.error(f'{where}: a private key is used only with grant = "client_credentials"')
+        metadata_url = values["client_metadata_url"]
+        if metadata_url is not None and not metadata_url.lower().startswith("https://"):
+            raise self.error(f'{where}: "client_metadata_url" must be an https:// URL')
+        return OAuthSettings(
+            grant="client_credentials" if grant == "client_credentials" else "authorization_code",
+            client_id=values["client_id"],
+            client_secret=values["client_secret"],
+            private_key=values["private_key"],
+            signing_algorithm=algorithm,
+            scopes=scopes,
+            token_endpoint_auth_method=method,
+            issuer=values["issuer"],
+            client_metadata_url=metadata_url,
+            redirect_port=port,
+            flow=values["flow"],
         )
 
     def env_file(self, raw: dict[str, Any], where: str, expand: Expander) -> dict[str, str]:

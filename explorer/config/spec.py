@@ -25,6 +25,7 @@ from urllib.parse import quote, quote_plus, unquote, unquote_plus, urlsplit
 from explorer.sanitize import sanitize, sanitize_line
 
 Transport = Literal["stdio", "http", "sse"]
+Grant = Literal["authorization_code", "client_credentials"]
 MASK = "***"
 
 # Values shorter than this are not scrubbed by `redact`: `DEBUG=1` is no secret, and masking every "1" in a
@@ -63,6 +64,43 @@ def _quote(name: str) -> str:
     return '"' + sanitize_line(name, limit=80) + '"'
 
 
+# ------------------------------------------------------------------------------------------------ OAuth
+
+
+@dataclass(frozen=True, repr=False)
+class OAuthSettings:
+    """A server's `[servers.NAME.oauth]` table: how the explorer logs in to it (OAuth 2.1).
+
+    Without one an HTTP server still gets OAuth when it asks for it (discovery and dynamic registration);
+    this says what discovery cannot: a pre-registered client, client credentials for a machine-to-machine
+    server, a private key for `private_key_jwt`, scopes, a client ID metadata document URL. The secret
+    values (`client_secret`, `private_key`) are masked like header values.
+    """
+
+    grant: Grant = "authorization_code"
+    client_id: str | None = None
+    client_secret: str | None = None
+    private_key: str | None = None  # PEM text (from `private_key` or read from `private_key_file`)
+    signing_algorithm: str | None = None  # for private_key_jwt; None: from the key's type
+    scopes: tuple[str, ...] = ()
+    token_endpoint_auth_method: str | None = None  # client_secret_basic or client_secret_post
+    issuer: str | None = None  # the authorization server the client credentials belong to
+    client_metadata_url: str | None = None  # an HTTPS client ID metadata document (CIMD)
+    redirect_port: int | None = None  # the loopback port a pre-registered client's redirect URI uses
+    flow: str | None = None  # how this server's login is approved (browser, print, fetch); None: the run's
+
+    def secret_values(self) -> list[str]:
+        return [value for value in (self.client_secret, self.private_key) if value]
+
+    def __repr__(self) -> str:
+        secret = MASK if self.client_secret else None
+        key = MASK if self.private_key else None
+        return (
+            f"OAuthSettings(grant={self.grant!r}, client_id={self.client_id!r}, client_secret={secret!r}, "
+            f"private_key={key!r}, scopes={self.scopes!r})"
+        )
+
+
 # --------------------------------------------------------------------------------------------- ServerSpec
 
 
@@ -83,6 +121,7 @@ class ServerSpec:
     inputs: tuple[InputPrompt, ...] = ()
     # Values filled in from inputs: masked like header and env values wherever they appear (args, url...).
     secrets: tuple[str, ...] = ()
+    oauth: OAuthSettings | None = field(default=None, hash=False)
 
     def __post_init__(self) -> None:
         # Own copies: a caller mutating its dict later must not change a spec that is already in use.
@@ -113,6 +152,8 @@ class ServerSpec:
             extras.append("headers: " + ", ".join(f"{key}: {MASK}" for key in self.headers))
         if self.inputs:
             extras.append("needs input: " + ", ".join(prompt.id for prompt in self.inputs))
+        if self.oauth is not None:
+            extras.append(f"oauth: {self.oauth.grant}")
         if extras:
             text += " (" + "; ".join(extras) + ")"
         return sanitize_line(self.mask_secrets(text), limit=None)
@@ -221,8 +262,32 @@ def secrets_of(spec: ServerSpec) -> list[str]:
         candidates.extend(_credentials(value))
     if spec.url:
         candidates.extend(_url_secrets(spec.url))
+    if spec.oauth is not None:
+        candidates.extend(spec.oauth.secret_values())
+    candidates.extend(_RUNTIME_SECRETS)
     secrets = {value for value in candidates if len(value) >= _MIN_SECRET_LENGTH}
     return sorted(secrets, key=len, reverse=True)  # longest first: a value containing another
+
+
+# Secrets learned while running rather than configured: OAuth access and refresh tokens and dynamically
+# registered client secrets. Every `secrets_of` includes them, so each masking path (`redact`, the CLI's
+# output, the SDK log) hides them too without knowing where they came from.
+_RUNTIME_SECRETS: set[str] = set()
+_runtime_version = 0
+
+
+def add_runtime_secrets(values: Iterable[str | None]) -> None:
+    """Mask these values (tokens, registered client secrets) from now on, everywhere `redact` masks."""
+    global _runtime_version
+    fresh = {value for value in values if value and len(value) >= _MIN_SECRET_LENGTH} - _RUNTIME_SECRETS
+    if fresh:
+        _RUNTIME_SECRETS.update(fresh)
+        _runtime_version += 1
+
+
+def runtime_secrets() -> tuple[int, frozenset[str]]:
+    """The runtime secrets and a version number that changes whenever one is added."""
+    return _runtime_version, frozenset(_RUNTIME_SECRETS)
 
 
 def secret_forms(secret: str) -> set[str]:

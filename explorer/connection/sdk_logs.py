@@ -13,7 +13,7 @@ import logging
 import threading
 
 from explorer.config import MASK, ServerSpec
-from explorer.config.spec import masked_forms
+from explorer.config.spec import Redactor, masked_forms, runtime_secrets
 
 _SDK_LOGGERS = ("mcp", "client")
 _lock = threading.Lock()
@@ -28,7 +28,7 @@ class _MaskingFormatter(logging.Formatter):
         text = super().format(record)
         for secret in sorted(_secrets, key=len, reverse=True):
             text = text.replace(secret, MASK)
-        return text
+        return Redactor(runtime_secrets()[1]).text(text)  # OAuth tokens learned while running
 
 
 def route_sdk_logs(spec: ServerSpec) -> None:

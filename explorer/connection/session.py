@@ -43,6 +43,7 @@ from explorer.model.input_required import describe_unfinished, unfinished_data
 if TYPE_CHECKING:
     from mcp import Client
 
+    from explorer.auth.login import AuthOptions, Login
     from explorer.connection.stdio import StderrPump
 
 ProtocolMode = Literal["auto", "legacy", "2026-07-28"]
@@ -76,6 +77,7 @@ class ServerConnection:
         log_level: str | None = None,
         wire: WireLog | None = None,
         probe: bool = False,
+        auth: AuthOptions | None = None,
     ) -> None:
         self.spec = spec
         self.protocol = protocol
@@ -98,6 +100,7 @@ class ServerConnection:
         self.notes: list[str] = []  # what the user should know about how we connected (a fallback)
         self.follower = Follower(self, self._deliver)
         self.lost = anyio.Event()  # set when the server's side of the connection ends
+        self.login: Login | None = None if probe else _login_for(spec, auth)  # OAuth, when asked for
 
     @property
     def name(self) -> str:
@@ -179,6 +182,7 @@ class ServerConnection:
                     problems=self.problems,
                     pump_holder=self._pumps,
                     http_answers=self.http_answers,
+                    auth=self.login.auth if self.login is not None else None,
                 )
             )
             streams = tap_streams(streams, self.wire, spec.name, on_end=self.lost.set)
@@ -232,7 +236,7 @@ class ServerConnection:
         if self.spec.transport in ("http", "sse"):
             refusal = self.http_answers.auth_refusal()
             if refusal is not None:
-                raise ServerFault(auth_advice(refusal, self.spec), fault.code, fault.data)
+                raise ServerFault(auth_advice(refusal, self.spec, self.login), fault.code, fault.data)
         if self.spec.transport == "http":
             refused = self.http_answers.post_refusal()
             if refused is not None:
@@ -462,8 +466,20 @@ def _era_sentence(versions: list[str], asked: ProtocolMode) -> str | None:
     return None
 
 
-def auth_advice(refusal: HttpAnswer, spec: ServerSpec) -> str:
-    """What a 401/403 means and what to do: the status, the challenge's realm, scope and metadata URL."""
+def _login_for(spec: ServerSpec, options: AuthOptions | None) -> Login | None:
+    """An OAuth login for an HTTP server without a static Authorization header (`options`, else the
+    run's defaults; none when neither is set)."""
+    from explorer.auth.login import Login, default_options, wants_login
+
+    options = options or default_options()
+    if options is None or not wants_login(spec):
+        return None
+    return Login(spec, options)
+
+
+def auth_advice(refusal: HttpAnswer, spec: ServerSpec, login: Login | None = None) -> str:
+    """What a 401/403 means and what to do: the status, the challenge's realm, scope and metadata URL,
+    and how an OAuth login went."""
     from explorer.connection.challenge import parse_challenge
 
     status = f"HTTP {refusal.status}{' ' + refusal.reason if refusal.reason else ''}"
@@ -480,6 +496,11 @@ def auth_advice(refusal: HttpAnswer, spec: ServerSpec) -> str:
     else:
         what = "the credentials sent are not allowed to do this"
         todo = "use a token with the scopes the server asks for (-H 'Authorization: Bearer <token>')"
+    if login is not None and login.problem is not None:
+        todo = f"logging in with OAuth failed: {login.problem}; or {todo}"
+    elif login is not None and login.logged_in:
+        what = "the server refused the OAuth token" if refusal.status == 401 else what
+        todo = f"run 'mcp-url-explorer auth logout {spec.name}' to log in again, or {todo}"
     return f"connecting: {status}: {what}{said}; {todo}"
 
 

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import dataclass, field
-from typing import Protocol
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Protocol
 
 import anyio
 import anyio.abc
@@ -37,6 +37,10 @@ from explorer.connection.stderr_log import stderr_log_for
 from explorer.connection.wire import WireLog
 from explorer.model.catalogue import Catalogue, ServerStatus
 from explorer.model.listing import Kind, Listing, Page
+
+if TYPE_CHECKING:
+    from explorer.auth.login import AuthOptions
+    from explorer.model.login_prompt import LoginPrompt
 
 VOICE_LIMIT = 1_000  # log entries and progress kept per server
 
@@ -82,6 +86,7 @@ class Settings:
     log_level: str | None = "info"
     wire: WireLog | None = None
     pacer: Callable[[], RefreshPacer] = RefreshPacer  # how list-change refreshes are paced (tests: faster)
+    auth: AuthOptions | None = None  # OAuth logins for HTTP servers that ask for one; None: no logins
 
 
 @dataclass
@@ -109,8 +114,21 @@ class Supervisor:
         self.previewed: tuple[str, str] | None = None
         self.changed: set[tuple[str, str]] = set()  # followed resources that changed since last seen
         self._coalescer = Coalescer()
+        self._auth = settings.auth
+        if settings.auth is not None:
+            # A login waiting for the user shows on its server's row (status.login).
+            self._auth = replace(settings.auth, on_pending=self._login_pending)
         for spec in specs:
             self.add(spec)
+
+    def _login_pending(self, name: str, prompt: LoginPrompt | None) -> None:
+        status = self.catalogue.servers.get(name)
+        if status is not None:
+            status.login = prompt
+            self.listener.statuses_changed()
+        told = self.settings.auth.on_pending if self.settings.auth is not None else None
+        if told is not None:
+            told(name, prompt)
 
     # ------------------------------------------------------------------------------------------ servers
 
@@ -168,6 +186,7 @@ class Supervisor:
             on_news=lambda news: self._news(name, news),
             log_level=settings.log_level,
             wire=settings.wire,
+            auth=self._auth,
         )
         lost: ServerFault | None = None
         try:
@@ -193,6 +212,9 @@ class Supervisor:
             life.conn = None
             life.group = None
             life.listing_scope = None
+            if status.login is not None:
+                status.login = None
+                self.listener.statuses_changed()
         if lost is not None:
             self._failed(name, conn, lost)
 

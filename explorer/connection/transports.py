@@ -27,6 +27,9 @@ if TYPE_CHECKING:
     from explorer.connection.stdio import StderrPump
 
 _AUTH_STATUSES = (401, 403)
+# Set in the extensions of the requests an OAuth login makes (metadata, registration, token): their
+# errors are the login's, not answers of the MCP endpoint (explorer.auth.login.AUTH_REQUEST).
+_AUTH_REQUEST = "mcp_url_explorer.auth_request"
 _NOT_REFUSALS = (401, 403, 429)  # credentials and rate limits: no reason to try another transport
 
 
@@ -49,9 +52,15 @@ class HttpAnswers:
     limit: int = 20
 
     async def on_response(self, response: httpx2.Response) -> None:
-        if response.status_code < 400 or len(self.errors) >= self.limit:
-            return
         request = response.request
+        if request.extensions.get(_AUTH_REQUEST):
+            return
+        if response.status_code < 400:
+            # Accepted now (after a login): an earlier refusal is no longer the reason for anything.
+            self.errors = [answer for answer in self.errors if answer.status not in _AUTH_STATUSES]
+            return
+        if len(self.errors) >= self.limit:
+            return
         self.errors.append(
             HttpAnswer(
                 method=request.method,
@@ -83,12 +92,14 @@ class HttpAnswers:
         return {"response": [self.on_response]}
 
 
-def _http_client(spec: ServerSpec, timeout: float, answers: HttpAnswers | None) -> httpx2.AsyncClient:
+def _http_client(
+    spec: ServerSpec, timeout: float, answers: HttpAnswers | None, auth: httpx2.Auth | None
+) -> httpx2.AsyncClient:
     import httpx2
     from mcp.shared._httpx_utils import create_mcp_http_client
 
     client = create_mcp_http_client(
-        headers=dict(spec.headers), timeout=httpx2.Timeout(timeout, read=max(timeout, 300.0))
+        headers=dict(spec.headers), timeout=httpx2.Timeout(timeout, read=max(timeout, 300.0)), auth=auth
     )
     if answers is not None:
         client.event_hooks = answers.hooks()
@@ -104,12 +115,14 @@ async def open_transport(
     problems: ProtocolProblems | None = None,
     pump_holder: list[StderrPump] | None = None,
     http_answers: HttpAnswers | None = None,
+    auth: httpx2.Auth | None = None,
 ) -> AsyncIterator[TransportStreams]:
     """Open the transport a spec describes; the caller builds an `mcp.Client` on the streams.
 
     `problems` collects what a stdio server wrote that was not a message; `pump_holder` receives the
     stderr pump when one masks secrets on the way to the log (so callers can wait for it to settle);
-    `http_answers` records the error statuses of an HTTP server.
+    `http_answers` records the error statuses of an HTTP server; `auth` (an OAuth login) authenticates
+    its requests.
     """
     if spec.transport == "stdio":
         from explorer.connection.stdio import stdio_transport
@@ -126,12 +139,14 @@ async def open_transport(
 
         assert spec.url is not None
 
+        login_auth = auth
+
         def factory(
             headers: dict[str, str] | None = None, timeout: Any = None, auth: Any = None
         ) -> httpx2.AsyncClient:
             from mcp.shared._httpx_utils import create_mcp_http_client
 
-            client = create_mcp_http_client(headers=headers, timeout=timeout, auth=auth)
+            client = create_mcp_http_client(headers=headers, timeout=timeout, auth=login_auth or auth)
             if http_answers is not None:
                 client.event_hooks = http_answers.hooks()
             return client
@@ -144,7 +159,7 @@ async def open_transport(
         from mcp.client.streamable_http import streamable_http_client
 
         assert spec.url is not None
-        http = _http_client(spec, timeout, http_answers)
+        http = _http_client(spec, timeout, http_answers, auth)
         async with http, streamable_http_client(spec.url, http_client=http) as streams:
             yield streams
 

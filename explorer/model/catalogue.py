@@ -9,12 +9,15 @@ listing on screen; one server's failure never touches another's entries.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from explorer.config import ServerSpec
 from explorer.model.identity import ServerIdentity
 from explorer.model.listing import KINDS, Listing, Page, bound_name
 from explorer.model.uri_tree import UriTree
+
+if TYPE_CHECKING:
+    from explorer.model.login_prompt import LoginPrompt
 
 State = Literal["connecting", "listing", "ready", "incomplete", "failed"]
 
@@ -35,6 +38,7 @@ class ServerStatus:
     refreshing: bool = False
     pages_seen: int = 0
     items_seen: int = 0
+    login: LoginPrompt | None = None  # an OAuth login waiting for the user while connecting
 
     @property
     def name(self) -> str:
@@ -46,6 +50,10 @@ class ServerStatus:
 
     def progress_text(self) -> str:
         """Short status: what the server offers, and whether the listing is running, complete or not."""
+        if self.state == "connecting" and self.login is not None:
+            if self.login.opened:
+                return "log in in your browser (opened); or open:"
+            return "log in: open in a browser:"
         if self.state == "connecting":
             return "connecting…"
         if self.state == "failed" and self.listing is None:

@@ -1,4 +1,5 @@
-"""Adding servers while the explorer runs: the configs found on this machine, and VS Code inputs.
+"""Adding and removing servers while the explorer runs: the configs found on this machine, VS Code
+inputs, the connect dialog, and removing a server (its connection closed, its nodes dropped).
 
 Why its own module: asking for input values in a dialog, checking that a server can start, opening a
 found client config only once and naming its servers uniquely is one job, apart from the main screen's
@@ -82,6 +83,22 @@ class ServerAdder:
         screen.tree_changed()
         screen.statuses_changed()
         return [spec.name for spec in added]
+
+    def open_connect_dialog(self) -> None:
+        from explorer.screens.connect_dialog import ConnectDialog
+
+        self.screen.app.push_screen(ConnectDialog(self.screen))
+
+    def remove_server(self, name: str) -> None:
+        """Disconnect `name` and drop it with its nodes; the other servers are not touched."""
+        screen = self.screen
+        for worker in list(screen.workers):
+            if worker.group == f"conn-{name}":
+                worker.cancel()
+        screen.supervisor.remove(name)
+        screen.tree_changed()
+        screen.statuses_changed()
+        screen.notify(f"Removed {sanitize_line(name, 60)}.", markup=False)
 
     def open_config(self, client: str) -> None:
         """Add the servers of a found client config (the palette's "Open config: ...")."""

@@ -24,6 +24,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Input
 
+from explorer.auth.login import AuthOptions
 from explorer.bookmarks import Bookmarks
 from explorer.config import ListingBounds, ServerSpec, redact
 from explorer.config.found import FoundConfig
@@ -81,6 +82,7 @@ class MainScreen(Screen[None]):
         Binding("alt+left,left_square_bracket", "back", "Back", show=False, id="main.back"),
         Binding("alt+right,right_square_bracket", "forward", "Forward", show=False, id="main.forward"),
         Binding("b", "bookmark", "Bookmark", show=False, id="main.bookmark"),
+        Binding("n", "connect_server", "Connect", show=False, id="main.connect"),
     ]
     HELP = """
 ## mcp-url-explorer
@@ -102,6 +104,7 @@ Every server's resources and templates as one URI-prefix tree.
 - `[` / `]` (or `alt+left` / `alt+right`) go back and forward over the places visited and read;
   `b` bookmarks the highlighted node (kept per server between runs; listed in the palette).
 - `L` shows the protocol log: every JSON-RPC frame of every server, filterable, exportable.
+- `n` connects another server (URL or command line, headers, env, OAuth login); the palette removes one.
 - `ctrl+p` opens the command palette, `?` this help, `q` quits.
 """
 
@@ -115,11 +118,14 @@ Every server's resources and templates as one URI-prefix tree.
         auto_preview: bool = False,
         found_configs: Sequence[FoundConfig] = (),
         wire: WireLog | None = None,
+        auth: AuthOptions | None = None,
     ) -> None:
         super().__init__()
         self.protocol: ProtocolMode = protocol
         self.supervisor = Supervisor(
-            specs, Settings(protocol=protocol, timeout=timeout, bounds=bounds, wire=wire), listener=self
+            specs,
+            Settings(protocol=protocol, timeout=timeout, bounds=bounds, wire=wire, auth=auth),
+            listener=self,
         )
         self.adder = ServerAdder(self, found_configs)
         self.auto_preview = auto_preview
@@ -354,6 +360,9 @@ Every server's resources and templates as one URI-prefix tree.
     @on(ResourceTree.DrillSelected)
     def _drill_selected(self, event: ResourceTree.DrillSelected) -> None:
         self.read(event.drill.server, event.drill.uri)
+
+    def action_connect_server(self) -> None:
+        self.adder.open_connect_dialog()
 
     def action_prompts(self) -> None:
         """The prompts of every server; an embedded resource opened there is selected in the tree."""

@@ -39,7 +39,7 @@ class ExplorerCommands(Provider):
 
     def _verbs(self, screen: MainScreen) -> list[tuple[str, str, Callable[[], object]]]:
         verbs = self._verbs_without_servers(screen)
-        for name in screen.catalogue.servers:
+        for name, status in screen.catalogue.servers.items():
             shown = sanitize_line(name, 40)
             verbs.append(
                 (
@@ -48,6 +48,21 @@ class ExplorerCommands(Provider):
                     partial(screen.show_overview, name),
                 )
             )
+            verbs.append(
+                (
+                    f"Disconnect and remove: {shown}",
+                    "Close its connection and drop its nodes (the other servers stay)",
+                    partial(screen.adder.remove_server, name),
+                )
+            )
+            if status.login is not None:
+                verbs.append(
+                    (
+                        f"Copy login URL: {shown}",
+                        "The OAuth authorization URL this server waits on (OSC 52)",
+                        partial(_copy_login_url, screen, name),
+                    )
+                )
         for found in screen.found_configs:
             if found.config is not None and found.server_count:
                 files = ", ".join(sanitize_line(f.location.label, 120) for f in found.files)
@@ -104,6 +119,11 @@ class ExplorerCommands(Provider):
             ),
             ("Prompts", "List every server's prompts; fill one and get its messages", screen.action_prompts),
             ("Fill template…", "Open the form of the highlighted template", screen.action_fill_template),
+            (
+                "Connect a server…",
+                "By URL or command line, with headers, env and OAuth login",
+                screen.action_connect_server,
+            ),
         ]
 
     async def discover(self) -> Hits:
@@ -126,6 +146,15 @@ class ExplorerCommands(Provider):
                 # a title holding a server name is shown as plain Content.
                 display = matcher.highlight(title) if title in fixed else Content(title)
                 yield Hit(score, display, callback, text=title, help=help_text)
+
+
+def _copy_login_url(screen: MainScreen, name: str) -> None:
+    status = screen.catalogue.servers.get(name)
+    if status is None or status.login is None:
+        screen.notify("No login is waiting.", markup=False)
+        return
+    screen.app.copy_to_clipboard(status.login.url)
+    screen.notify("Login URL copied.", markup=False)
 
 
 class UriJumpCommands(Provider):

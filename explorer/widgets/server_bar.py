@@ -129,6 +129,8 @@ counts, listing health and tools.
         # the line is cut at the right edge.
         parts: list[str | tuple[str, str]] = [(marker + " ", style), (sanitize_line(status.name, 30), "bold")]
         parts.append(("  " + status.progress_text(), style))
+        if status.login is not None and status.state == "connecting":
+            parts.append(("  " + sanitize_line(status.login.url, 2000), "underline"))
         if status.error is not None:
             parts.append(("  " + sanitize_line(redact(status.error, status.spec), 160), "$status-failed"))
         ident = status.identity

@@ -1,0 +1,398 @@
+"""One server's OAuth login: the SDK's client auth (`mcp.client.auth`) fitted to the explorer.
+
+The flow itself is the SDK's `OAuthClientProvider` (and its client-credentials extensions): protected
+resource and authorization server discovery, dynamic registration or a pre-registered client or a client
+ID metadata document, PKCE S256, the `resource` parameter, scope selection and step-up, refresh. What is
+added here, and why:
+- the store (`ServerTokens`) is restored into the provider, so a later run refreshes an expired token at
+  the right token endpoint instead of logging in again;
+- the authorization step (`redirect.py`): a loopback listener, the browser, or fetching the URL;
+- a bound on authorizations per connection: a server that keeps answering `insufficient_scope` is
+  reported after three logins instead of being asked forever;
+- the requests the login makes are tagged (`AUTH_REQUEST` in their extensions) so the transport's error
+  bookkeeping does not take a discovery 404 for the MCP endpoint refusing Streamable HTTP;
+- a failure becomes one sentence (`problem`) the connection's error message quotes.
+
+An HTTP server with a static `Authorization` header (from `-H` or the config), or credentials in its URL,
+gets no login: the user manages those.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import AsyncGenerator, Callable, Generator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+import httpx2
+
+from explorer import __version__
+from explorer.auth.redirect import (
+    LoopbackListener,
+    Redirected,
+    RedirectError,
+    default_flow,
+    fetch_redirect,
+    free_port,
+    open_browser,
+    port_is_free,
+    port_of,
+    redirect_uri_for,
+)
+from explorer.auth.store import ServerTokens
+from explorer.config.spec import OAuthSettings, ServerSpec
+from explorer.model.login_prompt import AuthFlow, LoginPrompt
+
+if TYPE_CHECKING:
+    from mcp.client.auth import OAuthClientProvider
+    from mcp.shared.auth import AuthorizationCodeResult
+
+AUTH_REQUEST = "mcp_url_explorer.auth_request"
+MAX_AUTHORIZATIONS = 3  # per connection: the first login and up to two scope step-ups
+
+
+PendingHandler = Callable[[str, LoginPrompt | None], None]
+"""`on_pending(server, prompt)`: a login waits for the user (prompt), or no longer does (None)."""
+
+
+@dataclass
+class AuthOptions:
+    """How logins happen in this run: the same for every server."""
+
+    flow: AuthFlow | None = None  # None: `default_flow()` (the browser where one can be opened)
+    login_timeout: float = 300.0  # how long to wait for the user to finish in the browser
+    on_pending: PendingHandler | None = None
+    client_name: str = "mcp-url-explorer"
+
+    def chosen_flow(self) -> AuthFlow:
+        return self.flow or default_flow()
+
+
+_default_options: AuthOptions | None = None
+
+
+def set_default_options(options: AuthOptions | None) -> None:
+    """The options every `ServerConnection` made without its own uses (the CLI sets them once)."""
+    global _default_options
+    _default_options = options
+
+
+def default_options() -> AuthOptions | None:
+    return _default_options
+
+
+def wants_login(spec: ServerSpec) -> bool:
+    """An HTTP server without a static Authorization header nor credentials in its URL (which the HTTP
+    client sends as Basic auth, and an auth of ours would replace): log in when it asks for it."""
+    if spec.transport == "stdio" or any(name.lower() == "authorization" for name in spec.headers):
+        return False
+    try:
+        return urlsplit(spec.url or "").username is None
+    except ValueError:
+        return False
+
+
+@dataclass
+class Login:
+    """The login of one connection to one server: an `httpx2.Auth` and what became of it."""
+
+    spec: ServerSpec
+    options: AuthOptions
+    problem: str | None = None  # why the login failed, one sentence
+    authorizations: int = 0  # interactive (or client-credentials) authorizations this connection
+    tokens: ServerTokens = field(init=False)
+    auth: httpx2.Auth = field(init=False)
+
+    def __post_init__(self) -> None:
+        assert self.spec.url is not None
+        self.tokens = ServerTokens(self.spec.url)
+        provider = _build_provider(self)
+        self.tokens.context = provider.context
+        self.auth = _Watched(provider, self)
+
+    @property
+    def logged_in(self) -> bool:
+        """The connection presented a token (stored, refreshed or new)."""
+        context = self.tokens.context
+        return context is not None and context.current_tokens is not None
+
+    def failed(self, exc: BaseException) -> None:
+        if self.problem is None:
+            self.problem = describe_login_failure(exc)
+
+    # -- the authorization step (authorization code grant)
+
+    def redirect_uri(self) -> str:
+        return self.tokens.redirect or redirect_uri_for(free_port())
+
+    def flow(self) -> AuthFlow:
+        """The server's own `flow` (config, connect dialog), else the run's."""
+        own = self.spec.oauth.flow if self.spec.oauth is not None else None
+        for known in ("browser", "print", "fetch"):
+            if own == known:
+                return known
+        return self.options.chosen_flow()
+
+    async def authorize(self, url: str) -> Redirected:
+        """Get the code for `url` by the chosen flow (announcing the URL while the user is needed)."""
+        flow = self.flow()
+        redirect = self.redirect_uri()
+        if flow == "fetch":
+            return await fetch_redirect(url, redirect, timeout=30.0)
+        port = port_of(redirect)
+        assert port is not None
+        listener = LoopbackListener(port)
+        await listener.open()
+        opened = open_browser(url) if flow == "browser" else False
+        self._announce(LoginPrompt(self.spec.name, url, opened, flow))
+        try:
+            return await listener.wait(self.options.login_timeout)
+        finally:
+            await listener.close()
+            self._announce(None)
+
+    def _announce(self, prompt: LoginPrompt | None) -> None:
+        if self.options.on_pending is not None:
+            self.options.on_pending(self.spec.name, prompt)
+
+    def count_authorization(self) -> None:
+        from mcp.client.auth import OAuthFlowError
+
+        self.authorizations += 1
+        if self.authorizations > MAX_AUTHORIZATIONS:
+            raise OAuthFlowError(
+                f"the server asked for a new authorization {MAX_AUTHORIZATIONS} times on one connection "
+                "(it keeps refusing the scopes it was granted); stopped"
+            )
+
+
+def describe_login_failure(exc: BaseException) -> str:
+    """One sentence for a failed login (the SDK's messages are kept: they name the step and the status)."""
+    from mcp.client.auth import OAuthFlowError, OAuthRegistrationError, OAuthTokenError
+
+    text = str(exc).strip() or type(exc).__name__
+    if isinstance(exc, RedirectError):
+        return text
+    if isinstance(exc, OAuthRegistrationError):
+        return f"registering the explorer with the authorization server failed: {text}"
+    if isinstance(exc, OAuthTokenError):
+        return f"the token request failed: {text}"
+    if isinstance(exc, OAuthFlowError):
+        return text
+    if isinstance(exc, httpx2.HTTPError):
+        return f"a request to the authorization server failed: {text}"
+    return f"{type(exc).__name__}: {text}"
+
+
+class _Watched(httpx2.Auth):
+    """The SDK provider's flow, with its own requests tagged and its failure recorded on the Login."""
+
+    def __init__(self, inner: httpx2.Auth, login: Login) -> None:
+        self._inner = inner
+        self._login = login
+
+    def sync_auth_flow(self, request: httpx2.Request) -> Generator[httpx2.Request, httpx2.Response, None]:
+        raise RuntimeError("the explorer's OAuth login runs on the async client only")
+
+    async def async_auth_flow(
+        self, request: httpx2.Request
+    ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        flow = self._inner.async_auth_flow(request)
+        try:
+            outgoing = await flow.__anext__()
+            while True:
+                if outgoing is not request:
+                    outgoing.extensions = {**outgoing.extensions, AUTH_REQUEST: True}
+                response = yield outgoing
+                outgoing = await flow.asend(response)
+        except StopAsyncIteration:
+            return
+        except Exception as exc:
+            self._login.failed(exc)
+            raise
+        finally:
+            await flow.aclose()
+
+
+# ------------------------------------------------------------------------------------------------ providers
+
+
+def _build_provider(login: Login) -> OAuthClientProvider:
+    settings = login.spec.oauth or OAuthSettings()
+    with warnings.catch_warnings():
+        # Omitting the issuer of client credentials is deprecated in the SDK; it stays optional here.
+        warnings.simplefilter("ignore")
+        if settings.grant == "client_credentials":
+            return _client_credentials_provider(login, settings)
+        return _code_provider(login, settings)
+
+
+def _scope(settings: OAuthSettings) -> str | None:
+    return " ".join(settings.scopes) or None
+
+
+def _client_credentials_provider(login: Login, settings: OAuthSettings) -> OAuthClientProvider:
+    from mcp.client.auth.extensions.client_credentials import (
+        ClientCredentialsOAuthProvider,
+        PrivateKeyJWTOAuthProvider,
+        SignedJWTParameters,
+    )
+
+    assert settings.client_id is not None and login.spec.url is not None
+    storage = login.tokens
+
+    if settings.private_key is not None:
+        parameters = SignedJWTParameters(
+            issuer=settings.client_id,
+            subject=settings.client_id,
+            signing_key=settings.private_key,
+            signing_algorithm=settings.signing_algorithm or signing_algorithm_of(settings.private_key),
+        )
+
+        class KeyProvider(PrivateKeyJWTOAuthProvider):
+            async def _initialize(self) -> None:
+                await super()._initialize()
+                storage.restore(self.context)
+
+            async def _perform_authorization(self) -> httpx2.Request:
+                login.count_authorization()
+                return await super()._perform_authorization()
+
+        return KeyProvider(
+            login.spec.url,
+            storage,
+            settings.client_id,
+            parameters.create_assertion_provider(),
+            scope=_scope(settings),
+            issuer=settings.issuer,
+        )
+
+    assert settings.client_secret is not None
+
+    class SecretProvider(ClientCredentialsOAuthProvider):
+        async def _initialize(self) -> None:
+            await super()._initialize()
+            storage.restore(self.context)
+
+        async def _perform_authorization(self) -> httpx2.Request:
+            login.count_authorization()
+            return await super()._perform_authorization()
+
+    post = settings.token_endpoint_auth_method == "client_secret_post"
+    return SecretProvider(
+        login.spec.url,
+        storage,
+        settings.client_id,
+        settings.client_secret,
+        token_endpoint_auth_method="client_secret_post" if post else "client_secret_basic",
+        scope=_scope(settings),
+        issuer=settings.issuer,
+    )
+
+
+def _code_provider(login: Login, settings: OAuthSettings) -> OAuthClientProvider:
+    from mcp.client.auth import OAuthClientProvider
+    from mcp.client.auth.utils import union_scopes
+    from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata
+    from pydantic import AnyUrl
+
+    assert login.spec.url is not None
+    storage = login.tokens
+    storage.redirect = _choose_redirect(login, settings)
+    configured_scope = _scope(settings)
+    metadata = OAuthClientMetadata(
+        redirect_uris=[AnyUrl(storage.redirect)],
+        client_name=login.options.client_name,
+        client_uri=None,
+        software_id="mcp-url-explorer",
+        software_version=__version__,
+        token_endpoint_auth_method="none" if settings.client_secret is None else None,
+        grant_types=["authorization_code", "refresh_token"],
+        scope=configured_scope,
+    )
+    pending: list[Redirected] = []
+
+    async def redirect_handler(url: str) -> None:
+        pending.clear()
+        pending.append(await login.authorize(url))
+
+    async def callback_handler() -> AuthorizationCodeResult:
+        from mcp.client.auth import OAuthFlowError
+
+        if not pending:
+            raise OAuthFlowError("no authorization response was received")
+        got = pending.pop()
+        if got.error:
+            detail = f" ({got.error_description})" if got.error_description else ""
+            raise OAuthFlowError(f"the authorization server refused the login: {got.error}{detail}")
+        if not got.code:
+            raise OAuthFlowError("the authorization server's redirect carried no code")
+        return AuthorizationCodeResult(code=got.code, state=got.state, iss=got.iss)
+
+    class CodeProvider(OAuthClientProvider):
+        async def _initialize(self) -> None:
+            await super()._initialize()
+            if settings.client_id is not None:
+                self.context.client_info = OAuthClientInformationFull(
+                    client_id=settings.client_id,
+                    client_secret=settings.client_secret,
+                    redirect_uris=[AnyUrl(storage.redirect or "")],
+                    token_endpoint_auth_method=(
+                        settings.token_endpoint_auth_method or "client_secret_basic"
+                        if settings.client_secret
+                        else "none"
+                    ),
+                )
+            storage.restore(self.context)
+
+        async def _perform_authorization(self) -> httpx2.Request:
+            login.count_authorization()
+            if configured_scope:
+                scope = union_scopes(self.context.client_metadata.scope, configured_scope)
+                self.context.client_metadata.scope = scope
+            return await super()._perform_authorization()
+
+    return CodeProvider(
+        login.spec.url,
+        metadata,
+        storage,
+        redirect_handler=redirect_handler,
+        callback_handler=callback_handler,
+        client_metadata_url=settings.client_metadata_url,
+    )
+
+
+def _choose_redirect(login: Login, settings: OAuthSettings) -> str:
+    """The loopback redirect URI: the configured port, else the one the stored registration was made
+    with (while it is free), else a new free port, and then the stored registration goes (it names the
+    old redirect URI, which an authorization server compares exactly)."""
+    if settings.redirect_port is not None:
+        return redirect_uri_for(settings.redirect_port)
+    stored = login.tokens.redirect_uri()
+    port = port_of(stored) if stored is not None else None
+    fetching = login.flow() == "fetch"
+    if stored is not None and port is not None and (fetching or port_is_free(port)):
+        return stored
+    fresh = redirect_uri_for(free_port())
+    if stored is not None and settings.client_id is None and settings.client_metadata_url is None:
+        login.tokens.forget_client()
+    return fresh
+
+
+def signing_algorithm_of(pem: str) -> str:
+    """The JWS algorithm a private key signs with: ES256/384/512 by curve, RS256, EdDSA."""
+    from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
+    from cryptography.hazmat.primitives.serialization import load_pem_private_key
+
+    try:
+        key: Any = load_pem_private_key(pem.encode("utf-8"), password=None)
+    except (ValueError, TypeError):
+        return "RS256"
+    if isinstance(key, ec.EllipticCurvePrivateKey):
+        return {"secp384r1": "ES384", "secp521r1": "ES512"}.get(key.curve.name, "ES256")
+    if isinstance(key, ed25519.Ed25519PrivateKey):
+        return "EdDSA"
+    if isinstance(key, rsa.RSAPrivateKey):
+        return "RS256"
+    return "RS256"

@@ -1,0 +1,177 @@
+"""Connecting a server while the explorer runs: by URL or command line, with headers, env and auth flow.
+
+Why a dialog that stays open: the user wants to see the attempt, not just start it. After `Connect` it
+follows the new server's status (connecting, the login waiting in the browser with its URL, connected
+with what it offers, or the error) until closed; a failed attempt can be corrected and tried again under
+a new name. `Save to config.toml` appends the server to the explorer's own config (`config/writer.py`).
+
+Everything typed is the user's; what is shown back (the server's error, its name) goes through the
+sanitizer into plain Content, never markup, with the new server's secrets masked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.timer import Timer
+from textual.widgets import Button, Checkbox, Input, Label, Select, Static, TextArea
+
+from explorer.config import ConfigError, OAuthSettings, ServerSpec, parse_header, parse_server_option, redact
+from explorer.config.options import parse_env_options
+from explorer.sanitize import sanitize_line
+
+if TYPE_CHECKING:
+    from explorer.screens.main import MainScreen
+
+FLOWS = [("run's default", "default"), ("browser", "browser"), ("print the URL", "print"), ("fetch", "fetch")]
+
+
+def spec_from_fields(target: str, headers: str, env: str, flow: str) -> ServerSpec:
+    """The server the dialog's fields describe; ConfigError (one sentence) when they do not."""
+    header_values = dict(parse_header(line) for line in headers.splitlines() if line.strip())
+    env_values = parse_env_options([line.strip() for line in env.splitlines() if line.strip()])
+    spec = parse_server_option(target, config=None, sse=False, headers=header_values)
+    if spec.transport == "stdio":
+        if header_values:
+            raise ConfigError("headers are for an http(s) URL; a command line takes env values")
+        return replace(spec, env={**spec.env, **env_values})
+    if env_values:
+        raise ConfigError("env values are for a command line; an http(s) URL takes headers")
+    if flow in ("browser", "print", "fetch"):
+        spec = replace(spec, oauth=OAuthSettings(flow=flow))
+    return spec
+
+
+class ConnectDialog(ModalScreen[None]):
+    """Add a server by URL or command line and watch it connect."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Close", id="connect.close"),
+        Binding("ctrl+s", "connect", "Connect", id="connect.submit"),
+    ]
+    HELP = """
+## Connect a server
+An `http(s)://` URL (Streamable HTTP) or a command line (a stdio server). Headers (`Name: value`, one
+per line) go to a URL, env values (`KEY=VALUE`, one per line) to a command. An OAuth login that waits
+for you shows here with its URL (`Copy URL` copies it). `ctrl+s` connects, `escape` closes.
+"""
+    DEFAULT_CSS = """
+    ConnectDialog { align: center middle; }
+    ConnectDialog > Vertical {
+        width: 100; max-width: 95%; height: auto; max-height: 95%;
+        border: thick $accent; background: $surface; padding: 0 1;
+    }
+    ConnectDialog #connect-title { text-style: bold; padding-bottom: 1; }
+    ConnectDialog TextArea { height: 4; }
+    ConnectDialog #connect-status { padding-top: 1; height: auto; }
+    ConnectDialog #connect-buttons { height: auto; padding-top: 1; }
+    ConnectDialog Button { margin-right: 2; }
+    """
+
+    def __init__(self, screen: MainScreen) -> None:
+        super().__init__()
+        self.main = screen
+        self.server: str | None = None
+        self._saved = ""  # what became of "Save to config.toml", said with the status
+        self._timer: Timer | None = None
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(Content("Connect a server"), id="connect-title")
+            yield Input(
+                placeholder="https://host/mcp, or a command line such as: npx -y some-server", id="target"
+            )
+            yield Label("Headers (Name: value, one per line; for a URL)")
+            yield TextArea(id="headers")
+            yield Label("Env (KEY=VALUE, one per line; for a command line)")
+            yield TextArea(id="env")
+            yield Label("OAuth login, when the server asks for one")
+            yield Select(FLOWS, value="default", allow_blank=False, id="flow")
+            yield Checkbox("Save to the explorer's config.toml", id="save")
+            yield Static(Content(""), id="connect-status")
+            with Horizontal(id="connect-buttons"):
+                yield Button("Connect", id="connect", variant="primary")
+                yield Button("Copy URL", id="copy-url")
+                yield Button("Close", id="close")
+
+    def on_mount(self) -> None:
+        self.query_one("#target", Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_connect()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "connect":
+            self.action_connect()
+        elif event.button.id == "copy-url":
+            self.copy_login_url()
+        else:
+            self.action_close()
+
+    def _say(self, text: str) -> None:
+        self.query_one("#connect-status", Static).update(Content(text + self._saved))
+
+    def action_connect(self) -> None:
+        target = self.query_one("#target", Input).value.strip()
+        flow = str(self.query_one("#flow", Select).value)
+        try:
+            spec = spec_from_fields(
+                target, self.query_one("#headers", TextArea).text, self.query_one("#env", TextArea).text, flow
+            )
+        except ConfigError as exc:
+            self._say(sanitize_line(str(exc), 400))
+            return
+        self.server = self.main.add_servers([spec])[0]
+        self._saved = ""
+        if self.query_one("#save", Checkbox).value:
+            self._saved = self._save(replace(spec, name=self.server))
+        self._say(f"{sanitize_line(self.server, 60)}: connecting…")
+        if self._timer is None:
+            self._timer = self.set_interval(0.25, self.show_attempt)
+
+    def _save(self, spec: ServerSpec) -> str:
+        from explorer import paths
+        from explorer.config.writer import save_server
+
+        try:
+            save_server(paths.config_file(), spec)
+        except ConfigError as exc:
+            return " (not saved: " + sanitize_line(redact(str(exc), spec), 300) + ")"
+        return " (saved to config.toml)"
+
+    def show_attempt(self) -> None:
+        """The new server's state, as its row in the server bar says it, with the whole error or URL."""
+        status = self.main.catalogue.servers.get(self.server or "")
+        if status is None:
+            return
+        name = sanitize_line(status.name, 60)
+        if status.state == "failed":
+            error = redact(status.error or "failed", status.spec)
+            self._say(f"{name}: failed: {sanitize_line(error, 1000)}")
+        elif status.login is not None:
+            self._say(f"{name}: {status.progress_text()} {sanitize_line(status.login.url, 2000)}")
+        elif status.state == "connecting":
+            self._say(f"{name}: connecting…")
+        else:
+            self._say(f"{name}: connected: {status.progress_text()}")
+
+    def copy_login_url(self) -> None:
+        status = self.main.catalogue.servers.get(self.server or "")
+        if status is None or status.login is None:
+            self.notify("No login is waiting.", markup=False)
+            return
+        self.app.copy_to_clipboard(status.login.url)
+        self.notify("Login URL copied.", markup=False)
+
+    def action_close(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+        self.dismiss(None)
