@@ -13,7 +13,6 @@ import fcntl
 import os
 import pty
 import select
-import signal
 import struct
 import subprocess
 import sys
@@ -149,7 +148,7 @@ def test_the_safety_net_terminates_then_kills_every_registered_group(tmp_path: P
         proc.wait(timeout=10)
         assert_nothing_left(pids)
         assert proc.pid not in stdio.live_server_groups()
-        assert proc.returncode == -signal.SIGKILL  # it ignored SIGTERM, so the kill ended it
+        # (Not its return code: the safety net reaps its own children, so Popen may find it reaped.)
     finally:
         kill_leftovers(pids)
         proc.wait(timeout=10)
