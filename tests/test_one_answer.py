@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from explorer.model.sizes import human_size
 from explorer.screens.goto import GoToTarget
 from explorer.widgets.detail import DetailPane
-from tests.app_helpers import SIZE, demo_spec, main_screen, make_app, wait_for, wait_settled
+from tests.app_helpers import SIZE, demo_spec, main_screen, make_app, raw_spec, wait_for, wait_settled
 
 pytestmark = pytest.mark.anyio
 
@@ -46,8 +48,6 @@ async def test_after_a_go_to_c_y_and_the_details_act_on_the_uri_gone_to() -> Non
 
 
 async def test_enter_gets_a_prompt_without_arguments_and_the_list_takes_j_and_k() -> None:
-    from dataclasses import replace
-
     from textual.widgets import Footer, OptionList
 
     from explorer.screens.prompts import PromptFormScreen, PromptsScreen
@@ -77,3 +77,46 @@ async def test_enter_gets_a_prompt_without_arguments_and_the_list_takes_j_and_k(
         assert "ctrl+s" in str(app.screen.query_one("#pf-status").render())
         await pilot.press("enter")  # no argument to fill: enter gets it
         await wait_for(pilot, lambda: "Sort these inbox notes" in prompts.result_view.text)
+
+
+async def test_the_root_row_says_listing_while_it_runs_and_incomplete_only_when_stopped() -> None:
+    from explorer.config import ListingBounds
+    from tests.app_helpers import tree_lines
+
+    app = make_app(raw_spec("slow", "slow-list", resources=400, page_size=50, delay=0.2))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main_screen(app)
+        status = screen.catalogue.servers["slow"]
+        await wait_for(
+            pilot, lambda: status.state == "listing" and screen.catalogue.tree.root.resource_count >= 50
+        )
+        await wait_for(pilot, lambda: "listing… (" in tree_lines(app)[0])
+        assert "incomplete" not in tree_lines(app)[0]
+        await wait_settled(pilot, app, timeout=60)
+        assert "listing…" not in tree_lines(app)[0] and "incomplete" not in tree_lines(app)[0]
+    bounded = make_app(raw_spec("cut", resources=400, page_size=50), bounds=ListingBounds(max_items=100))
+    async with bounded.run_test(size=SIZE) as pilot:
+        await wait_settled(pilot, bounded)
+        assert "⚠ incomplete: cut" in tree_lines(bounded)[0]
+
+
+async def test_a_failed_servers_entries_are_dimmed_and_followed_resources_marked() -> None:
+    import os
+    import signal
+
+    from explorer.connection.stdio import live_server_groups
+    from tests.app_helpers import tree_lines
+
+    app = make_app(replace(demo_spec(), env={"EXPLORER_DEMO_TICK_SECONDS": "0.3"}))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_settled(pilot, app)
+        screen = main_screen(app)
+        screen.tree_widget.select_prefix("metrics://live/clock")
+        await pilot.press("s")
+        await wait_for(pilot, lambda: any("◉ following" in line for line in tree_lines(app)))
+        painter = screen.tree_widget._painter
+        assert painter.marks.get("metrics://live/clock") == "following"
+        group = next(pgid for pgid, name in live_server_groups().items() if name == "demo")
+        os.killpg(group, signal.SIGKILL)
+        await wait_for(pilot, lambda: screen.catalogue.servers["demo"].state == "failed")
+        await wait_for(pilot, lambda: painter.stale == frozenset({"demo"}))

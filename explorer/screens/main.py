@@ -256,9 +256,15 @@ Every server's resources and templates as one URI-prefix tree.
         if conn is not None:
             self._tell_problems(name, conn)
 
+    def _mark_resources(self) -> None:
+        """Followed (pinned) resources and ones that changed since they were last read, marked in the tree."""
+        marks = {uri: "changed" for _server, uri in self.supervisor.changed}
+        marks.update({uri: "following" for _server, uri in self.supervisor.pinned})
+        self.tree_widget.set_markers(marks=marks)
+
     async def resource_changed(self, name: str, uri: str) -> None:
         """A followed resource changed: re-read it when it is the one previewed (coalesced upstream)."""
-        self.tree_widget.refresh()
+        self._mark_resources()
         if self._previewing == (name, uri):
             await self._read(name, uri, PREVIEW_CAP, changed=True)
 
@@ -298,6 +304,9 @@ Every server's resources and templates as one URI-prefix tree.
         servers = self.catalogue.servers.values()
         tree.show_servers = len(self.catalogue.servers) > 1
         tree.incomplete_servers = {s.name for s in servers if s.state in ("incomplete", "failed")}
+        listing = {s.name: s.items_seen for s in servers if s.state == "listing"}
+        tree.set_markers(listing=listing, stale=[s.name for s in servers if s.state == "failed"])
+        self._mark_resources()
         tree.model_changed()
         self.statuses_changed()
 
@@ -417,6 +426,7 @@ Every server's resources and templates as one URI-prefix tree.
             update = describe_update(self._last_text.get(key), contents, version=version, at=time.time())
         self._last_text[key] = _text_of(contents)
         preview.show_contents(uri, contents, server=server, update=update)
+        self._mark_resources()  # read now: no longer "changed"
 
     @on(ContentPreview.LoadAllRequested)
     def _load_all(self, event: ContentPreview.LoadAllRequested) -> None:
@@ -549,6 +559,7 @@ Every server's resources and templates as one URI-prefix tree.
 
         async def toggle() -> None:
             pinned = await self.supervisor.toggle_pin(server, uri)
+            self._mark_resources()
             verb = "Following" if pinned else "No longer following"
             self.notify(f"{verb} {sanitize_line(uri, 200)}.", markup=False)
 

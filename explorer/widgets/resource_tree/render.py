@@ -105,6 +105,9 @@ class RowPainter:
         self._root_label = sanitize_line(root_label, _LABEL_LIMIT)
         self.show_servers = False
         self.incomplete: frozenset[str] = frozenset()
+        self.listing: dict[str, int] = {}  # servers still listing: items so far (the root says so)
+        self.stale: frozenset[str] = frozenset()  # failed servers: what only they list is dimmed
+        self.marks: dict[str, str] = {}  # uri -> "following" or "changed"
         self._badges: dict[str, str] = {}
 
     def paint(self, row: Row, cursor: bool, palette: _Palette) -> Strip:
@@ -166,6 +169,10 @@ class RowPainter:
             marker = "  "
         add(Segment(marker, styled(palette.guides)))
         label_style = styled(palette.folder if has_items or directory or is_root else palette.label)
+        if self.stale and not is_root:
+            owners = tree.subtree_servers(node) if has_items else tree.servers(node)
+            if owners and owners <= self.stale:
+                label_style = styled(palette.muted)  # kept, but its server is gone: not shown as live
         if is_root:
             add(Segment(self._root_label, label_style))
         elif row.label == "":
@@ -178,6 +185,13 @@ class RowPainter:
             shown = title if isinstance(title, str) and title else first_entry.name
             if shown != node.segment:
                 self._add_name(segments, shown, row.label, styled(palette.muted), match, needle)
+            mark = self.marks.get(first_entry.uri)
+            if mark is not None:
+                add(
+                    Segment(
+                        "  ◉ following" if mark == "following" else "  ✱ changed", styled(palette.incomplete)
+                    )
+                )
         if has_items or is_root:
             count = None
             if active is not None and not row.full:
@@ -189,6 +203,9 @@ class RowPainter:
             # A prefix: every server with something below it; a leaf: the servers that list it.
             owners = tree.subtree_servers(node) if has_items else tree.servers(node)
             self._add_badges(segments, owners, styled(palette.badge), styled(palette.base))
+        if is_root and self.listing:
+            items = sum(self.listing.values())
+            add(Segment(f"  listing… ({items:,} items)", styled(palette.muted)))
         if is_root and self.incomplete:
             servers = ", ".join(sanitize_line(server, 40) for server in sorted(self.incomplete))
             add(Segment(f"  ⚠ incomplete: {servers}", styled(palette.incomplete)))

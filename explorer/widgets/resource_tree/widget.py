@@ -296,6 +296,26 @@ exactly as the server sent them.
             self._painter.incomplete = value
             self._invalidate()
 
+    def set_markers(
+        self,
+        *,
+        listing: dict[str, int] | None = None,
+        stale: Iterable[str] | None = None,
+        marks: dict[str, str] | None = None,
+    ) -> None:
+        """What the rows say besides the model: servers still listing (on the root row), failed servers
+        (what only they list is dimmed), and resources followed or changed (uri -> mark)."""
+        painter = self._painter
+        changed = False
+        if listing is not None and listing != painter.listing:
+            painter.listing, changed = dict(listing), True
+        if stale is not None and frozenset(stale) != painter.stale:
+            painter.stale, changed = frozenset(stale), True
+        if marks is not None and marks != painter.marks:
+            painter.marks, changed = dict(marks), True
+        if changed:
+            self._invalidate()
+
     def is_expanded(self, node: UriNode) -> bool:
         """Whether `node`'s row is on screen and expanded."""
         return self._rows.is_expanded(node)
