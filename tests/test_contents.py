@@ -228,9 +228,9 @@ def test_a_specific_mime_beats_the_extension() -> None:
 
 
 def test_every_language_name_is_a_pygments_lexer() -> None:
-    names = {lang for lang in contents_module._CODE_MIMES.values()}
-    names |= {lang for kind, lang in contents_module._EXTENSIONS.values() if lang}
-    names |= {lang for kind, lang in contents_module._FILENAMES.values() if lang}
+    names = {lang for lang in contents_module.CODE_MIMES.values()}
+    names |= {lang for kind, lang in contents_module.EXTENSIONS.values() if lang}
+    names |= {lang for kind, lang in contents_module.FILENAMES.values() if lang}
     for name in sorted(names):
         get_lexer_by_name(name)  # raises ClassNotFound for a typo
 

@@ -109,3 +109,16 @@ def test_the_check_catches_a_wrong_way_import(tmp_path: Path) -> None:
     assert imports_of(bad) == {"explorer.connection.session"}
     (s_layer, s_group), (t_layer, t_group) = group_of("explorer.widgets.x"), group_of("explorer.connection.x")
     assert s_layer == t_layer and s_group != t_group
+
+
+def test_no_private_name_is_imported_from_another_module() -> None:
+    """A name with a leading underscore stays in its module: make it public or keep it home."""
+    imported: list[str] = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("explorer"):
+                for alias in node.names:
+                    if alias.name.startswith("_") and not alias.name.startswith("__"):
+                        imported.append(f"{module_name(path)} imports {node.module}.{alias.name}")
+    assert imported == [], "\n".join(imported)

@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from explorer.config.checks import header_value_problem, url_problem
-from explorer.config.spec import ConfigError, InputPrompt, ServerSpec, _quote
+from explorer.config.spec import ConfigError, InputPrompt, ServerSpec, quoted
 from explorer.config.variables import PLACEHOLDER
 from explorer.value_kinds import value_kind
 
@@ -38,7 +38,7 @@ def parse_inputs(raw: object, fail: Callable[[str], Exception]) -> dict[str, Inp
         if not isinstance(input_id, str) or not input_id.strip():
             raise fail(f'"inputs" entry {index} has no "id" string')
         input_type = entry.get("type", "promptString")
-        where = f"input {_quote(input_id)}"
+        where = f"input {quoted(input_id)}"
         if input_type not in _SUPPORTED:
             inputs[input_id] = f'an input of type "{str(input_type)[:40]}", which the explorer cannot ask'
             continue
@@ -106,7 +106,7 @@ def fill_inputs(spec: ServerSpec, values: Mapping[str, str]) -> ServerSpec:
     given = [prompt for prompt in spec.inputs if prompt.id in values]
     if not given:
         return spec
-    where = f"server {_quote(spec.name)}"
+    where = f"server {quoted(spec.name)}"
     for prompt in given:
         problem = prompt.problem(values[prompt.id])
         if problem is not None:
@@ -136,7 +136,7 @@ def fill_inputs(spec: ServerSpec, values: Mapping[str, str]) -> ServerSpec:
         if value != spec.headers.get(name):
             problem = header_value_problem(value)
             if problem is not None:
-                raise ConfigError(f"{where}: header {_quote(name)} with its inputs filled in: {problem}")
+                raise ConfigError(f"{where}: header {quoted(name)} with its inputs filled in: {problem}")
     return filled
 
 

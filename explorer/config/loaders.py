@@ -30,7 +30,7 @@ from explorer.config.spec import (
     OAuthSettings,
     ServerSpec,
     Transport,
-    _quote,
+    quoted,
 )
 from explorer.config.variables import PLACEHOLDER, Expander, HostContext, workspace_of
 from explorer.value_kinds import value_kind
@@ -197,7 +197,7 @@ class _Loader:
             raise self.error(_TOO_DEEP) from None
         for key in doc:
             if key not in _TOP_KEYS:
-                self.warn(f"unknown setting {_quote(key)} is ignored")
+                self.warn(f"unknown setting {quoted(key)} is ignored")
         theme = doc.get("theme")
         if theme is not None and (not isinstance(theme, str) or not theme.strip()):
             raise self.error(f'"theme" must be a theme name, not {value_kind(theme, "table")}')
@@ -224,7 +224,7 @@ class _Loader:
         return servers
 
     def server(self, name: str, raw: object) -> ServerSpec | None:
-        where = f"server {_quote(name)}"
+        where = f"server {quoted(name)}"
         if not name.strip():
             raise self.error("a server has an empty name")
         if not isinstance(raw, dict):
@@ -280,10 +280,10 @@ class _Loader:
         for header, value in headers.items():
             name_problem = header_name_problem(header)
             if name_problem is not None:
-                raise self.error(f"{where}: header {_quote(header)} {name_problem}")
+                raise self.error(f"{where}: header {quoted(header)} {name_problem}")
             value_problem = header_value_problem(value)
             if value_problem is not None:
-                raise self.error(f"{where}: header {_quote(header)}: {value_problem}")
+                raise self.error(f"{where}: header {quoted(header)}: {value_problem}")
         oauth = self.oauth(raw.get("oauth"), where, expand)
         ignored = [key for key, value in (("args", args), ("env", env), ("cwd", cwd)) if value]
         ignored += ["envFile"] if raw.get("envFile") is not None else []
@@ -414,7 +414,7 @@ class _Loader:
         keymap: dict[str, str] = {}
         for binding, keys in raw.items():
             if not isinstance(keys, str) or not keys.strip():
-                raise self.error(f'keymap {_quote(binding)} must be a string of keys such as "slash,ctrl+f"')
+                raise self.error(f'keymap {quoted(binding)} must be a string of keys such as "slash,ctrl+f"')
             keymap[binding] = keys.strip()
         return keymap
 
@@ -433,7 +433,7 @@ class _Loader:
                     raise self.error(f'listing "max_seconds" must be a positive number, not {value!r}')
                 values[key] = float(value)
             else:
-                self.warn(f"unknown listing setting {_quote(key)} is ignored")
+                self.warn(f"unknown listing setting {quoted(key)} is ignored")
         return ListingBounds(**values)
 
     # -- values
@@ -470,7 +470,7 @@ class _Loader:
         for name, item in value.items():
             if not isinstance(item, str):
                 raise self.error(
-                    f'{where}: "{key}" value of {_quote(name)} must be a string, not {value_kind(item)}'
+                    f'{where}: "{key}" value of {quoted(name)} must be a string, not {value_kind(item)}'
                 )
             result[name] = expand(item)
         return result

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 from explorer import paths
 from explorer.config.checks import cwd_problem, header_name_problem, header_value_problem, url_problem
-from explorer.config.spec import Config, ConfigError, ServerSpec, _quote, mask_url
+from explorer.config.spec import Config, ConfigError, ServerSpec, mask_url, quoted
 from explorer.sanitize import sanitize_line
 
 
@@ -46,10 +46,10 @@ def parse_header(value: str) -> tuple[str, str]:
         raise ConfigError("-H/--header: a header has an empty name; expected 'Name: value'")
     name_problem = header_name_problem(name)
     if name_problem is not None:
-        raise ConfigError(f"-H/--header: {_quote(name)} {name_problem}")
+        raise ConfigError(f"-H/--header: {quoted(name)} {name_problem}")
     value_problem = header_value_problem(content)
     if value_problem is not None:
-        raise ConfigError(f"-H/--header {_quote(name)}: {value_problem}")
+        raise ConfigError(f"-H/--header {quoted(name)}: {value_problem}")
     return name, content
 
 
@@ -79,9 +79,9 @@ def parse_server_option(
     try:
         argv = shlex.split(text)
     except ValueError as exc:
-        raise ConfigError(f"-s/--server {_quote(text)}: cannot split the command line ({exc})") from None
+        raise ConfigError(f"-s/--server {quoted(text)}: cannot split the command line ({exc})") from None
     if not argv or not argv[0]:
-        raise ConfigError(f"-s/--server {_quote(text)}: the command is empty")
+        raise ConfigError(f"-s/--server {quoted(text)}: the command is empty")
     command = os.path.expanduser(argv[0])
     if config is not None and len(argv) == 1 and not _is_runnable(command):
         names = ", ".join(config.servers) or "none"
@@ -98,7 +98,7 @@ def _is_runnable(command: str) -> bool:
 def _url_spec(url: str, *, sse: bool, headers: Mapping[str, str]) -> ServerSpec:
     problem = url_problem(url)
     if problem is not None:
-        raise ConfigError(f"-s/--server {_quote(mask_url(url))}: {problem}")
+        raise ConfigError(f"-s/--server {quoted(mask_url(url))}: {problem}")
     name = urlsplit(url).netloc.rpartition("@")[2].lower()
     return ServerSpec(name=name, transport="sse" if sse else "http", url=url, headers=dict(headers))
 
@@ -253,7 +253,7 @@ def parse_env_options(words: Sequence[str]) -> dict[str, str]:
             raise ConfigError("-e/--env: expected KEY=VALUE (an environment variable for -s stdio servers)")
         if "\0" in key or "\0" in value:
             raise ConfigError(
-                f"-e/--env {_quote(key)}: an environment variable cannot contain a NUL character"
+                f"-e/--env {quoted(key)}: an environment variable cannot contain a NUL character"
             )
         env[key] = value
     return env
@@ -302,7 +302,7 @@ def check_startable(spec: ServerSpec) -> None:
     if spec.transport == "stdio" and spec.cwd is not None and "${input:" not in spec.cwd:
         problem = cwd_problem(spec.cwd)
         if problem is not None:
-            raise ConfigError(f"server {_quote(spec.name)}: cwd {spec.cwd} {problem}")
+            raise ConfigError(f"server {quoted(spec.name)}: cwd {spec.cwd} {problem}")
 
 
 def unique_names(specs: Sequence[ServerSpec], taken: Collection[str] = ()) -> list[ServerSpec]:

@@ -56,11 +56,11 @@ class InputPrompt:
     def problem(self, value: str) -> str | None:
         """Why `value` cannot be this input's value (a pickString value outside its options), else None."""
         if self.options and value not in self.options:
-            return f"input {_quote(self.id)} must be one of: {', '.join(self.options)}"
+            return f"input {quoted(self.id)} must be one of: {', '.join(self.options)}"
         return None
 
 
-def _quote(name: str) -> str:
+def quoted(name: str) -> str:
     return '"' + sanitize_line(name, limit=80) + '"'
 
 

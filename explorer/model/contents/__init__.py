@@ -35,9 +35,9 @@ from explorer.model.contents.binary import hex_dump
 from explorer.model.contents.classify import classify, classify_item
 from explorer.model.contents.images import PNG_MAX_PIXELS as PNG_MAX_PIXELS
 from explorer.model.contents.images import ImageInfo, Raster, decode_png, image_info
-from explorer.model.contents.mimes import _CODE_MIMES as _CODE_MIMES
-from explorer.model.contents.mimes import _EXTENSIONS as _EXTENSIONS
-from explorer.model.contents.mimes import _FILENAMES as _FILENAMES
+from explorer.model.contents.mimes import CODE_MIMES as CODE_MIMES
+from explorer.model.contents.mimes import EXTENSIONS as EXTENSIONS
+from explorer.model.contents.mimes import FILENAMES as FILENAMES
 from explorer.model.contents.mimes import language_for
 from explorer.model.contents.record import DEFAULT_CAP, Content, ContentKind
 from explorer.model.contents.record import TEXT_KINDS as TEXT_KINDS

@@ -39,11 +39,11 @@ _ASCII_SPACE: Final = " \t\n\r\f\v"
 _DROP_SPACE: Final = str.maketrans("", "", _ASCII_SPACE)
 
 
-class _Base64Error(ValueError):
+class Base64Error(ValueError):
     """A blob that is not base64; the message is a sentence for the user."""
 
 
-def _decode_prefix(blob: str, cap: int | None) -> tuple[bytes, int]:
+def decode_prefix(blob: str, cap: int | None) -> tuple[bytes, int]:
     """Decode at most `cap` bytes of a base64 string; return them and the full decoded size.
 
     Validates the whole string (one regex pass, no copy) but decodes only the prefix the cap needs, so a
@@ -52,7 +52,7 @@ def _decode_prefix(blob: str, cap: int | None) -> tuple[bytes, int]:
     if not blob.isascii():
         bad = _NON_ASCII.search(blob)
         offset = bad.start() if bad else 0
-        raise _Base64Error(f"non-ASCII character {blob[offset]!r} at offset {offset:,}")
+        raise Base64Error(f"non-ASCII character {blob[offset]!r} at offset {offset:,}")
     length = len(blob)
     end = _B64_RUN.match(blob).end()  # type: ignore[union-attr]  # `*` always matches
     has_space = False
@@ -64,15 +64,15 @@ def _decode_prefix(blob: str, cap: int | None) -> tuple[bytes, int]:
             padding = _B64_PADDING.fullmatch(blob, end)
             if padding is None:
                 if blob[end] == "=":
-                    raise _Base64Error(f"padding '=' in the middle, at offset {end:,}")
-                raise _Base64Error(f"unexpected character {blob[end]!r} at offset {end:,}")
+                    raise Base64Error(f"padding '=' in the middle, at offset {end:,}")
+                raise Base64Error(f"unexpected character {blob[end]!r} at offset {end:,}")
             pad = padding.group().count("=")
     spaces = sum(blob.count(c) for c in _ASCII_SPACE) if has_space else 0
     digits = length - spaces - pad
     if pad and (digits + pad) % 4:
-        raise _Base64Error(f"{digits:,} base64 digits do not fit {pad} padding character(s)")
+        raise Base64Error(f"{digits:,} base64 digits do not fit {pad} padding character(s)")
     if digits % 4 == 1:
-        raise _Base64Error(f"{digits:,} base64 digits is not a possible length (one too many or too few)")
+        raise Base64Error(f"{digits:,} base64 digits is not a possible length (one too many or too few)")
     full_size = digits * 3 // 4
     want = full_size if cap is None else min(cap, full_size)
     want_digits = min(digits, -(-want // 3) * 4)
@@ -82,7 +82,7 @@ def _decode_prefix(blob: str, cap: int | None) -> tuple[bytes, int]:
     try:
         decoded = base64.b64decode(prefix, validate=True)
     except (binascii.Error, ValueError) as error:  # pragma: no cover - validated above
-        raise _Base64Error(str(error)) from None
+        raise Base64Error(str(error)) from None
     return decoded[:want], full_size
 
 

@@ -12,9 +12,9 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from explorer.model.contents.binary import _Base64Error, _decode_prefix
+from explorer.model.contents.binary import Base64Error, decode_prefix
 from explorer.model.contents.images import image_info
-from explorer.model.contents.mimes import _extension_family, _mime_family, _normalize_mime
+from explorer.model.contents.mimes import extension_family, mime_family, normalize_mime
 from explorer.model.contents.record import DEFAULT_CAP, TEXT_KINDS, Content, ContentKind
 
 
@@ -68,14 +68,14 @@ def _text_content(
 
 def _blob_content(uri: str, mime: str | None, blob: str, cap: int | None) -> Content:
     try:
-        data, size = _decode_prefix(blob, cap)
-    except _Base64Error as error:
+        data, size = decode_prefix(blob, cap)
+    except Base64Error as error:
         return Content("invalid", uri, mime, size=len(blob), problem=f"blob is not valid base64: {error}")
     if size == 0:
         return Content("empty", uri, mime, size=0)
     truncated = size > len(data)
-    normalized = _normalize_mime(mime)
-    family = _mime_family(normalized) or _extension_family(uri)
+    normalized = normalize_mime(mime)
+    family = mime_family(normalized) or extension_family(uri)
     if family is None and normalized == "text/plain":
         family = ("text", None)
     problem: str | None = None
@@ -119,7 +119,7 @@ def classify_item(item: object, *, cap: int | None = DEFAULT_CAP, index: int = 0
         size = len(text)
         truncated = cap is not None and size > cap
         shown = text[:cap] if truncated else text
-        family = _mime_family(_normalize_mime(mime)) or _extension_family(uri)
+        family = mime_family(normalize_mime(mime)) or extension_family(uri)
         return _text_content(uri, mime, shown, size=size, truncated=truncated, family=family)
     if "blob" in item:
         blob = item["blob"]

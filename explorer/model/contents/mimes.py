@@ -26,7 +26,7 @@ _GENERIC_MIMES: Final = frozenset(
 _MARKDOWN_MIMES: Final = frozenset({"text/markdown", "text/x-markdown", "text/md", "text/x-gfm"})
 _JSON_MIMES: Final = frozenset({"application/json", "text/json", "application/x-json"})
 
-_CODE_MIMES: Final[Mapping[str, str]] = {
+CODE_MIMES: Final[Mapping[str, str]] = {
     "text/x-python": "python",
     "text/x-python3": "python",
     "text/x-script.python": "python",
@@ -90,7 +90,7 @@ _CODE_MIMES: Final[Mapping[str, str]] = {
     "text/x-rst": "rst",
 }
 
-_EXTENSIONS: Final[Mapping[str, tuple[ContentKind, str | None]]] = {
+EXTENSIONS: Final[Mapping[str, tuple[ContentKind, str | None]]] = {
     "md": ("markdown", None),
     "markdown": ("markdown", None),
     "mdx": ("markdown", None),
@@ -167,7 +167,7 @@ _EXTENSIONS: Final[Mapping[str, tuple[ContentKind, str | None]]] = {
     "webp": ("image", None),
     "bmp": ("image", None),
 }
-_FILENAMES: Final[Mapping[str, tuple[ContentKind, str | None]]] = {
+FILENAMES: Final[Mapping[str, tuple[ContentKind, str | None]]] = {
     "makefile": ("code", "make"),
     "gnumakefile": ("code", "make"),
     "dockerfile": ("code", "docker"),
@@ -175,14 +175,14 @@ _FILENAMES: Final[Mapping[str, tuple[ContentKind, str | None]]] = {
 }
 
 
-def _normalize_mime(mime: str | None) -> str:
+def normalize_mime(mime: str | None) -> str:
     """`Text/Markdown; charset=UTF-8` -> `text/markdown`; None -> ``""``."""
     if not mime:
         return ""
     return mime.split(";", 1)[0].strip().lower()
 
 
-def _mime_family(mime: str) -> tuple[ContentKind, str | None] | None:
+def mime_family(mime: str) -> tuple[ContentKind, str | None] | None:
     """What a specific MIME type says; None when it is missing or generic."""
     if mime in _GENERIC_MIMES:
         return None
@@ -190,7 +190,7 @@ def _mime_family(mime: str) -> tuple[ContentKind, str | None] | None:
         return "markdown", None
     if mime in _JSON_MIMES or mime.endswith("+json"):
         return "json", None
-    language = _CODE_MIMES.get(mime)
+    language = CODE_MIMES.get(mime)
     if language is not None:
         return "code", language
     if mime.endswith("+xml"):
@@ -204,23 +204,23 @@ def _mime_family(mime: str) -> tuple[ContentKind, str | None] | None:
     return "binary", None
 
 
-def _extension_family(uri: str) -> tuple[ContentKind, str | None] | None:
+def extension_family(uri: str) -> tuple[ContentKind, str | None] | None:
     """What the last path segment of `uri` says (`docs/a.md` -> markdown); None when it says nothing."""
     path = uri.split("#", 1)[0].split("?", 1)[0]
     name = path.rstrip("/").rsplit("/", 1)[-1].lower()
     if not name:
         return None
-    if name in _FILENAMES:
-        return _FILENAMES[name]
+    if name in FILENAMES:
+        return FILENAMES[name]
     stem, dot, ext = name.rpartition(".")
     if not dot or not stem:
         return None
-    return _EXTENSIONS.get(ext)
+    return EXTENSIONS.get(ext)
 
 
 def language_for(mime_type: str | None, uri: str = "") -> str | None:
     """The Pygments lexer name for source code of this MIME type or URI, or None when it is not code."""
-    family = _mime_family(_normalize_mime(mime_type)) or _extension_family(uri)
+    family = mime_family(normalize_mime(mime_type)) or extension_family(uri)
     if family is not None and family[0] == "code":
         return family[1]
     return None

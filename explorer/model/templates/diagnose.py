@@ -11,18 +11,18 @@ import urllib.parse
 from itertools import pairwise
 
 from explorer.model.templates.expansion import expand
-from explorer.model.templates.matching import _one_or_list, match
+from explorer.model.templates.matching import match, one_or_list
 from explorer.model.templates.percent import (
-    _URI_CHARS,
     RESERVED,
     UNRESERVED,
-    _encode_keeping,
-    _is_triplet,
-    _normalize,
-    _pct,
+    URI_CHARS,
+    encode_keeping,
+    is_triplet,
+    normalize_pct,
+    pct,
 )
 from explorer.model.templates.syntax import (
-    _OPS,
+    OPERATOR_RULES,
     Expression,
     Literal,
     MatchReport,
@@ -32,7 +32,7 @@ from explorer.model.templates.syntax import (
     Value,
     Values,
     Variable,
-    _coerce,
+    coerce_value,
 )
 
 
@@ -45,7 +45,7 @@ def diagnose(template: str | ParsedTemplate, uri: str) -> MatchReport:
     A malformed template, or one too large to use, is reported as a problem, not raised.
     """
     try:
-        parsed = _coerce(template)
+        parsed = coerce_value(template)
     except TemplateTooLarge as error:
         return MatchReport(False, None, [str(error)])
     except TemplateError as error:
@@ -53,9 +53,9 @@ def diagnose(template: str | ParsedTemplate, uri: str) -> MatchReport:
     values = match(parsed, uri)
     if values is not None:
         return MatchReport(True, values, [], expand(parsed, values))
-    normalized = _normalize(uri)
+    normalized = normalize_pct(uri)
     problems = _encoding_problems(normalized)
-    prefix = _normalize(_encode_keeping(parsed.literal_prefix))
+    prefix = normalize_pct(encode_keeping(parsed.literal_prefix))
     if not normalized.startswith(prefix):
         problems.append(f"the URI does not start with {prefix!r}, the template's text before its variables")
         return MatchReport(False, None, problems)
@@ -75,7 +75,7 @@ def diagnose(template: str | ParsedTemplate, uri: str) -> MatchReport:
         expanded = expand(parsed, loose)
     except (TypeError, UnicodeError):
         expanded = None
-    if expanded is not None and _normalize(expanded) != normalized:
+    if expanded is not None and normalize_pct(expanded) != normalized:
         problems.append(f"the value would not round-trip: expand gives {expanded}")
     if not problems:
         problems.append(f"the URI does not match the template {parsed.text}")
@@ -83,7 +83,7 @@ def diagnose(template: str | ParsedTemplate, uri: str) -> MatchReport:
 
 
 def _encoding_problems(uri: str) -> list[str]:
-    bad = dict.fromkeys(uri[i : i + 3] for i, c in enumerate(uri) if c == "%" and not _is_triplet(uri, i))
+    bad = dict.fromkeys(uri[i : i + 3] for i, c in enumerate(uri) if c == "%" and not is_triplet(uri, i))
     return [f"{b!r} is not valid percent-encoding (a literal '%' is written %25)" for b in bad]
 
 
@@ -101,7 +101,7 @@ def _lenient_split(parsed: ParsedTemplate, uri: str) -> tuple[list[str] | None, 
         part = parts[i]
         if not isinstance(part, Literal):
             continue
-        literal = _normalize(part.encoded)
+        literal = normalize_pct(part.encoded)
         if i == len(parts) - 1 and i > 0:
             if not uri.endswith(literal):
                 return None, "", [f"the URI does not end with {literal!r} as the template {parsed.text} does"]
@@ -120,7 +120,7 @@ def _lenient_split(parsed: ParsedTemplate, uri: str) -> tuple[list[str] | None, 
     while i < len(parts):
         part = parts[i]
         if isinstance(part, Literal):
-            position = starts[i] + len(_normalize(part.encoded))
+            position = starts[i] + len(normalize_pct(part.encoded))
             i += 1
             continue
         j = i
@@ -139,8 +139,11 @@ def _lenient_split(parsed: ParsedTemplate, uri: str) -> tuple[list[str] | None, 
         current = 0
         for k, expr in enumerate(run):
             end = len(region)
-            if k + 1 < len(run) and _OPS[run[k + 1].operator].first:
-                found = region.find(_OPS[run[k + 1].operator].first, current + len(_OPS[expr.operator].first))
+            if k + 1 < len(run) and OPERATOR_RULES[run[k + 1].operator].first:
+                found = region.find(
+                    OPERATOR_RULES[run[k + 1].operator].first,
+                    current + len(OPERATOR_RULES[expr.operator].first),
+                )
                 end = found if found >= 0 else len(region)
             texts.append(region[current:end])
             current = end
@@ -153,14 +156,14 @@ def _char_problems(who: str, expr: Expression, body: str, allowed: set[str]) -> 
     for char in dict.fromkeys(body):
         if char in allowed or char == "%":
             continue
-        if char in _URI_CHARS:
+        if char in URI_CHARS:
             problems.append(
-                f"value of {who} contains {char!r}, which {expr.text} would encode as {_pct(char)}"
+                f"value of {who} contains {char!r}, which {expr.text} would encode as {pct(char)}"
             )
         else:
             problems.append(
                 f"value of {who} contains {char!r}, which is not allowed in a URI "
-                f"({expr.text} would encode it as {_pct(char)})"
+                f"({expr.text} would encode it as {pct(char)})"
             )
     try:
         urllib.parse.unquote(body, errors="strict")
@@ -174,7 +177,7 @@ def _loose(text: str) -> str:
 
 
 def _loose_value(var: Variable, body: str) -> Value:
-    spec = _OPS[var.operator]
+    spec = OPERATOR_RULES[var.operator]
     if spec.allow_reserved:
         return _loose(body)
     if var.explode:
@@ -182,12 +185,12 @@ def _loose_value(var: Variable, body: str) -> Value:
         if all("=" in item for item in items):
             return {_loose(k): _loose(v) for k, _, v in (item.partition("=") for item in items)}
         return [_loose(item) for item in items]
-    return _one_or_list([_loose(item) for item in body.split(",")])
+    return one_or_list([_loose(item) for item in body.split(",")])
 
 
 def _expression_problems(parsed: ParsedTemplate, expr: Expression, text: str, loose: Values) -> list[str]:
     """Problems of one unnamed expression's text; fills `loose` with best-effort values."""
-    spec = _OPS[expr.operator]
+    spec = OPERATOR_RULES[expr.operator]
     if spec.first and not text.startswith(spec.first):
         return [f"{expr.text} writes {spec.first!r} first, the URI has {text[:1]!r} there"]
     if spec.named:
@@ -220,11 +223,11 @@ def _expression_problems(parsed: ParsedTemplate, expr: Expression, text: str, lo
 
 def _named_problems(parsed: ParsedTemplate, expr: Expression, body: str, loose: Values) -> list[str]:
     """Parameters in any order, unknown names, missing '=', repeats; fills `loose`."""
-    spec = _OPS[expr.operator]
+    spec = OPERATOR_RULES[expr.operator]
     noun = "query parameter" if spec.sep == "&" else "parameter"
     order: dict[str, tuple[int, Variable, Expression]] = {}
     for e in parsed.expressions:
-        if _OPS[e.operator].named:
+        if OPERATOR_RULES[e.operator].named:
             for v in e.variables:
                 order.setdefault(v.name, (len(order), v, e))
     exploded = [v for v in expr.variables if v.explode]
@@ -245,7 +248,7 @@ def _named_problems(parsed: ParsedTemplate, expr: Expression, body: str, loose: 
             problems.append(f"unknown {noun} {name!r} ({expr.text} has {names})")
             continue
         _, var, owner = order[name]
-        if not eq and _OPS[owner.operator].ifemp == "=":
+        if not eq and OPERATOR_RULES[owner.operator].ifemp == "=":
             problems.append(f"{noun} {name!r} has no '=': {owner.text} always writes {name}=")
         allowed = set(UNRESERVED) | {","}
         problems.extend(_char_problems(name, owner, raw, allowed))
@@ -257,7 +260,7 @@ def _named_problems(parsed: ParsedTemplate, expr: Expression, body: str, loose: 
             continue
         if len(raws) > 1:
             problems.append(f"{noun} {name!r} appears {len(raws)} times but {owner.text} writes it once")
-        value = _one_or_list([_loose(item) for item in raws[0].split(",")])
+        value = one_or_list([_loose(item) for item in raws[0].split(",")])
         loose.setdefault(name, value)
         if var.prefix and isinstance(value, str) and len(value) > var.prefix:
             problems.append(

@@ -12,15 +12,15 @@ from typing import Any
 
 from uritemplate import URITemplate
 
-from explorer.model.templates.percent import _encode_keeping, _truncate_units
+from explorer.model.templates.percent import encode_keeping, truncate_units
 from explorer.model.templates.syntax import (
-    _OPS,
+    OPERATOR_RULES,
     Expression,
     InputValue,
     Literal,
     ParsedTemplate,
     Variable,
-    _coerce,
+    coerce_value,
 )
 
 
@@ -30,18 +30,18 @@ def expand(template: str | ParsedTemplate, values: Mapping[str, InputValue]) -> 
     Missing or ``None`` variables, empty lists and empty dicts are undefined (omitted).
     Raises `TemplateError` for a malformed template and `TypeError` for a value of the wrong type.
     """
-    parsed = _coerce(template)
+    parsed = coerce_value(template)
     out: list[str] = []
     for part in parsed.parts:
         if isinstance(part, Literal):
             out.append(part.encoded)
             continue
-        out.append(_expand_expression(part, values))
+        out.append(expand_expression(part, values))
     return "".join(out)
 
 
-def _expand_expression(expr: Expression, values: Mapping[str, object]) -> str:
-    reserved = _OPS[expr.operator].allow_reserved
+def expand_expression(expr: Expression, values: Mapping[str, object]) -> str:
+    reserved = OPERATOR_RULES[expr.operator].allow_reserved
     args: dict[str, Any] = {}
     for var in expr.variables:
         prepared = _prepare(var, values.get(var.name), reserved)
@@ -52,7 +52,7 @@ def _expand_expression(expr: Expression, values: Mapping[str, object]) -> str:
 
 def _uritemplate_text(expr: Expression) -> str:
     """The expression for `uritemplate`; `+`/`#` prefixes are applied here instead (deviation 5)."""
-    reserved = _OPS[expr.operator].allow_reserved
+    reserved = OPERATOR_RULES[expr.operator].allow_reserved
     specs = [
         v.name + ("*" if v.explode else "") + (f":{v.prefix}" if v.prefix and not reserved else "")
         for v in expr.variables
@@ -71,7 +71,7 @@ def _prepare(var: Variable, value: object, reserved: bool) -> object:
         return None
     if isinstance(value, str):
         if reserved:
-            return _encode_keeping(_truncate_units(value, var.prefix) if var.prefix else value)
+            return encode_keeping(truncate_units(value, var.prefix) if var.prefix else value)
         return value
     if var.prefix:
         raise TypeError(f"{{{var.operator}{var}}} takes a str: a prefix does not apply to a list or dict")
@@ -80,13 +80,13 @@ def _prepare(var: Variable, value: object, reserved: bool) -> object:
         if not pairs:
             return None
         if reserved:
-            return [(_encode_keeping(k), _encode_keeping(v)) for k, v in pairs]
+            return [(encode_keeping(k), encode_keeping(v)) for k, v in pairs]
         return pairs
     if isinstance(value, Sequence) and not isinstance(value, bytes | bytearray):
         items = [_check(var, item) for item in value]
         if not items:
             return None
-        return [_encode_keeping(item) for item in items] if reserved else items
+        return [encode_keeping(item) for item in items] if reserved else items
     raise TypeError(f"value of {var.name} must be a str, a sequence of str or a mapping of str")
 
 

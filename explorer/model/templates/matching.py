@@ -19,17 +19,17 @@ from itertools import islice, product
 from typing import Final, TypeAlias, TypeVar
 
 from explorer.model.entries import TemplateEntry
-from explorer.model.templates.expansion import _expand_expression, expand
-from explorer.model.templates.pattern import Part, _ExprPattern, _Matcher, _matcher, _Slot
+from explorer.model.templates.expansion import expand, expand_expression
+from explorer.model.templates.pattern import ExprPattern, Matcher, Part, Slot, matcher_for
 from explorer.model.templates.percent import (
-    _decode,
-    _decode_reserved,
-    _encode_keeping,
-    _NoMatch,
-    _normalize,
+    NoMatch,
+    decode_reserved,
+    encode_keeping,
+    normalize_pct,
+    pct_decode,
 )
 from explorer.model.templates.syntax import (
-    _OPS,
+    OPERATOR_RULES,
     Expression,
     InputValue,
     ParsedTemplate,
@@ -38,7 +38,7 @@ from explorer.model.templates.syntax import (
     Value,
     Values,
     Variable,
-    _coerce,
+    coerce_value,
     parse_template,
 )
 
@@ -75,64 +75,64 @@ def _split_pairs(text: str, sep: str) -> Iterator[list[tuple[str, str]]]:
 
 def _exploded_dict(var: Variable, text: str) -> dict[str, str]:
     """The first split of an exploded dict's text that expands back to exactly that text."""
-    spec = _OPS[var.operator]
+    spec = OPERATOR_RULES[var.operator]
     alone = Expression(var.operator, (Variable(var.name, var.operator, True),))
     for pairs in _split_pairs(text, spec.sep):
         try:
             candidate = _as_dict(pairs)
-        except _NoMatch:
+        except NoMatch:
             continue
-        if _normalize(_expand_expression(alone, {var.name: candidate})) == spec.first + text:
+        if normalize_pct(expand_expression(alone, {var.name: candidate})) == spec.first + text:
             return candidate
-    raise _NoMatch
+    raise NoMatch
 
 
 def _as_dict(pairs: Iterable[tuple[str, str]]) -> dict[str, str]:
     result: dict[str, str] = {}
     for key, value in pairs:
-        k = _decode(key)
+        k = pct_decode(key)
         if k in result:
-            raise _NoMatch
-        result[k] = _decode(value)
+            raise NoMatch
+        result[k] = pct_decode(value)
     return result
 
 
-def _one_or_list(items: list[str]) -> Value:
+def one_or_list(items: list[str]) -> Value:
     return items[0] if len(items) == 1 else items
 
 
-def _parse_slot(slot: _Slot, text: str) -> Value:
+def _parse_slot(slot: Slot, text: str) -> Value:
     """Turn the text one variable took into a value of the slot's shape."""
     var = slot.var
-    spec = _OPS[var.operator]
+    spec = OPERATOR_RULES[var.operator]
     kind = slot.kind
     if kind == "raw":
-        return _decode_reserved(text)
+        return decode_reserved(text)
     if kind == "str":
-        return _decode(text)
+        return pct_decode(text)
     if kind == "list":
-        return [_decode(p) for p in text.split(",")]
+        return [pct_decode(p) for p in text.split(",")]
     if kind == "items":
-        return _one_or_list([_decode(p) for p in text.split(",")])
+        return one_or_list([pct_decode(p) for p in text.split(",")])
     if kind == "xlist":
-        return [_decode(p) for p in text.split(spec.sep)]
+        return [pct_decode(p) for p in text.split(spec.sep)]
     if kind == "xdict":
         return _exploded_dict(var, text)
-    name_length = len(_normalize(var.name))
+    name_length = len(normalize_pct(var.name))
     if kind == "nval":
         rest = text[name_length:]
         if rest == "=" and spec.ifemp == "":  # `;x=`: "" would give a bare `;x`, so this is [""]
             return [""]
-        return "" if not rest else _one_or_list([_decode(p) for p in rest[1:].split(",")])
+        return "" if not rest else one_or_list([pct_decode(p) for p in rest[1:].split(",")])
     if kind == "nxlist":
         if len(text) == name_length:  # a bare `;x`: uritemplate writes `x=` for [""], `x` for ""
             return ""
-        return [_decode(p[name_length + 1 :]) for p in text.split(spec.sep)]
+        return [pct_decode(p[name_length + 1 :]) for p in text.split(spec.sep)]
     pairs = [p.partition("=") for p in text.split(spec.sep)]
     return _as_dict((k, v) for k, _, v in pairs)
 
 
-_Capture: TypeAlias = tuple[_Slot | int, str]  # a variable's text, or an expression's whole text
+_Capture: TypeAlias = tuple[Slot | int, str]  # a variable's text, or an expression's whole text
 _Move: TypeAlias = tuple[tuple[int, int], Sequence[_Capture]]  # the next (part, position), what it took
 
 
@@ -153,9 +153,9 @@ def _confirmed(parsed: ParsedTemplate, captures: Iterable[_Capture], normalized:
     """The parse's values if they decode and re-expand to the URI, else None."""
     try:
         values = _extract(captures)
-        if _normalize(expand(parsed, values)) == normalized:
+        if normalize_pct(expand(parsed, values)) == normalized:
             return values
-    except (_NoMatch, UnicodeError, TypeError):  # TypeError: a repeated prefixed variable got a list
+    except (NoMatch, UnicodeError, TypeError):  # TypeError: a repeated prefixed variable got a list
         pass
     return None
 
@@ -173,7 +173,7 @@ class _Budget:
     def spend(self, steps: int = 1) -> None:
         self.steps -= steps
         if self.steps < 0:
-            raise _NoMatch
+            raise NoMatch
 
 
 # ------------------------------------------------------------------------------------------------ search
@@ -223,15 +223,13 @@ def _paths(
 def _defined(captures: Sequence[_Capture]) -> int:
     """How many variables a parse defines (before confirming it): to skip parses that cannot rank."""
     empty = {key for key, text in captures if isinstance(key, int) and not text}
-    return len(
-        {key.var.name for key, _ in captures if isinstance(key, _Slot) and key.expr_index not in empty}
-    )
+    return len({key.var.name for key, _ in captures if isinstance(key, Slot) and key.expr_index not in empty})
 
 
 class _Search:
     """One match of one URI against one template: the moves of the search, and what they share."""
 
-    def __init__(self, matcher: _Matcher, uri: str, budget: _Budget) -> None:
+    def __init__(self, matcher: Matcher, uri: str, budget: _Budget) -> None:
         self.parts = matcher.parts
         self.uri = uri
         self.budget = budget
@@ -253,7 +251,7 @@ class _Search:
         budget = self.budget.steps
         try:
             table = self._plan(done)
-        except _NoMatch:
+        except NoMatch:
             self.budget.steps = budget  # the walk gets a budget of its own
             return _paths((0, 0), self._moves, done)
 
@@ -336,7 +334,7 @@ class _Search:
         else:
             yield from range(high, low - 1, -1)
 
-    def _separators(self, expr: _ExprPattern, start: int) -> tuple[int, list[int]]:
+    def _separators(self, expr: ExprPattern, start: int) -> tuple[int, list[int]]:
         """How far the expression's text can reach from `start`, and where its separators are."""
         key = (expr.index, start)
         known = self._seps.get(key)
@@ -352,7 +350,7 @@ class _Search:
         return known
 
     def _expression(
-        self, expr: _ExprPattern, pos: int, following: Part | None
+        self, expr: ExprPattern, pos: int, following: Part | None
     ) -> Iterator[tuple[int, list[_Capture]]]:
         """(end, captures) for each reading of the expression from `pos`, longest text first."""
         uri = self.uri
@@ -376,7 +374,7 @@ class _Search:
 
     # ------------------------------------------------------------------------------ inside an expression
 
-    def _valid(self, slot: _Slot, start: int, end: int) -> bool:
+    def _valid(self, slot: Slot, start: int, end: int) -> bool:
         """Whether a variable's text reads as a value (decodes; a dict has no key twice).
 
         Checked as soon as the text is chosen, so a parse that cannot be confirmed is not multiplied
@@ -385,11 +383,11 @@ class _Search:
         self.budget.spend((end - start) // 16)
         try:
             _parse_slot(slot, self.uri[start:end])
-        except (_NoMatch, UnicodeError):
+        except (NoMatch, UnicodeError):
             return False
         return True
 
-    def _named(self, expr: _ExprPattern, start: int, end: int, seps: list[int]) -> Iterator[list[_Capture]]:
+    def _named(self, expr: ExprPattern, start: int, end: int, seps: list[int]) -> Iterator[list[_Capture]]:
         """Readings of ``k=v<sep>k=v`` in [start, end): each pair goes to the next variable of its name.
 
         A pair whose key names the current exploded variable stays with it; one that names a later
@@ -439,7 +437,7 @@ class _Search:
                 kind = "nval"
                 if var.var.explode:
                     kind = "nxlist" if all(key(p) == var.key for p in pieces) else "nxdict"
-                slot = _Slot(expr.index, var.var, kind)
+                slot = Slot(expr.index, var.var, kind)
                 if not self._valid(slot, starts[pieces[0]], stop(i)):
                     break
                 captures.append((slot, uri[starts[pieces[0]] : stop(i)]))
@@ -447,7 +445,7 @@ class _Search:
             else:
                 yield captures
 
-    def _unnamed(self, expr: _ExprPattern, start: int, end: int, seps: list[int]) -> Iterator[list[_Capture]]:
+    def _unnamed(self, expr: ExprPattern, start: int, end: int, seps: list[int]) -> Iterator[list[_Capture]]:
         """Readings of ``v<sep>v`` in [start, end): variables in order, any of them undefined."""
         uri = self.uri
         variables = expr.variables
@@ -456,7 +454,7 @@ class _Search:
 
         def moves(
             state: tuple[int, int],
-        ) -> Iterator[tuple[tuple[int, int], Sequence[tuple[_Slot, int, int]]]]:
+        ) -> Iterator[tuple[tuple[int, int], Sequence[tuple[Slot, int, int]]]]:
             p, j = state
             if j >= 0:
                 if p >= end or uri[p] != sep:
@@ -482,7 +480,7 @@ class _Search:
 # ---------------------------------------------------------------------------------------------- matching
 
 
-def _plausible(matcher: _Matcher, uri: str) -> bool:
+def _plausible(matcher: Matcher, uri: str) -> bool:
     """Cheap necessary conditions: characters, literals in order, the trailing literal."""
     if not set(uri) <= matcher.alphabet or not uri.endswith(matcher.suffix):
         return False
@@ -500,7 +498,7 @@ def _names_another(parsed: ParsedTemplate, values: Values) -> bool:
     names = {v.name for v in parsed.variables} | {urllib.parse.unquote(v.name) for v in parsed.variables}
     for var in parsed.variables:
         value = values.get(var.name)
-        if not (var.explode and _OPS[var.operator].named and isinstance(value, dict)):
+        if not (var.explode and OPERATOR_RULES[var.operator].named and isinstance(value, dict)):
             continue
         if any(key in names and key != var.name for key in value):
             return True
@@ -515,9 +513,9 @@ def match_readings(template: str | ParsedTemplate, uri: str) -> list[Values]:
     The search runs to its end or to a step budget linear in the URI's length, and keeps the best 16
     readings. A malformed template raises `TemplateError` (one too large, `TemplateTooLarge`).
     """
-    parsed = _coerce(template)
-    normalized = _normalize(uri)
-    matcher = _matcher(parsed.text)
+    parsed = coerce_value(template)
+    normalized = normalize_pct(uri)
+    matcher = matcher_for(parsed.text)
     if not _plausible(matcher, normalized):
         return []
     # (rank, values); rank, lower first: a dict key naming another variable, fewer variables, then the
@@ -535,7 +533,7 @@ def match_readings(template: str | ParsedTemplate, uri: str) -> list[Values]:
             kept.append(((_names_another(parsed, values), -len(values), greedy, order), values))
             if len(kept) > _MAX_READINGS:
                 kept.remove(max(kept, key=lambda item: item[0]))
-    except _NoMatch:
+    except NoMatch:
         pass  # out of budget: what was found so far stands
     kept.sort(key=lambda item: item[0])
     return [values for _, values in kept]
@@ -561,7 +559,7 @@ def match_all(
     carries its preferred values and the other readings as `alternatives`. `stop`, asked before each
     template, ends the work early (a UI whose answer is no longer wanted); what was found is returned.
     """
-    normalized = _normalize(uri)
+    normalized = normalize_pct(uri)
     found: list[tuple[tuple[int, int, int], TemplateMatch]] = []
     for position, entry in enumerate(templates):
         if stop is not None and stop():
@@ -570,7 +568,7 @@ def match_all(
             parsed = parse_template(entry.uri_template)
         except TemplateError:
             continue
-        if not normalized.startswith(_normalize(_encode_keeping(parsed.literal_prefix))):
+        if not normalized.startswith(normalize_pct(encode_keeping(parsed.literal_prefix))):
             continue
         readings = match_readings(parsed, uri)
         if not readings:
@@ -586,12 +584,12 @@ def match_all(
 
 def _canonical(var: Variable, value: object) -> object:
     """A value up to the representation-only ambiguities listed in the package docstring."""
-    spec = _OPS[var.operator]
+    spec = OPERATOR_RULES[var.operator]
     unbounded = Variable(var.name, var.operator, var.explode, None)
     if value is None or (not isinstance(value, str) and not value):
         return None
     if spec.allow_reserved:
-        return _normalize(_expand_expression(Expression(var.operator, (unbounded,)), {var.name: value}))
+        return normalize_pct(expand_expression(Expression(var.operator, (unbounded,)), {var.name: value}))
     if var.operator == "" and value in ("", [""]):
         return None
     if isinstance(value, str):
@@ -614,7 +612,7 @@ def round_trips(template: str | ParsedTemplate, values: Mapping[str, InputValue]
     other, a value longer than its prefix, list items that would split differently, ...), so a form
     can flag the field. Raises like `expand` for a malformed template or wrong value types.
     """
-    parsed = _coerce(template)
+    parsed = coerce_value(template)
     uri = expand(parsed, values)
     matched = match(parsed, uri)
     if matched is None:

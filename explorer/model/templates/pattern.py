@@ -12,8 +12,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from explorer.model.templates.percent import _URI_CHARS, UNRESERVED, _normalize
-from explorer.model.templates.syntax import _OPS, Expression, Literal, Variable, parse_template
+from explorer.model.templates.percent import UNRESERVED, URI_CHARS, normalize_pct
+from explorer.model.templates.syntax import OPERATOR_RULES, Expression, Literal, Variable, parse_template
 
 
 def _char_class(chars: Iterable[str]) -> str:
@@ -46,7 +46,7 @@ def _run(chars: Iterable[str]) -> re.Pattern[str]:
 
 
 @dataclass(frozen=True, slots=True)
-class _Slot:
+class Slot:
     """What one capture holds: which expression, which variable, in which shape."""
 
     expr_index: int
@@ -58,7 +58,7 @@ class _Slot:
 class _Shape:
     """One way a variable's text may look: `regex` must match it whole; `reach` bounds where it can end."""
 
-    slot: _Slot
+    slot: Slot
     regex: re.Pattern[str]
     reach: re.Pattern[str]
     lazy: bool  # try the shortest text first (an earlier variable that takes several items)
@@ -73,7 +73,7 @@ class _VarPattern:
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class _ExprPattern:
+class ExprPattern:
     """One expression: ``first`` then its variables' texts joined by ``sep``, within `body`'s run."""
 
     index: int  # among the template's expressions
@@ -87,11 +87,11 @@ class _ExprPattern:
     exploded: tuple[int, ...]  # named: indexes of the exploded variables
 
 
-Part = str | _ExprPattern  # a literal, as it appears in a normalized URI, or an expression
+Part = str | ExprPattern  # a literal, as it appears in a normalized URI, or an expression
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class _Matcher:
+class Matcher:
     parts: tuple[Part, ...]
     alphabet: frozenset[str]  # every character an expansion can contain
     literals: tuple[str, ...]  # in order, as they appear in a URI
@@ -101,9 +101,9 @@ class _Matcher:
 
 def _alphabet(expr: Expression) -> frozenset[str]:
     """Characters an expansion of `expr` can contain (a URI is normalized: `%` only in triplets)."""
-    spec = _OPS[expr.operator]
+    spec = OPERATOR_RULES[expr.operator]
     if spec.allow_reserved:
-        return frozenset(_URI_CHARS | {"%"})
+        return frozenset(URI_CHARS | {"%"})
     return frozenset(UNRESERVED + "%,=" + spec.first + spec.sep)
 
 
@@ -111,9 +111,9 @@ def _body_chars(expr: Expression, shapes: Iterable[_Shape]) -> frozenset[str]:
     """Characters the text after the operator's first character can hold: what its variables' values
     can hold, and the separator only if there is something to separate (``{/x}`` ends at the next ``/``).
     """
-    spec = _OPS[expr.operator]
+    spec = OPERATOR_RULES[expr.operator]
     if spec.allow_reserved:
-        return frozenset(_URI_CHARS)
+        return frozenset(URI_CHARS)
     several = len(expr.variables) > 1
     if spec.named:
         several = several or any(v.explode for v in expr.variables)
@@ -129,18 +129,18 @@ def _var_shapes(var: Variable, last: bool) -> list[tuple[str, str, frozenset[str
     The last variable of an expression is greedy; an earlier one prefers a single item (so that
     ``{x,y}`` reads ``1024,768`` as two values) and takes more only if the rest cannot match.
     """
-    spec = _OPS[var.operator]
+    spec = OPERATOR_RULES[var.operator]
     unreserved = frozenset(UNRESERVED)
     if spec.allow_reserved:
-        no_comma = _URI_CHARS - {","}
+        no_comma = URI_CHARS - {","}
         if var.prefix:
-            bounded = [("raw", _chars_upto(_URI_CHARS, 0, var.prefix, True), _URI_CHARS, False)]
+            bounded = [("raw", _chars_upto(URI_CHARS, 0, var.prefix, True), URI_CHARS, False)]
             if last:
                 return bounded
             return [("raw", _chars_upto(no_comma, 0, var.prefix, True), no_comma, False), *bounded]
         if last:
-            return [("raw", _item(_URI_CHARS), _URI_CHARS, False)]
-        return [("raw", _item(no_comma), no_comma, False), ("raw", _item(_URI_CHARS), _URI_CHARS, False)]
+            return [("raw", _item(URI_CHARS), URI_CHARS, False)]
+        return [("raw", _item(no_comma), no_comma, False), ("raw", _item(URI_CHARS), URI_CHARS, False)]
     item = _item(unreserved)
     sep = re.escape(spec.sep)
     no_sep = unreserved - {spec.sep}
@@ -169,22 +169,22 @@ def _var_shapes(var: Variable, last: bool) -> list[tuple[str, str, frozenset[str
     ]
 
 
-def _expression(index: int, expr: Expression) -> _ExprPattern:
-    spec = _OPS[expr.operator]
+def _expression(index: int, expr: Expression) -> ExprPattern:
+    spec = OPERATOR_RULES[expr.operator]
     count = len(expr.variables)
     variables: list[_VarPattern] = []
     keyed: dict[str, list[int]] = {}
     for j, var in enumerate(expr.variables):
-        key = _normalize(var.name)
+        key = normalize_pct(var.name)
         keyed.setdefault(key, []).append(j)
         shapes: tuple[_Shape, ...] = ()
         if not spec.named:
             shapes = tuple(
-                _Shape(_Slot(index, var, kind), _compile(pattern), _run(chars), lazy, chars)
+                _Shape(Slot(index, var, kind), _compile(pattern), _run(chars), lazy, chars)
                 for kind, pattern, chars, lazy in _var_shapes(var, j == count - 1)
             )
         variables.append(_VarPattern(var, key, shapes))
-    return _ExprPattern(
+    return ExprPattern(
         index=index,
         expr=expr,
         first=spec.first,
@@ -198,7 +198,7 @@ def _expression(index: int, expr: Expression) -> _ExprPattern:
 
 
 @lru_cache(maxsize=1024)
-def _matcher(text: str) -> _Matcher:
+def matcher_for(text: str) -> Matcher:
     """The parts of a template as matching reads them (raises `TemplateError` like `parse_template`)."""
     parsed = parse_template(text)
     parts: list[Part] = []
@@ -206,7 +206,7 @@ def _matcher(text: str) -> _Matcher:
     index = 0
     for part in parsed.parts:
         if isinstance(part, Literal):
-            literal = _normalize(part.encoded)
+            literal = normalize_pct(part.encoded)
             parts.append(literal)
             alphabet |= set(literal)
             continue
@@ -215,5 +215,5 @@ def _matcher(text: str) -> _Matcher:
         index += 1
     literals = tuple(p for p in parts if isinstance(p, str))
     suffix = parts[-1] if parts and isinstance(parts[-1], str) else ""
-    named = frozenset(_normalize(v.name) for v in parsed.variables if _OPS[v.operator].named)
-    return _Matcher(tuple(parts), frozenset(alphabet), literals, suffix, named)
+    named = frozenset(normalize_pct(v.name) for v in parsed.variables if OPERATOR_RULES[v.operator].named)
+    return Matcher(tuple(parts), frozenset(alphabet), literals, suffix, named)

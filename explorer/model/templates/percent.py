@@ -13,46 +13,46 @@ from typing import Final
 
 UNRESERVED: Final = string.ascii_letters + string.digits + "-._~"
 RESERVED: Final = ":/?#[]@" + "!$&'()*+,;="
-_URI_CHARS: Final = frozenset(UNRESERVED + RESERVED)
+URI_CHARS: Final = frozenset(UNRESERVED + RESERVED)
 _HEX: Final = frozenset("0123456789ABCDEFabcdef")
 
 
-def _is_triplet(text: str, i: int) -> bool:
+def is_triplet(text: str, i: int) -> bool:
     return text[i] == "%" and i + 2 < len(text) and text[i + 1] in _HEX and text[i + 2] in _HEX
 
 
-def _pct(char: str) -> str:
+def pct(char: str) -> str:
     return "".join(f"%{byte:02X}" for byte in char.encode("utf-8"))
 
 
-def _encode_keeping(text: str) -> str:
+def encode_keeping(text: str) -> str:
     """Pct-encode what a URI cannot hold, keeping valid triplets (literals, and `+`/`#` values)."""
     out: list[str] = []
     i = 0
     while i < len(text):
-        if _is_triplet(text, i):
+        if is_triplet(text, i):
             out.append(text[i : i + 3])
             i += 3
             continue
-        out.append(text[i] if text[i] in _URI_CHARS else _pct(text[i]))
+        out.append(text[i] if text[i] in URI_CHARS else pct(text[i]))
         i += 1
     return "".join(out)
 
 
-def _truncate_units(text: str, length: int) -> str:
+def truncate_units(text: str, length: int) -> str:
     """First `length` characters, counting a pct-encoded triplet as one (never split it)."""
     i = 0
     for _ in range(length):
         if i >= len(text):
             break
-        i += 3 if _is_triplet(text, i) else 1
+        i += 3 if is_triplet(text, i) else 1
     return text[:i]
 
 
 _TRIPLET = re.compile(r"%([0-9A-Fa-f]{2})")
 
 
-def _normalize(uri: str) -> str:
+def normalize_pct(uri: str) -> str:
     """RFC 3986 6.2.2 normalization of pct-encoding: upper-case hex, decode unreserved characters."""
 
     def fix(m: re.Match[str]) -> str:
@@ -62,18 +62,18 @@ def _normalize(uri: str) -> str:
     return _TRIPLET.sub(fix, uri)
 
 
-class _NoMatch(Exception):
+class NoMatch(Exception):
     """Raised while decoding a regex match that cannot be a real expansion."""
 
 
-def _decode(text: str) -> str:
+def pct_decode(text: str) -> str:
     try:
         return urllib.parse.unquote(text, errors="strict")
     except UnicodeDecodeError as error:
-        raise _NoMatch from error
+        raise NoMatch from error
 
 
-def _decode_reserved(text: str) -> str:
+def decode_reserved(text: str) -> str:
     """Decode a `+`/`#` value so it re-expands to `text`.
 
     Keeps triplets of reserved characters, of bytes that are not UTF-8, and of ``%`` when two hex
@@ -98,7 +98,7 @@ def _decode_reserved(text: str) -> str:
             if "\udc80" <= char <= "\udcff":
                 pieces.append(f"%{ord(char) - 0xDC00:02X}")
             else:
-                pieces.append(_pct(char) if char in RESERVED or char == "%" else char)
+                pieces.append(pct(char) if char in RESERVED or char == "%" else char)
         i = j
     tail = ""
     for index in range(len(pieces) - 1, -1, -1):

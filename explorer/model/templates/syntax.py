@@ -13,7 +13,7 @@ from functools import lru_cache
 from typing import Final, TypeAlias
 
 from explorer.model.entries import TemplateEntry
-from explorer.model.templates.percent import _encode_keeping
+from explorer.model.templates.percent import encode_keeping
 
 Value: TypeAlias = str | list[str] | dict[str, str]
 Values: TypeAlias = dict[str, Value]
@@ -34,7 +34,7 @@ class _OpSpec:
     allow_reserved: bool
 
 
-_OPS: Final = {
+OPERATOR_RULES: Final = {
     "": _OpSpec("", ",", False, "", False),
     "+": _OpSpec("", ",", False, "", True),
     "#": _OpSpec("#", ",", False, "", True),
@@ -103,7 +103,7 @@ class Literal:
     @property
     def encoded(self) -> str:
         """The text as it appears in an expanded URI (RFC 6570 section 3.1)."""
-        return _encode_keeping(self.text)
+        return encode_keeping(self.text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -277,5 +277,5 @@ def _parse_expression(body: str, position: int, text: str) -> Expression:
     return Expression(operator, tuple(variables))
 
 
-def _coerce(template: str | ParsedTemplate) -> ParsedTemplate:
+def coerce_value(template: str | ParsedTemplate) -> ParsedTemplate:
     return template if isinstance(template, ParsedTemplate) else parse_template(template)

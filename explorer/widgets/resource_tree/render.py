@@ -28,7 +28,7 @@ _NAME_LIMIT = 80
 _BADGE_CELLS = 12
 
 
-class _Palette(NamedTuple):
+class Palette(NamedTuple):
     base: Style
     guides: Style
     label: Style
@@ -42,14 +42,14 @@ class _Palette(NamedTuple):
     cursor: Style
 
 
-def palette_of(widget: Widget) -> _Palette:
+def palette_of(widget: Widget) -> Palette:
     """The styles of the `resource-tree--*` component classes, each over the widget's own style."""
     base = widget.rich_style
 
     def part(name: str) -> Style:
         return base + widget.get_component_rich_style(f"resource-tree--{name}", partial=True)
 
-    return _Palette(
+    return Palette(
         base,
         part("guides"),
         part("label"),
@@ -110,7 +110,7 @@ class RowPainter:
         self.marks: dict[str, str] = {}  # uri -> "following" or "changed"
         self._badges: dict[str, str] = {}
 
-    def paint(self, row: Row, cursor: bool, palette: _Palette) -> Strip:
+    def paint(self, row: Row, cursor: bool, palette: Palette) -> Strip:
         extra = palette.cursor if cursor else None
 
         def styled(style: Style) -> Style:
@@ -212,7 +212,7 @@ class RowPainter:
         return Strip(segments)
 
     def _paint_virtual(
-        self, row: Row, segments: list[Segment], styled: Callable[[Style], Style], palette: _Palette
+        self, row: Row, segments: list[Segment], styled: Callable[[Style], Style], palette: Palette
     ) -> None:
         """A drill row: a candidate (`{region} = eu-west`, with its URI once concrete) or a muted note."""
         drill = row.drill

@@ -59,7 +59,7 @@ from explorer.model.tree_filter import FilterResult, FilterSummary, compute_filt
 from explorer.model.tree_view import Change, Node, TreeRows
 from explorer.model.uri_tree import PatternNode, UriNode, UriTree
 from explorer.widgets.resource_tree import messages
-from explorer.widgets.resource_tree.render import RowPainter, _Palette, palette_of
+from explorer.widgets.resource_tree.render import Palette, RowPainter, palette_of
 
 __all__ = ["ResourceTree"]
 
@@ -229,7 +229,7 @@ exactly as the server sent them.
         self._filter_pending = False
         self._refilter_timer: Timer | None = None
         self._gen = 0  # style / content generation of cached strips
-        self._palette: _Palette | None = None
+        self._palette: Palette | None = None
         self._strips: LRUCache[tuple[int, bool, int], Strip] = LRUCache(1024)
         self._content_width = 0
         self._width_pending = False
@@ -643,7 +643,7 @@ exactly as the server sent them.
         width = max(self._content_width, self.scrollable_content_region.width)
         self.virtual_size = Size(width, len(self._rows))
 
-    def _get_palette(self) -> _Palette:
+    def _get_palette(self) -> Palette:
         palette = self._palette
         if palette is None:
             palette = self._palette = palette_of(self)
