@@ -12,9 +12,10 @@ from textual.pilot import Pilot
 from explorer.demo import metrics
 from explorer.model.drilldown import Drill
 from explorer.model.templates import TemplateError, match
+from explorer.model.tree_view import NO_COMPLETIONS
 from explorer.model.uri_tree import PatternNode
 from explorer.screens.template_form import TemplateFormScreen
-from explorer.widgets.resource_tree import NO_COMPLETIONS, ResourceTree
+from explorer.widgets.resource_tree import ResourceTree
 from tests.app_helpers import (
     SIZE,
     demo_spec,

@@ -120,3 +120,18 @@ async def test_a_failed_servers_entries_are_dimmed_and_followed_resources_marked
         os.killpg(group, signal.SIGKILL)
         await wait_for(pilot, lambda: screen.catalogue.servers["demo"].state == "failed")
         await wait_for(pilot, lambda: painter.stale == frozenset({"demo"}))
+
+
+async def test_a_link_to_a_uri_in_rendered_markdown_opens_the_go_to_box() -> None:
+    from explorer.screens.goto import GoToDialog
+    from explorer.widgets.preview import ContentPreview
+
+    app = make_app(demo_spec())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_settled(pilot, app)
+        preview = main_screen(app).query_one(ContentPreview)
+        preview.post_message(ContentPreview.LinkClicked(preview, "https://example.test/not-opened"))
+        await pilot.pause(0.2)
+        assert not isinstance(app.screen, GoToDialog)  # a web link is never opened nor resolved
+        preview.post_message(ContentPreview.LinkClicked(preview, "docs://handbook/welcome"))
+        await wait_for(pilot, lambda: isinstance(app.screen, GoToDialog))

@@ -126,11 +126,6 @@ class Drill:
         return None
 
     @property
-    def last_variable(self) -> str | None:
-        """The variable fixed last (None when nothing is fixed)."""
-        return self.values[-1][0] if self.values else None
-
-    @property
     def is_concrete(self) -> bool:
         """Every required variable has a value: `uri` is a URI that can be read."""
         fixed = self.fixed

@@ -69,10 +69,6 @@ class FieldSpec:
     separator: str | None = None
 
     @property
-    def is_list(self) -> bool:
-        return self.separator is not None
-
-    @property
     def hint(self) -> str:
         """A short note on how to type the value ("" when it is a plain string)."""
         if self.separator is None:

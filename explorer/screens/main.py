@@ -428,6 +428,13 @@ Every server's resources and templates as one URI-prefix tree.
         preview.show_contents(uri, contents, server=server, update=update)
         self._mark_resources()  # read now: no longer "changed"
 
+    @on(ContentPreview.LinkClicked)
+    def _link_clicked(self, event: ContentPreview.LinkClicked) -> None:
+        """A link in rendered markdown: never opened; when it looks like a URI, the go-to box says which
+        server or template serves it (a relative link is shown as it is)."""
+        if ":" in event.href and not event.href.lower().startswith(("http://", "https://", "mailto:")):
+            self.app.push_screen(GoToDialog(self.catalogue.tree, event.href), self._go_to)
+
     @on(ContentPreview.LoadAllRequested)
     def _load_all(self, event: ContentPreview.LoadAllRequested) -> None:
         if self._previewing is not None and self._previewing[1] == event.uri:

@@ -203,10 +203,6 @@ class TextView(ScrollView, can_focus=True):
         """True once syntax highlighting has been applied."""
         return self._spans is not None
 
-    @property
-    def line_count(self) -> int:
-        return len(self._lines)
-
     def set_wrap(self, wrap: bool) -> None:
         """Soft-wrap long lines (True) or scroll sideways (False); the top line stays in view."""
         if wrap == self._wrap:
