@@ -5,7 +5,7 @@
 # Idempotent: a finished install is kept.
 set -euo pipefail
 CONFORMANCE_VERSION="0.1.16"
-NODE_VERSION="22"
+NODE_VERSION="22.23.3"  # npm package node@22.23.3: a Node 22 binary (the suite needs >= 22)
 PACKAGES=("node@$NODE_VERSION" "@modelcontextprotocol/conformance@$CONFORMANCE_VERSION")
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 DEST="${MCP_CONFORMANCE_DIR:-$ROOT/.cache/conformance}"
