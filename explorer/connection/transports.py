@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from explorer.config import ServerSpec
 from explorer.connection.errors import ProtocolProblems
+from explorer.connection.sizes import ResponseSizes
 
 if TYPE_CHECKING:
     import httpx2
@@ -104,12 +105,14 @@ async def open_transport(
     problems: ProtocolProblems | None = None,
     pump_holder: list[StderrPump] | None = None,
     http_answers: HttpAnswers | None = None,
+    sizes: ResponseSizes | None = None,
 ) -> AsyncIterator[TransportStreams]:
     """Open the transport a spec describes; the caller builds an `mcp.Client` on the streams.
 
     `problems` collects what a stdio server wrote that was not a message; `pump_holder` receives the
     stderr pump when one masks secrets on the way to the log (so callers can wait for it to settle);
-    `http_answers` records the error statuses of an HTTP server.
+    `http_answers` records the error statuses of an HTTP server; `sizes` receives each response's size on
+    the wire where the transport can tell (stdio).
     """
     if spec.transport == "stdio":
         from explorer.connection.stdio import stdio_transport
@@ -119,6 +122,7 @@ async def open_transport(
             stderr_log=stderr_log,
             problems=problems if problems is not None else ProtocolProblems(),
             pump_holder=pump_holder,
+            sizes=sizes,
         ) as streams:
             yield streams
     elif spec.transport == "sse":
