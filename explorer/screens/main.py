@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import anyio
 from textual import on
@@ -40,16 +40,14 @@ from explorer.model.listing import Kind, Listing
 from explorer.model.uri_tree import PatternNode, UriNode
 from explorer.sanitize import sanitize_line
 from explorer.screens.adding_servers import ServerAdder
-from explorer.screens.copy_as import CopyAsDialog
-from explorer.screens.error_dialog import ErrorDialog
-from explorer.screens.goto import GoToDialog, GoToTarget
-from explorer.screens.prompts import PromptsScreen
-from explorer.screens.server_overview import ServerOverview
-from explorer.screens.template_form import TemplateFormResult, TemplateFormScreen
 from explorer.widgets.detail import DetailPane
 from explorer.widgets.preview import ContentPreview
 from explorer.widgets.resource_tree import ResourceTree
 from explorer.widgets.server_bar import ServerBar
+
+if TYPE_CHECKING:  # the dialogs and screens are imported when first opened: not on the way to the first frame
+    from explorer.screens.goto import GoToTarget
+    from explorer.screens.template_form import TemplateFormResult
 
 PREVIEW_CAP = 1_000_000
 TREE_FLUSH_SECONDS = 0.05
@@ -154,9 +152,13 @@ Every server's resources and templates as one URI-prefix tree.
         self.query_one("#filter", Input).display = False
         self.query_one(ResourceTree).focus()
         self.statuses_changed()
+        # Connecting imports the MCP stack (about half a second): only once the first frame is on screen.
+        self.call_after_refresh(self._connect_all)
+        self.adder.tell_found_configs()
+
+    def _connect_all(self) -> None:
         for name in self.supervisor.names:
             self.connect(name)
-        self.adder.tell_found_configs()
 
     async def on_unmount(self) -> None:
         """Close every connection before the loop ends, so no server process outlives the app."""
@@ -240,12 +242,16 @@ Every server's resources and templates as one URI-prefix tree.
             await self._read(name, uri, PREVIEW_CAP, changed=True)
 
     def list_changed(self, name: str, kind: Kind) -> None:
+        from explorer.screens.prompts import PromptsScreen
+
         for screen in self.app.screen_stack:
             if isinstance(screen, PromptsScreen) and kind == "prompts":
                 screen.action_refresh()
         self.statuses_changed()
 
     def server_voice(self, name: str, news: LogEntry | Progress) -> None:
+        from explorer.screens.server_overview import ServerOverview
+
         for screen in self.app.screen_stack:
             if isinstance(screen, ServerOverview) and screen.status.name == name:
                 screen.add_voice(news)
@@ -298,6 +304,8 @@ Every server's resources and templates as one URI-prefix tree.
         server = self.supervisor.serving(node.templates)
         if server is None:
             return
+        from explorer.screens.template_form import TemplateFormScreen
+
         completer = Completer(self.supervisor.connection(server))
         self.app.push_screen(TemplateFormScreen(node.templates[server], completer), self._template_filled)
 
@@ -337,6 +345,8 @@ Every server's resources and templates as one URI-prefix tree.
 
     def action_prompts(self) -> None:
         """The prompts of every server; an embedded resource opened there is selected in the tree."""
+        from explorer.screens.prompts import PromptsScreen
+
         failures = {s.name: s.error or "failed" for s in self.catalogue.servers.values() if s.error}
         screen = PromptsScreen(self.connections, list(self.catalogue.servers), failures)
         self.app.push_screen(screen, self._prompts_closed)
@@ -349,6 +359,8 @@ Every server's resources and templates as one URI-prefix tree.
             if node is not None and node.resources and node.prefix == uri:
                 self._read_node(node)
         else:
+            from explorer.screens.goto import GoToDialog
+
             self.app.push_screen(GoToDialog(self.catalogue.tree, uri), self._go_to)
 
     def _read_node(self, node: UriNode) -> None:
@@ -427,6 +439,8 @@ Every server's resources and templates as one URI-prefix tree.
         self.tree_widget.focus()
 
     def action_goto(self) -> None:
+        from explorer.screens.goto import GoToDialog
+
         self.app.push_screen(GoToDialog(self.catalogue.tree), self._go_to)
 
     def highlighted_uri(self) -> str | None:
@@ -482,6 +496,8 @@ Every server's resources and templates as one URI-prefix tree.
                 self.app.copy_to_clipboard(text)
                 notice = clip.notice() if text in (clip.text, command) else ""
                 self.notify("Copied: " + sanitize_line(text, 120) + notice, markup=False)
+
+        from explorer.screens.copy_as import CopyAsDialog
 
         self.app.push_screen(CopyAsDialog(uri, forms, notes={k: v for k, v in notes.items() if v}), copy)
 
@@ -544,6 +560,8 @@ Every server's resources and templates as one URI-prefix tree.
             if result == "reconnect":
                 self.connect(status.name)
 
+        from explorer.screens.error_dialog import ErrorDialog
+
         self.app.push_screen(ErrorDialog(status), after)
 
     @on(ServerBar.Selected)
@@ -558,6 +576,8 @@ Every server's resources and templates as one URI-prefix tree.
         if status.state == "failed":
             self.action_show_error(name)
         else:
+            from explorer.screens.server_overview import ServerOverview
+
             self.app.push_screen(ServerOverview(status, self.supervisor))
 
     def action_server_overview(self) -> None:
