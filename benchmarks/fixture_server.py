@@ -1,6 +1,6 @@
 """A near-zero-cost MCP stdio server with N resources in pages of 1,000 (a benchmark fixture).
 
-Run: python benchmarks/fixture_server.py --count 1000000 [--page 1000] [--no-prefix]
+Run: python benchmarks/fixture_server.py --count 1000000 [--page 1000] [--no-prefix] [--delay S]
 
 Why its own server and not the SDK's: listing a million resources from an SDK-built server measures the
 server (it builds and dumps a pydantic model per resource). This one writes each page with string
@@ -12,7 +12,8 @@ unless `--no-prefix`, in which case a `prefix` param is rejected with -32602, li
 URIs: ``bench://host{h}/area{a}/group{g}/item{i}.json`` with 100 items per group, 100 groups per area, 10
 areas per host; resource k is item k % 100 of group (k // 100) % 100 and so on. Every item has `uri`, `name`
 and `mimeType`; every tenth also a `description` and a `size` (fields a client must keep, or find again).
-Standard library only (a fixture must not depend on what it measures).
+`--delay` waits that long before each resources page (tests of progress and Ctrl+C). Standard library
+only (a fixture must not depend on what it measures).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -69,7 +71,9 @@ def template_matches(text: str, prefix: str) -> bool:
     return text.startswith(prefix) or ("{" in text and prefix.startswith(literal))
 
 
-def answer(message: dict[str, Any], catalogue: Catalogue, page: int, honour_prefix: bool) -> str | None:
+def answer(
+    message: dict[str, Any], catalogue: Catalogue, page: int, honour_prefix: bool, delay: float = 0.0
+) -> str | None:
     """The response line for one request, or None for a notification."""
     ident = message.get("id")
     method = message.get("method")
@@ -94,6 +98,8 @@ def answer(message: dict[str, Any], catalogue: Catalogue, page: int, honour_pref
         if method == "resources/templates/list":
             chosen = [t for t in TEMPLATES if template_matches(t["uriTemplate"], prefix)]
             return head + f'"result":{{"resourceTemplates":{json.dumps(chosen)}}}}}'
+        if delay:
+            time.sleep(delay)
         indexes = catalogue.indexes(prefix)
         cursor = params.get("cursor")
         try:
@@ -118,6 +124,7 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=1_000_000)
     parser.add_argument("--page", type=int, default=1000)
     parser.add_argument("--no-prefix", action="store_true", help="reject `prefix` with -32602")
+    parser.add_argument("--delay", type=float, default=0.0, help="seconds to wait before each page")
     args = parser.parse_args()
     catalogue = Catalogue(args.count)
     out = sys.stdout.buffer
@@ -130,7 +137,7 @@ def main() -> None:
             continue
         if not isinstance(message, dict):
             continue
-        reply = answer(message, catalogue, args.page, not args.no_prefix)
+        reply = answer(message, catalogue, args.page, not args.no_prefix, args.delay)
         if reply is not None:
             out.write(reply.encode() + b"\n")
             out.flush()

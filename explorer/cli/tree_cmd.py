@@ -145,7 +145,25 @@ async def list_for_tree(
     for outcome in run.outcomes:
         if outcome.value is None:  # the connection failed: nothing of this server is shown
             run.tree.remove_server(outcome.name)
+        elif prefix is not None:
+            outcome.notes.extend(prefix_notes(outcome.value))
     return run
+
+
+def prefix_notes(listing: Listing) -> list[str]:
+    """What to say about how a server took `prefix`: rejected, or ignored (nothing when it honoured it)."""
+    asked = any(listing.state[kind].started for kind in URI_KINDS)
+    if asked and not listing.prefix_sent:
+        return [
+            "it does not take the prefix parameter (SEP-1269; it answered -32602): everything was listed "
+            "and what is under the prefix kept here"
+        ]
+    if listing.prefix_sent and listing.filtered_out:
+        return [
+            f"it ignored the prefix parameter (SEP-1269): {listing.filtered_out:,} items outside the prefix "
+            "were dropped here"
+        ]
+    return []
 
 
 async def _stop_on_interrupt(stop: ListingStop, run: TreeRun, cancel_all: Callable[[], None]) -> None:

@@ -252,7 +252,7 @@ class BoundsView(Protocol):
 
 def bound_text(bounds: BoundsView) -> str:
     """`100,000 items or 1,000 pages per list, 64 MB or 60 s per server`: where a listing will stop."""
-    megabytes = bounds.max_bytes / 1_000_000
+    megabytes = bounds.max_bytes / 2**20
     size = f"{megabytes:,.0f} MB" if megabytes >= 1 else plural(bounds.max_bytes, "byte")
     return (
         f"{plural(bounds.max_items, 'item')} or {plural(bounds.max_pages, 'page')} per list, "
@@ -281,8 +281,10 @@ class ListingProgress:
         return self.items / self.seconds if self.seconds > 0 else 0.0
 
     def text(self) -> str:
-        """`demo: resources page 37 · 37,000 items · 41,200/s · stops at 100,000 items or ...`."""
-        where = plural(self.pages, "page") if self.kind is None else f"{self.kind} page {self.kind_pages:,}"
+        """`demo: resources, 37 pages · 37,000 items · 41,200/s · stops at 100,000 items or ...`."""
+        where = plural(self.pages, "page")
+        if self.kind is not None:
+            where = f"{self.kind}, {plural(self.kind_pages, 'page')}"
         text = f"{self.server}: {where} · {plural(self.items, 'item')} · {self.rate:,.0f}/s"
         return f"{text} · stops at {self.bound}" if self.bound else text
 
