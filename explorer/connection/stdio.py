@@ -57,6 +57,8 @@ if TYPE_CHECKING:
 MAX_MESSAGE_BYTES = 256 * 1024 * 1024  # one JSON-RPC message; past it the line is dropped, not buffered
 _CHUNK = 1024 * 1024
 _RELEASE_AFTER_BYTES = 1024 * 1024
+_TEXT_KEPT_FROM = 8 * 1024  # a line this size or more, up to the next, is handed on as bytes too
+_TEXT_KEPT_UP_TO = 1024 * 1024
 _WRITER_FLUSH_SECONDS = 0.5
 EOF_GRACE = 1.0  # for the server to exit on its own once its stdin is closed
 TERM_GRACE = 1.0  # after SIGTERM to the group, before SIGKILL
@@ -151,6 +153,10 @@ async def _streams(
             ident = getattr(message.message, "id", None)
             if ident is not None and not hasattr(message.message, "method"):
                 sizes.record(ident, size)
+        # For the protocol log (`explorer.connection.wire`): the size, and a listing page's own bytes.
+        message.wire_size = size
+        if _TEXT_KEPT_FROM <= size <= _TEXT_KEPT_UP_TO:
+            message.wire_text = bytes(line)
         try:
             await read_send.send(message)
             if big:
