@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import App
 from textual.binding import Binding, BindingType
@@ -11,7 +11,6 @@ from textual.binding import Binding, BindingType
 from explorer.commands import ExplorerCommands, UriJumpCommands
 from explorer.config import Config, ListingBounds, ServerSpec
 from explorer.config.found import FoundConfig
-from explorer.connection.session import ProtocolMode
 from explorer.keymap import binding_ids, binding_owners, validate_keymap
 from explorer.sanitize import sanitize_line
 from explorer.theming import (
@@ -22,6 +21,9 @@ from explorer.theming import (
     save_theme_choice,
     theme_variable_defaults,
 )
+
+if TYPE_CHECKING:  # the connection layer is imported when servers connect, after the first frame
+    from explorer.connection.session import ProtocolMode
 
 
 class ExplorerApp(App[int]):

@@ -26,22 +26,23 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import anyio
 import anyio.abc
 
 from explorer.config import ListingBounds, ServerSpec, redact
-from explorer.connection.discovery import ListingStop, list_server
 from explorer.connection.errors import ServerFault, describe_exception
 from explorer.connection.live import ListChanged, LogEntry, News, Progress, ResourceChanged
 from explorer.connection.pacing import Coalescer, RefreshPacer
-from explorer.connection.session import ProtocolMode, ServerConnection
-from explorer.connection.stderr_log import stderr_log_for
-from explorer.connection.wire import WireLog
 from explorer.model.catalogue import Catalogue, ServerStatus
 from explorer.model.heap import after_ingest
 from explorer.model.listing import Kind, Listing, ListingProgress, Page
+
+if TYPE_CHECKING:  # imported when a server connects: the TUI's first frame does not wait for them
+    from explorer.connection.discovery import ListingStop
+    from explorer.connection.session import ProtocolMode, ServerConnection
+    from explorer.connection.wire import WireLog
 
 VOICE_LIMIT = 1_000  # log entries and progress kept per server
 
@@ -166,6 +167,9 @@ class Supervisor:
         self.catalogue.reset(name)
         self.listener.statuses_changed()
         settings = self.settings
+        from explorer.connection.session import ServerConnection
+        from explorer.connection.stderr_log import stderr_log_for
+
         conn = ServerConnection(
             status.spec,
             protocol=settings.protocol,
@@ -235,6 +239,8 @@ class Supervisor:
         conn = life.conn
         if conn is None:
             return
+        from explorer.connection.discovery import ListingStop, list_server
+
         stop = ListingStop()
         life.listing_stop = stop
         with scope:
@@ -294,6 +300,8 @@ class Supervisor:
         status = self.catalogue.servers.get(name)
         if conn is None or status is None or status.listing is None:
             return
+        from explorer.connection.discovery import list_server
+
         fresh = await list_server(conn, self.settings.bounds, listing=Listing(server=name), kinds=(kind,))
         if fresh.state[kind].complete and status.listing is not None:
             if kind == "prompts":

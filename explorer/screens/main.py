@@ -29,9 +29,7 @@ from explorer.config import ListingBounds, ServerSpec, redact
 from explorer.config.found import FoundConfig
 from explorer.connection.errors import ServerFault
 from explorer.connection.live import LogEntry, Progress
-from explorer.connection.session import ProtocolMode, ServerConnection
 from explorer.connection.supervisor import Settings, Supervisor
-from explorer.connection.wire import WireLog
 from explorer.model.catalogue import Catalogue, ServerStatus
 from explorer.model.contents import classify
 from explorer.model.contents.changes import Update, describe_update
@@ -46,6 +44,8 @@ from explorer.widgets.resource_tree import ResourceTree
 from explorer.widgets.server_bar import ServerBar
 
 if TYPE_CHECKING:  # the dialogs and screens are imported when first opened: not on the way to the first frame
+    from explorer.connection.session import ProtocolMode, ServerConnection
+    from explorer.connection.wire import WireLog
     from explorer.screens.goto import GoToTarget
     from explorer.screens.template_form import TemplateFormResult
 
