@@ -790,7 +790,7 @@ class UriTree:
 
     # ------------------------------------------------------------------------------- prefix ranges
 
-    def _descend(self, prefix: str) -> tuple[list[UriNode], list[UriNode]]:
+    def _descend(self, prefix: str, *, ordered: bool = False) -> tuple[list[UriNode], list[UriNode]]:
         """Nodes whose prefix is a proper string prefix of `prefix` (visited, at most a few per level),
         and nodes whose prefix starts with `prefix` (whole subtrees match); nothing else is looked at."""
         if not prefix:
@@ -828,18 +828,18 @@ class UriTree:
                     cuts.add(colon + 1)
                     if wanted.startswith("//", colon + 1):
                         cuts.add(colon + 3)
-            ordered = kids.lex
-            if ordered is None:
-                ordered = kids.lex = sorted(kids.children)
-            at = bisect_left(ordered, wanted)
+            names = kids.lex
+            if names is None:
+                names = kids.lex = sorted(kids.children)
+            at = bisect_left(names, wanted)
             matched: list[UriNode] = []
-            while at < len(ordered) and ordered[at].startswith(wanted):
-                child = kids.children[ordered[at]]
+            while at < len(names) and names[at].startswith(wanted):
+                child = kids.children[names[at]]
                 # Below a plain node a ?/# child is glued on, so it only matches a ?/# prefix.
                 if offset == length or not child.segment.startswith(_TAIL):
                     matched.append(child)
                 at += 1
-            if len(matched) > 1:
+            if ordered and len(matched) > 1:
                 matched.sort(key=_segment_key)  # siblings in display order
             whole.extend(matched)
             for cut in cuts:
@@ -851,7 +851,7 @@ class UriTree:
 
     def resources_under(self, prefix: str) -> Iterator[ResourceEntry]:
         """Every entry (each server) whose URI starts with `prefix`, in tree order."""
-        _, whole = self._descend(prefix)
+        _, whole = self._descend(prefix, ordered=True)
         for top in whole:
             stack = [top]
             while stack:
