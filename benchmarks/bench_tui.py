@@ -117,6 +117,9 @@ def main() -> None:
     parser.add_argument("--no-baseline", action="store_true", help="skip the SDK listing loop")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
+    import compileall
+
+    compileall.compile_dir(ROOT / "explorer", quiet=1)  # as an installed package has it
     pauses = Pauses()
     gc.callbacks.append(pauses)
     result = asyncio.run(run_app(args.count, pauses))
