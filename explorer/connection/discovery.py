@@ -444,6 +444,9 @@ def _follow_cursor(kind: Kind, next_cursor: object, state: KindState) -> None:
     if next_cursor is None:
         state.done = True
         state.cursor = None
+        # Only a list still going needs them (a million keys are 40 MB); a finished one is never resumed.
+        state.seen_keys = set()
+        state.seen_cursors = set()
     elif not isinstance(next_cursor, str):
         kind_name = type(next_cursor).__name__
         raise PageFault(f"listing {kind}: the server sent a nextCursor that is not a string ({kind_name})")

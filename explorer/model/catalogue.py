@@ -130,7 +130,11 @@ class Catalogue:
                 status.error = status.error_code = status.error_data = None
             elif status.state != "failed":
                 # Keep the last good listing on screen; say why the refresh did not replace it.
-                status.error = listing.error or f"refresh {stopped_text(listing.stopped_by or '')}"
+                stopped = listing.stopped_by
+                if stopped == INTERRUPTED:
+                    status.error = listing.error or f"refresh {stopped_text(stopped)}"
+                else:
+                    status.error = listing.error or f"refresh stopped at the {stopped} bound"
                 status.error_code = listing.error_code
             return
         if listing.error is not None:
