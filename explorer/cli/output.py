@@ -25,8 +25,6 @@ import sys
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
 from explorer.config.spec import Redactor, ServerSpec, secrets_of
 from explorer.sanitize import json_escape_unsafe, sanitize, sanitize_line
 
@@ -85,6 +83,8 @@ _INDENTS = [b"\n" + b" " * n for n in range(0, 64, 2)]
 def encode_json(value: Any, indent: int = 0) -> bytes:
     """UTF-8 JSON of `value` as `json.dumps(indent=2)` lays it out, every line after the first indented by
     `indent` more spaces; secrets masked, every unsafe character escaped (see the module docstring)."""
+    import orjson  # here, not at the top: `--help` and `expand` never write JSON
+
     value = _redactor.value(value)
     try:
         data = orjson.dumps(value, option=orjson.OPT_INDENT_2)
