@@ -3,12 +3,12 @@
 Why: a listing of a million resources leaves a few million tracked objects (entries, tree nodes) that live
 until the end. Every full collection walks all of them (0.8 to 2.3 s measured, several times during one
 listing), and the interpreter starts one whenever enough objects survived since the last, so the pauses
-come back as long as anything allocates. After each page is merged, `after_ingest` collects the young
-generations (cheap: only what this page allocated) and freezes everything alive (`gc.freeze`): frozen
-objects are never walked again, so a collection costs what happened since the last page, not the size of
-the catalogue. Frozen objects are still freed by reference counting as usual; the model holds no cycles
-that outlive a removal (a pruned tree node is detached from its parent), so only garbage cycles that
-were alive at a freeze would be kept, and the young collection before it leaves few of those.
+come back as long as anything allocates. After each page is merged, `after_ingest` runs a collection and
+then freezes everything alive (`gc.freeze`): frozen objects are never walked again, so that collection
+(and every later one) costs what was allocated since the last page, not the size of the catalogue, and
+nothing that was garbage gets frozen (it was just collected). Frozen objects are still freed by reference
+counting as usual, and the model holds no cycles that outlive a removal (a pruned tree node is detached
+from its parent), so a refresh frees the entries it replaces.
 
 Writing a big result makes caches that live on (each node's sorted children) and temporaries that are
 freed by reference counting, never cycles: `collector_paused` keeps the collector out of that phase
@@ -25,10 +25,10 @@ from contextlib import contextmanager
 
 
 def after_ingest() -> None:
-    """After a page of a listing is merged: collect the young generations, freeze the rest."""
+    """After a page of a listing is merged: collect what is not frozen yet, then freeze what is alive."""
     if not gc.isenabled():
         return
-    gc.collect(1)
+    gc.collect()
     gc.freeze()
 
 
