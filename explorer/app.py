@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import App
 from textual.binding import Binding, BindingType
@@ -12,7 +12,6 @@ from textual.binding import Binding, BindingType
 from explorer.auth.login import AuthOptions
 from explorer.config import Config, ListingBounds, ServerSpec
 from explorer.config.found import FoundConfig
-from explorer.connection.session import ProtocolMode, parse_protocol_mode
 from explorer.keymap import binding_ids, binding_owners, validate_keymap
 from explorer.model.login_prompt import AuthFlow
 from explorer.sanitize import sanitize_line
@@ -24,6 +23,9 @@ from explorer.theming import (
     save_theme_choice,
     theme_variable_defaults,
 )
+
+if TYPE_CHECKING:  # the connection layer is imported when servers connect, after the first frame
+    from explorer.model.identity import ProtocolMode
 
 
 class ExplorerApp(App[int]):
@@ -154,6 +156,8 @@ def launch_tui(
 
     `notices` are shown once as a notification; `found_configs` are offered in the palette.
     """
+    from explorer.model.identity import parse_protocol_mode
+
     flow: AuthFlow | None = "fetch" if auth_flow == "fetch" else "print" if auth_flow == "print" else None
     flow = "browser" if auth_flow == "browser" else flow
     app = ExplorerApp(

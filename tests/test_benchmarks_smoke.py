@@ -1,22 +1,96 @@
-"""The benchmark scripts still run (no timing is asserted: speed claims come from the scripts themselves)."""
+"""The benchmark scripts still run (no timing is asserted: speed claims come from the scripts themselves).
+
+Each script runs once, small, as a user would; the test checks that it finished and printed every figure
+it promises, so a script that rots is noticed here rather than when someone needs the numbers.
+"""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
 
 from tests.conftest import ROOT
 
+BENCH = ROOT / "benchmarks"
+
+
+def run(script: str, *args: str, timeout: float = 300) -> str:
+    proc = subprocess.run(
+        [sys.executable, str(BENCH / script), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+        cwd=ROOT,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "Traceback" not in proc.stderr
+    return proc.stdout
+
 
 def test_template_match_benchmark_quick_prints_a_row_per_size() -> None:
-    script = ROOT / "benchmarks" / "bench_template_match.py"
-    proc = subprocess.run(
-        [sys.executable, str(script), "--quick"], capture_output=True, text=True, timeout=300, check=False
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert "Traceback" not in proc.stderr
-    lines = proc.stdout.splitlines()
+    lines = run("bench_template_match.py", "--quick").splitlines()
     assert lines[0].split()[:3] == ["vars", "match", "ms"]
     sizes = [int(line.split()[0]) for line in lines[1:]]
     assert sizes == [10, 50, 100, 200, 256]
     assert all(len(line.split()) == 8 for line in lines[1:])  # every figure of every row
+
+
+def test_listing_benchmark_quick_compares_every_contender_with_the_sdk_loop(tmp_path: Path) -> None:
+    rows_file = tmp_path / "rows.json"
+    out = run("bench_listing.py", "--quick", "--json", str(rows_file))
+    rows = json.loads(rows_file.read_text())
+    assert [(r["server"], r["contender"]) for r in rows] == [
+        ("fixture", "SDK list_resources loop"),
+        ("fixture", "tree --json"),
+        ("fixture", "tree"),
+        ("fixture", "tree --depth 1"),
+        ("fixture", "bare orjson client"),
+        ("sdk", "SDK list_resources loop"),
+        ("sdk", "tree --json"),
+    ]
+    assert all(r["seconds"] > 0 and r["peak_mb"] > 0 and r["command"] for r in rows)
+    assert all(r["gc_max_ms"] is not None for r in rows if r["contender"].startswith("tree"))
+    assert rows[0]["vs_sdk"] == 1.0 and "x SDK" in out
+
+
+def test_tui_benchmark_lists_to_the_end_and_reports_memory_and_pauses() -> None:
+    result = json.loads(run("bench_tui.py", "--count", "3000", "--no-baseline", "--json"))
+    assert result["state"] == "ready" and result["resources"] == 3000
+    for key in ("listing_s", "peak_rss_mb", "gc_max_pause_listing_ms", "gc_max_pause_browsing_ms"):
+        assert result[key] >= 0, key
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the first frame is read from a pseudo-terminal")
+def test_startup_benchmark_times_help_expand_and_the_first_frame() -> None:
+    out = run("bench_startup.py", "--rounds", "1")
+    for label in ("--help", "expand", "minimal Textual app: first frame", "mcp-url-explorer: first frame"):
+        assert label in out, out
+
+
+def test_prefix_benchmark_prints_a_row_per_size() -> None:
+    lines = run("bench_prefix.py", "--max-power", "4").splitlines()
+    assert lines[-1].split()[0] == "10,000" and len(lines[-1].split()) == 7
+
+
+def test_json_benchmark_measures_the_sdk_parse_and_the_standard_library() -> None:
+    out = run("bench_json.py", "--items", "50")
+    assert "pydantic validate_json" in out and "json.dumps(indent=2)" in out and "orjson" in out
+
+
+def test_uri_tree_benchmark_small() -> None:
+    out = run("bench_uri_tree.py", "--scale", "0.02")
+    assert "memory per stored resource" in out and "insert all" in out
+
+
+def test_sanitize_benchmark_small() -> None:
+    assert run("bench_sanitize.py", "--size", "20000").strip()
+
+
+def test_resource_tree_benchmark_small() -> None:
+    out = run("bench_resource_tree.py", "--scale", "0.01", "--presses", "3", "--no-stock-50k")
+    assert out.strip()

@@ -234,7 +234,8 @@ def three_pages_of_100() -> FakeConn:
 
 
 def page_size(page: dict[str, Any]) -> int:
-    return len(json.dumps(page, ensure_ascii=False))
+    """A page's bytes as compact UTF-8 JSON: what a connection that cannot measure the wire is charged."""
+    return len(json.dumps(page, ensure_ascii=False, separators=(",", ":")).encode())
 
 
 @pytest.mark.parametrize(
@@ -633,21 +634,48 @@ def async_recorder(log: list[Any], conn: FakeConn) -> Callable[[Page], Any]:
     return on_page
 
 
-@pytest.mark.parametrize("make", [sync_recorder, async_recorder], ids=["sync", "async"])
-async def test_on_page_is_called_once_per_page_in_order_as_pages_arrive(make: Any) -> None:
+@pytest.mark.parametrize(
+    ("make", "requests_seen"),
+    [(sync_recorder, [1, 2, 3, 4]), (async_recorder, [1, 3, 4, 4])],
+    ids=["sync", "async"],
+)
+async def test_on_page_is_called_once_per_page_in_order_as_pages_arrive(
+    make: Any, requests_seen: list[int]
+) -> None:
     pages = resource_pages(3, 2)
     conn = FakeConn(chain("resources", pages), chain("resourceTemplates", [[tpl(0)]]))
     log: list[Any] = []
 
     listing = await run(conn, on_page=make(log, conn))
 
-    assert log == [
-        ("templates", 1, [], 1),
-        ("resources", 1, [i["uri"] for i in pages[0]], 2),
-        ("resources", 2, [i["uri"] for i in pages[1]], 3),
-        ("resources", 3, [i["uri"] for i in pages[2]], 4),
+    assert [entry[:3] for entry in log] == [
+        ("templates", 1, []),
+        ("resources", 1, [i["uri"] for i in pages[0]]),
+        ("resources", 2, [i["uri"] for i in pages[1]]),
+        ("resources", 3, [i["uri"] for i in pages[2]]),
     ]
+    # The next page is asked for as soon as a page arrives (the server prepares it meanwhile), never more
+    # than one ahead: while an async on_page awaits, that one request has gone out, and no other.
+    assert [entry[3] for entry in log] == requests_seen
     assert listing.complete
+
+
+async def test_an_async_on_page_is_awaited_before_the_next_page_is_delivered() -> None:
+    conn = FakeConn(chain("resources", resource_pages(4, 2)))
+    events: list[str] = []
+
+    async def on_page(page: Page) -> None:
+        events.append(f"enter {page.kind} {page.number}")
+        await anyio.sleep(0.01)
+        events.append(f"leave {page.kind} {page.number}")
+
+    await run(conn, on_page=on_page)
+
+    assert events == [
+        f"{step} {kind} {number}"
+        for kind, number in [("templates", 1), *(("resources", n) for n in range(1, 5))]
+        for step in ("enter", "leave")
+    ]
 
 
 async def test_pages_carry_the_server_name_kind_and_entries() -> None:

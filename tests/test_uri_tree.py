@@ -11,14 +11,23 @@ import re
 import sys
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
+from explorer.cli.tree_render import write_tree_json
 from explorer.model.entries import ResourceEntry, TemplateEntry
 from explorer.model.uri_tree import PatternNode, UriNode, UriTree, join_segments, segment_uri
+
+
+def tree_json(tree: UriTree) -> Any:
+    """The tree as `tree --json` writes it (streamed by the CLI's renderer), parsed back."""
+    chunks: list[bytes] = []
+    write_tree_json(tree, chunks.append)
+    return json.loads(b"".join(chunks))
 
 
 def res(server: str, uri: str, name: str = "") -> ResourceEntry:
@@ -375,7 +384,7 @@ def test_depth_first_rows_and_json() -> None:
     assert rows == [(0, "docs://"), (1, "help"), (2, "{id}"), (2, "intro"), (0, "urn:"), (1, "x")]
     collapsed = [(r.depth, r.label) for r in tree.iter_depth_first(collapse=True)]
     assert collapsed == [(0, "docs://help"), (1, "{id}"), (1, "intro"), (0, "urn:x")]
-    data = tree.to_json()
+    data = tree_json(tree)
     json.dumps(data)  # plain JSON types only
     assert data["count"] == 3 and data["prefix"] == ""
     docs = data["children"][0]
@@ -401,7 +410,9 @@ def test_deep_uri_needs_no_recursion() -> None:
     tree.add_templates([tpl("a", uri + "/{x}")])
     assert [e.uri for e in tree.resources_under("x://h/d/d")] == [uri]
     assert len(list(tree.iter_depth_first())) == depth + 3
-    tree.to_json()
+    written: list[bytes] = []
+    write_tree_json(tree, written.append)  # streamed without recursion (the parser would need it)
+    assert b"".join(written).count(b'"segment"') == depth + 3 + 1
     node = tree.node_for(uri)
     assert node is not None and node.prefix == uri and tree.chain_end(tree.root) is node
     tree.remove_server("a")
@@ -411,9 +422,9 @@ def test_deep_uri_needs_no_recursion() -> None:
 def test_prefix_query_walks_only_the_covering_subtree() -> None:
     tree = UriTree()
     tree.add_resources([res("a", f"x://h/d{i}/f{j}") for i in range(200) for j in range(20)])
-    visited, whole = tree._descend("x://h/d17/")
+    visited, whole = tree._descend("x://h/d17/", ordered=True)
     assert len(visited) <= 4  # root, scheme, host, d17
-    assert [w.prefix for w in whole] == [f"x://h/d17/f{j}" for j in sorted(map(str, range(20)))]
+    assert [w.prefix for w in whole] == [f"x://h/d17/f{j}" for j in range(20)]  # natural order
     # A prefix ending inside a segment takes every sibling that starts with it.
     assert tree.count_under("x://h/d17").resources == 20 * 11  # d17, d170..d179
     assert tree.count_under("x://h/d17/f1").resources == 11
@@ -429,7 +440,7 @@ def test_one_page_equals_one_by_one(page: list[tuple[str, str]]) -> None:
         assert at_once.add_resources([res(s, u) for s, u in items]) == len(set(items))
         for s, u in items:
             single.add_resources([res(s, u)])
-        assert at_once.to_json() == single.to_json()
+        assert tree_json(at_once) == tree_json(single)
 
 
 def test_page_insert_failing_midway_keeps_counts() -> None:
@@ -640,7 +651,7 @@ class TreeMachine(RuleBasedStateMachine):
 
         # The JSON view shows the same nodes, prefixes and counts.
         flat: list[tuple[str, int, bool]] = []
-        stack = [tree.to_json()]
+        stack = [tree_json(tree)]
         while stack:
             item = stack.pop()
             flat.append((item["prefix"], item["count"], "template" in item))

@@ -109,3 +109,49 @@ def test_a_listing_page_is_kept_as_it_came() -> None:
     message = types.JSONRPCResponse(jsonrpc="2.0", id=1, result={"resources": items})
     frame = WireLog().record("raw", "recv", message)
     assert frame.message is message and frame.dropped == 0
+
+
+def test_a_page_the_transport_read_is_kept_as_its_bytes_and_counts_against_the_bytes_bound() -> None:
+    import mcp_types as types
+    import orjson
+
+    log = WireLog(max_bytes=250_000)
+    frames = []
+    for ident in range(1, 6):
+        result = {"resources": [{"uri": f"test://r/{ident}/{i}", "name": f"r{i}"} for i in range(2000)]}
+        line = orjson.dumps({"jsonrpc": "2.0", "id": ident, "result": result})
+        message = types.JSONRPCResponse(jsonrpc="2.0", id=ident, result=result)
+        frames.append(log.record("raw", "recv", message, size=len(line), text=line))
+
+    first = frames[0]
+    assert first.message is not None and not isinstance(first.message, types.JSONRPCResponse)
+    assert first.json() == {"jsonrpc": "2.0", "id": 1, "result": {"resources": [
+        {"uri": f"test://r/1/{i}", "name": f"r{i}"} for i in range(2000)
+    ]}}  # fmt: skip
+    assert first.size == first.wire_size and first.size > 60_000
+    # Five pages of about 70 KB: only what fits in 250 KB of wire bytes stays.
+    assert [f.id for f in log.frames] == [3, 4, 5] and log.dropped == 2
+
+
+def test_a_line_with_a_big_string_keeps_the_light_copy_even_when_its_bytes_are_offered() -> None:
+    import mcp_types as types
+    import orjson
+
+    result = {"contents": [{"uri": "big://text", "text": "x" * 200_000}]}
+    line = orjson.dumps({"jsonrpc": "2.0", "id": 9, "result": result})
+    message = types.JSONRPCResponse(jsonrpc="2.0", id=9, result=result)
+
+    frame = WireLog().record("raw", "recv", message, size=len(line), text=line)
+
+    assert frame.json()["result"]["contents"][0]["text"].startswith("[200,000 characters")
+    assert frame.size == len(line)
+
+
+async def test_pages_read_over_stdio_come_with_their_size_and_bytes() -> None:
+    log = WireLog()
+    async with ServerConnection(raw(), protocol="legacy", wire=log) as conn:
+        raw_page, size = await conn.request_sized("resources/list", None, action="listing")
+    page = next(f for f in log.frames if f.direction == "recv" and f.id is not None and f.kind == "response"
+                and "resources" in f.json().get("result", {}))  # fmt: skip
+    assert size is not None and page.wire_size == size
+    assert page.json()["result"] == raw_page

@@ -14,7 +14,7 @@ from typing import Any, NoReturn
 import click
 
 from explorer import __version__
-from explorer.cli.output import EXIT_USAGE, error, register_secrets
+from explorer.cli.output import EXIT_INTERRUPTED, EXIT_USAGE, error, register_secrets
 from explorer.cli.settings import Seconds, Settings, server_options, settings_from
 from explorer.config import ConfigError
 
@@ -62,7 +62,7 @@ def _run(make: Callable[[], Any]) -> NoReturn:
     try:
         code = anyio.run(make)
     except KeyboardInterrupt:
-        sys.exit(130)
+        sys.exit(EXIT_INTERRUPTED)
     sys.exit(int(code))
 
 
@@ -177,6 +177,11 @@ def cli(ctx: click.Context, /, **params: Any) -> None:
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--depth", type=click.IntRange(min=1), default=None, help="Text output: show N levels.")
+@click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="Pages, items and rate on stderr while listing (default: only when stderr is a terminal).",
+)
 @with_bounds
 @click.pass_context
 def tree(
@@ -185,35 +190,42 @@ def tree(
     prefix: str | None,
     as_json: bool,
     depth: int | None,
+    progress: bool | None,
     max_items: int | None,
     max_pages: int | None,
     max_bytes: int | None,
     list_timeout: float | None,
     **params: Any,
 ) -> None:
-    """Every resource and template of every server, merged into one URI-prefix tree."""
+    """Every resource and template of every server, merged into one URI-prefix tree.
+
+    With --prefix, servers are asked for what is under P only (SEP-1269's `prefix`, filtered here too).
+    Ctrl+C stops the listing and prints what arrived, marked incomplete (again: quit at once).
+    """
     settings = settings_from(ctx, params)
     config, specs = _resolve(settings)
     bounds = _bounds(settings, config, (max_items, max_pages, max_bytes, list_timeout))
 
     async def body() -> int:
         from explorer.cli import tree_cmd
-        from explorer.cli.runner import run_on_servers
-        from explorer.model.listing import KINDS
+        from explorer.cli.progress import wanted
 
-        outcomes = await run_on_servers(
+        run = await tree_cmd.list_for_tree(
             specs,
-            tree_cmd.lister(bounds, KINDS),
+            bounds,
+            prefix=prefix,
             protocol=settings.protocol_mode,
             timeout=settings.request_timeout,
+            progress=wanted(progress),
         )
-        catalogue = tree_cmd.build_catalogue(outcomes, prefix)
+        if run.aborted:
+            return EXIT_INTERRUPTED
         if as_json:
-            tree_cmd.print_json(catalogue)
+            tree_cmd.print_json(run)
         else:
-            tree_cmd.print_text(catalogue, depth=depth)
-        tree_cmd.report_errors(outcomes)
-        return tree_cmd.exit_code(outcomes)
+            tree_cmd.print_text(run, depth=depth)
+        tree_cmd.report_errors(run.outcomes)
+        return tree_cmd.exit_code(run.outcomes, interrupted=run.interrupted)
 
     _run(body)
 

@@ -14,10 +14,10 @@ import anyio
 
 from explorer.config import ServerSpec, redact, redact_value
 from explorer.connection.errors import ServerFault, describe_exception
-from explorer.connection.session import ServerConnection, parse_protocol_mode
+from explorer.connection.session import ServerConnection
 from explorer.connection.stderr_log import stderr_log_for
 from explorer.connection.wire import WireLog
-from explorer.model.identity import ServerIdentity
+from explorer.model.identity import ServerIdentity, parse_protocol_mode
 
 T = TypeVar("T")
 

@@ -1,21 +1,41 @@
-"""`tree`: every resource and template of every server, paginated to the end within the bounds."""
+"""`tree`: every resource and template of every server, paginated to the end within the bounds.
+
+The tree is built while the servers list (each page merged as it arrives), so a listing stopped early
+(Ctrl+C: the first stops the listings and prints what arrived, marked incomplete; a second one exits at
+once) still has its tree. With `--prefix P` every server is asked with SEP-1269's `prefix` and what comes
+back is filtered here as well. Progress goes to stderr (`explorer.cli.progress`); the output is written by
+`explorer.cli.tree_render`, streamed.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+import signal
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from explorer.cli.output import EXIT_FAILED, EXIT_INCOMPLETE, EXIT_OK, emit_json, error, note, out, safe_line
-from explorer.cli.runner import Outcome
-from explorer.config import ListingBounds
-from explorer.connection.discovery import list_server
+import anyio
+
+from explorer.cli.output import (
+    EXIT_FAILED,
+    EXIT_INCOMPLETE,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    error,
+    note,
+    out,
+    safe_line,
+)
+from explorer.cli.runner import Outcome, run_on_servers
+from explorer.config import ListingBounds, ServerSpec
+from explorer.connection.discovery import ListingStop, PageCallback, list_server
 from explorer.connection.session import ServerConnection
 from explorer.model.entries import ResourceEntry, TemplateEntry
-from explorer.model.listing import KINDS, Kind, Listing
+from explorer.model.heap import after_ingest, collector_paused
+from explorer.model.listing import KINDS, Kind, Listing, Page, resource_in_prefix, template_in_prefix
 from explorer.model.overview import list_health, offered_flags
-from explorer.model.templates import too_large
-from explorer.model.uri_tree import PatternNode, UriNode, UriTree
+from explorer.model.uri_tree import UriTree
 
 URI_KINDS: tuple[Kind, ...] = ("templates", "resources")
 COUNTED: tuple[Kind, ...] = ("resources", "templates", "prompts", "tools")
@@ -33,27 +53,135 @@ class Catalogue:
     tree: UriTree
 
 
-def lister(bounds: ListingBounds, kinds: Sequence[Kind] = URI_KINDS) -> Any:
-    """The job that lists `kinds` (resources and templates, by default) within the bounds."""
+def lister(
+    bounds: ListingBounds,
+    kinds: Sequence[Kind] = URI_KINDS,
+    *,
+    prefix: str | None = None,
+    on_page: PageCallback | None = None,
+    stop: ListingStop | None = None,
+    listings: dict[str, Listing] | None = None,
+) -> Any:
+    """The job that lists `kinds` (resources and templates, by default) within the bounds.
+
+    `listings` receives each server's Listing as it begins (for a progress line to read).
+    """
 
     async def job(conn: ServerConnection) -> Listing:
-        return await list_server(conn, bounds, kinds=kinds)
+        listing = Listing(server=conn.name, prefix=prefix)
+        if listings is not None:
+            listings[conn.name] = listing
+        return await list_server(conn, bounds, on_page, listing=listing, kinds=kinds, stop=stop)
 
     return job
 
 
 def keep_resource(entry: ResourceEntry, prefix: str | None) -> bool:
-    return prefix is None or entry.uri.startswith(prefix)
+    return resource_in_prefix(entry.uri, prefix)
 
 
 def keep_template(entry: TemplateEntry, prefix: str | None) -> bool:
     """The --prefix rule: the template text starts with P, or its literal part is a prefix of P."""
-    if prefix is None:
-        return True
-    return entry.uri_template.startswith(prefix) or prefix.startswith(entry.literal_prefix)
+    return template_in_prefix(entry.uri_template, prefix)
+
+
+@dataclass
+class TreeRun:
+    """A `tree` run: the outcomes, the tree merged page by page, and whether the user stopped it."""
+
+    prefix: str | None
+    tree: UriTree = field(default_factory=UriTree)
+    outcomes: list[Outcome[Listing]] = field(default_factory=list)
+    interrupted: bool = False  # Ctrl+C stopped the listings: what arrived is printed, marked incomplete
+    aborted: bool = False  # a second Ctrl+C: nothing is printed
+
+    def add_page(self, page: Page) -> None:
+        prefix = self.prefix
+        resources = page.resources
+        if prefix is not None:
+            resources = tuple(r for r in resources if r.uri.startswith(prefix))
+        self.tree.add_resources(resources)
+        self.tree.add_templates(t for t in page.templates if keep_template(t, prefix))
+        after_ingest()
+
+    def resources(self) -> Iterator[ResourceEntry]:
+        """Every server's resources under the prefix, in listing order (not copied: there may be millions)."""
+        for o in self.outcomes:
+            if o.value is not None:
+                yield from (r for r in o.value.resources if keep_resource(r, self.prefix))
+
+    def templates(self) -> Iterator[TemplateEntry]:
+        for o in self.outcomes:
+            if o.value is not None:
+                yield from (t for t in o.value.templates if keep_template(t, self.prefix))
+
+
+async def list_for_tree(
+    specs: Sequence[ServerSpec],
+    bounds: ListingBounds,
+    *,
+    prefix: str | None,
+    protocol: str,
+    timeout: float,
+    progress: bool,
+) -> TreeRun:
+    """List every server into one tree, with progress on stderr and Ctrl+C stopping the listings."""
+    from explorer.cli.progress import ProgressLine
+
+    run = TreeRun(prefix)
+    stop = ListingStop()
+    listings: dict[str, Listing] = {}
+    job = lister(bounds, KINDS, prefix=prefix, on_page=run.add_page, stop=stop, listings=listings)
+    line = ProgressLine(listings, bounds, sys.stderr, in_place=sys.stderr.isatty()) if progress else None
+    async with anyio.create_task_group() as group:
+        if line is not None:
+            group.start_soon(line.run)
+        group.start_soon(_stop_on_interrupt, stop, run, group.cancel_scope.cancel)
+        run.outcomes = await run_on_servers(specs, job, protocol=protocol, timeout=timeout)
+        group.cancel_scope.cancel()
+    if line is not None:
+        line.clear()
+    run.interrupted = stop.requested
+    for outcome in run.outcomes:
+        if outcome.value is None:  # the connection failed: nothing of this server is shown
+            run.tree.remove_server(outcome.name)
+        elif prefix is not None:
+            outcome.notes.extend(prefix_notes(outcome.value))
+    return run
+
+
+def prefix_notes(listing: Listing) -> list[str]:
+    """What to say about how a server took `prefix`: rejected, or ignored (nothing when it honoured it)."""
+    asked = any(listing.state[kind].started for kind in URI_KINDS)
+    if asked and not listing.prefix_sent:
+        return [
+            "it does not take the prefix parameter (SEP-1269; it answered -32602): everything was listed "
+            "and what is under the prefix kept here"
+        ]
+    if listing.prefix_sent and listing.filtered_out:
+        return [
+            f"it ignored the prefix parameter (SEP-1269): {listing.filtered_out:,} items outside the prefix "
+            "were dropped here"
+        ]
+    return []
+
+
+async def _stop_on_interrupt(stop: ListingStop, run: TreeRun, cancel_all: Callable[[], None]) -> None:
+    """The first Ctrl+C stops the listings (what arrived is printed); a second one gives up at once."""
+    if sys.platform == "win32":  # pragma: no cover - no signal receiver there: Ctrl+C ends the run
+        return
+    with anyio.open_signal_receiver(signal.SIGINT) as signals:
+        async for _ in signals:
+            if stop.requested:
+                run.aborted = True
+                cancel_all()
+                return
+            note("interrupted: stopping the listings; what arrived is printed (Ctrl+C again to quit)")
+            stop.stop()
 
 
 def build_catalogue(outcomes: list[Outcome[Listing]], prefix: str | None) -> Catalogue:
+    """All listings merged into one tree at once (`match`: no output, so nothing to stream)."""
     resources: list[ResourceEntry] = []
     templates: list[TemplateEntry] = []
     for outcome in outcomes:
@@ -68,7 +196,9 @@ def build_catalogue(outcomes: list[Outcome[Listing]], prefix: str | None) -> Cat
     return Catalogue(outcomes, resources, templates, tree)
 
 
-def exit_code(outcomes: Sequence[Outcome[Listing]]) -> int:
+def exit_code(outcomes: Sequence[Outcome[Listing]], *, interrupted: bool = False) -> int:
+    if interrupted:
+        return EXIT_INTERRUPTED
     if any(o.fault is not None or (o.value is not None and o.value.error is not None) for o in outcomes):
         return EXIT_FAILED
     if any(o.value is not None and not o.value.complete for o in outcomes):
@@ -133,7 +263,11 @@ def server_json(o: Outcome[Listing]) -> dict[str, Any]:
 
 def resource_json(entry: ResourceEntry) -> dict[str, Any]:
     data: dict[str, Any] = {"server": entry.server, "uri": entry.uri, "name": entry.name}
-    data.update({k: entry.raw[k] for k in RESOURCE_FIELDS if entry.raw.get(k) is not None})
+    if entry.has_extra:
+        raw = entry.raw
+        data.update({k: raw[k] for k in RESOURCE_FIELDS if raw.get(k) is not None})
+    elif entry.mime_type is not None:  # the only field of RESOURCE_FIELDS a plain item can have
+        data["mimeType"] = entry.mime_type
     return data
 
 
@@ -143,33 +277,31 @@ def template_json(entry: TemplateEntry) -> dict[str, Any]:
     return data
 
 
-def print_json(catalogue: Catalogue) -> None:
-    emit_json(
-        {
-            "servers": [server_json(o) for o in catalogue.outcomes],
-            "resources": [resource_json(r) for r in catalogue.resources],
-            "templates": [template_json(t) for t in catalogue.templates],
-            "tree": catalogue.tree.to_json(),
-        }
-    )
+def print_json(run: TreeRun) -> None:
+    from explorer.cli.tree_render import write_document
+
+    with collector_paused():  # writing makes no reference cycles; see explorer.model.heap
+        write_document(
+            [server_json(o) for o in run.outcomes],
+            (resource_json(r) for r in run.resources()),
+            (template_json(t) for t in run.templates()),
+            run.tree,
+        )
 
 
-def print_text(catalogue: Catalogue, *, depth: int | None) -> None:
-    several = len(catalogue.outcomes) > 1
-    for o in catalogue.outcomes:
+def print_text(run: TreeRun, *, depth: int | None) -> None:
+    from explorer.cli.tree_render import TextRows, write_rows
+
+    for o in run.outcomes:
         out("# " + status_line(o))
-    tree = catalogue.tree
+    tree = run.tree
     if tree.root.resource_count == 0 and tree.root.template_count == 0:
         out("(nothing listed)")
         return
-    for row in tree.iter_depth_first(collapse=True):
-        if depth is not None and row.depth >= depth:
-            continue
-        indent = "  " * row.depth
-        if isinstance(row.node, PatternNode):
-            out(indent + _pattern_line(row.node, several))
-        else:
-            out(indent + _node_line(tree, row.node, row.label, several))
+    rows = TextRows()
+    with collector_paused():  # writing makes no reference cycles; see explorer.model.heap
+        write_rows(tree, rows, depth=depth, several=len(run.outcomes) > 1)
+        rows.flush()
 
 
 def status_line(o: Outcome[Listing]) -> str:
@@ -184,32 +316,3 @@ def status_line(o: Outcome[Listing]) -> str:
     else:
         state = "no listing"
     return safe_line(f"{o.name}: {who + '; ' if who else ''}{state}", limit=500)
-
-
-def _node_line(tree: UriTree, node: UriNode, label: str, several: bool) -> str:
-    """`label  name-or-title  [mime]  <servers>  (count below)`; only what adds information."""
-    parts = [safe_line(label, 300) if label else "/"]
-    if node.resources:
-        entry = next(iter(node.resources.values()))
-        title = entry.raw.get("title")
-        shown = title if isinstance(title, str) and title else entry.name
-        if shown and shown != label:
-            parts.append(safe_line(shown, 120))
-        if entry.mime_type:
-            parts.append(f"[{safe_line(entry.mime_type, 60)}]")
-        if several:
-            parts.append("<" + ", ".join(safe_line(s, 60) for s in sorted(node.resources)) + ">")
-    if node.child_count or node.pattern_count:
-        parts.append(f"({node.resource_count + node.template_count - (1 if node.resources else 0)})")
-    return "  ".join(parts)
-
-
-def _pattern_line(pattern: PatternNode, several: bool) -> str:
-    entry = next(iter(pattern.templates.values()))
-    line = safe_line(pattern.label, 300) + "  [template]  " + safe_line(entry.name, 120)
-    unusable = too_large(entry.uri_template)
-    if unusable is not None:
-        line += f"  [too large to use: {unusable.detail}]"
-    if several:
-        line += "  <" + ", ".join(safe_line(s, 60) for s in sorted(pattern.templates)) + ">"
-    return line

@@ -6,15 +6,17 @@ Every failure leaves here as a `ServerFault` with one clear sentence, never a ra
 
 from __future__ import annotations
 
+import sys
 import warnings
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack
 from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import anyio
+import anyio.to_thread
 
 from explorer import __version__
 from explorer.config import ServerSpec, redact, redact_value
@@ -34,10 +36,12 @@ from explorer.connection.live import (
     news_from_notification,
 )
 from explorer.connection.sdk_logs import route_sdk_logs
+from explorer.connection.sizes import ResponseSizes
 from explorer.connection.stderr_log import begin_run
 from explorer.connection.transports import HttpAnswer, HttpAnswers, open_transport, tail
 from explorer.connection.wire import WireLog, tap_streams
-from explorer.model.identity import ServerIdentity
+from explorer.model.heap import collector_paused
+from explorer.model.identity import ProtocolMode, ServerIdentity
 from explorer.model.input_required import describe_unfinished, unfinished_data
 
 if TYPE_CHECKING:
@@ -46,20 +50,10 @@ if TYPE_CHECKING:
     from explorer.auth.login import AuthOptions, Login
     from explorer.connection.stdio import StderrPump
 
-ProtocolMode = Literal["auto", "legacy", "2026-07-28"]
 MessageHandler = Callable[[Any], Awaitable[None]]
 _LOG_LEVEL_META_KEY = "io.modelcontextprotocol/logLevel"
 _HANDSHAKE_ADVICE = "use --protocol auto or --protocol legacy"
 _MODERN_ADVICE = "use --protocol auto or --protocol 2026-07-28"
-
-
-def parse_protocol_mode(text: str | None) -> ProtocolMode:
-    """The `--protocol` value as a mode; anything unknown is `auto` (click has validated it already)."""
-    if text == "legacy":
-        return "legacy"
-    if text == "2026-07-28":
-        return "2026-07-28"
-    return "auto"
 
 
 class ServerConnection:
@@ -98,6 +92,8 @@ class ServerConnection:
         self.problems = ProtocolProblems()  # what the server sent that was not a message
         self.http_answers = HttpAnswers()  # an HTTP server's error statuses
         self.notes: list[str] = []  # what the user should know about how we connected (a fallback)
+        self.sizes = ResponseSizes()  # wire bytes of responses, where the transport can tell (stdio)
+        self.prefix_rejected = False  # the server answered -32602 to SEP-1269's `prefix`: never sent again
         self.follower = Follower(self, self._deliver)
         self.lost = anyio.Event()  # set when the server's side of the connection ends
         self.login: Login | None = None if probe else _login_for(spec, auth)  # OAuth, when asked for
@@ -107,6 +103,9 @@ class ServerConnection:
         return self.spec.name
 
     async def __aenter__(self) -> ServerConnection:
+        if not sdk_imported():
+            # Half a second of imports: in a thread, so an event loop (the TUI's) keeps painting meanwhile.
+            await anyio.to_thread.run_sync(import_sdk)
         route_sdk_logs(self.spec)
         bound_discover_timeout(self.timeout)
         if self.stderr_log is not None and self.spec.transport == "stdio":
@@ -183,6 +182,7 @@ class ServerConnection:
                     pump_holder=self._pumps,
                     http_answers=self.http_answers,
                     auth=self.login.auth if self.login is not None else None,
+                    sizes=self.sizes,
                 )
             )
             streams = tap_streams(streams, self.wire, spec.name, on_end=self.lost.set)
@@ -343,6 +343,17 @@ class ServerConnection:
         page (the SDK validates a page as a unit) and so unknown fields survive into JSON output.
         It goes through the session's own stamping (protocol version `_meta` in the modern era).
         """
+        raw, _size = await self.request_sized(method, params, action=action)
+        return raw
+
+    async def request_sized(
+        self, method: str, params: Mapping[str, Any] | None, *, action: str
+    ) -> tuple[dict[str, Any], int | None]:
+        """`request`, and the response's size in bytes on the wire when the transport can tell (stdio).
+
+        The request id is taken from the dispatcher's own counter (the id it would have chosen), so the
+        size the transport recorded under that id can be found again.
+        """
         session = self.client.session
         data: dict[str, Any] = {"method": method}
         if params is not None:
@@ -351,16 +362,22 @@ class ServerConnection:
             # Modern-era logging is asked for per request (its `_meta`), at the level chosen now.
             data.setdefault("params", {}).setdefault("_meta", {})[_LOG_LEVEL_META_KEY] = self.log_level
         opts: dict[str, Any] = {"timeout": self.timeout}
+        dispatcher = session._dispatcher
+        allocate = getattr(dispatcher, "_allocate_id", None)
+        ident = allocate() if allocate is not None else None
+        if ident is not None:
+            opts["request_id"] = ident
         try:
             session._stamp(data, opts)  # type: ignore[arg-type]
-            raw = await session._dispatcher.send_raw_request(method, data.get("params"), opts)  # type: ignore[arg-type]
+            raw = await dispatcher.send_raw_request(method, data.get("params"), opts)  # type: ignore[arg-type]
         except Exception as exc:
             if getattr(exc, "code", CONNECTION_CLOSED) == CONNECTION_CLOSED:
                 await self._settle_stderr()
             raise self._fault(exc, action) from None
+        size = self.sizes.take(ident) if ident is not None else None
         if not isinstance(raw, dict):
             raise ServerFault(f"{action}: the server's result is not a JSON object")
-        return raw
+        return raw, size
 
     async def read_resource(self, uri: str) -> dict[str, Any]:
         """resources/read; returns the raw result, checked to have a `contents` list."""
@@ -425,6 +442,19 @@ class ServerConnection:
         if unfinished is not None:
             data = redact_value(unfinished_data(raw), self.spec)
             raise ServerFault(redact(f"{action}: {unfinished}", self.spec), None, data)
+
+
+def sdk_imported() -> bool:
+    return "mcp.client.session" in sys.modules
+
+
+def import_sdk() -> None:
+    """Import the MCP SDK with the cyclic collector paused: it builds some fifty thousand objects that live
+    as long as the process, and a full collection in the middle of that took up to 70 ms (see
+    `explorer.model.heap`)."""
+    with collector_paused():
+        import mcp
+        import mcp.client.session  # noqa: F401
 
 
 def bound_discover_timeout(timeout: float) -> None:

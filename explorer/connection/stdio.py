@@ -7,6 +7,12 @@ line grows memory without limit. This reader keeps one byte buffer (linear), cap
 (`ProtocolProblems`), so a connection that otherwise works keeps working and a later fault can say why.
 Spawning the process (in its own process group) is the SDK's own helper.
 
+A plain result (`{"jsonrpc": "2.0", "id": ..., "result": {...}}`, every listing page) is parsed by
+orjson straight from the bytes and wrapped without a second validation: pydantic's validation of a
+1,000-item page cost five times the parse. Anything else (notifications, errors, requests, bytes that are
+not UTF-8, numbers orjson does not take) goes the validated way, as before. Each response's size on the
+wire is recorded by id (`ResponseSizes`) for the listing's bytes bound.
+
 Stopping is ours (`stop_server_process`), because a server may ignore both stdin EOF and SIGTERM, and
 fork children that do the same: the SDK's sequence can take 6 s, longer than the TUI waits for its
 connections when the user quits, and it kills the group only when the leader itself did not exit, so a
@@ -38,10 +44,12 @@ from typing import IO, TYPE_CHECKING, Any
 import anyio
 import anyio.lowlevel
 import anyio.to_thread
+import orjson
 
 from explorer.config import MASK, ServerSpec
 from explorer.config.spec import masked_forms
 from explorer.connection.errors import ProtocolProblems
+from explorer.connection.sizes import ResponseSizes
 
 if TYPE_CHECKING:
     from mcp.client._transport import TransportStreams
@@ -49,6 +57,8 @@ if TYPE_CHECKING:
 MAX_MESSAGE_BYTES = 256 * 1024 * 1024  # one JSON-RPC message; past it the line is dropped, not buffered
 _CHUNK = 1024 * 1024
 _RELEASE_AFTER_BYTES = 1024 * 1024
+_TEXT_KEPT_FROM = 8 * 1024  # a line this size or more, up to the next, is handed on as bytes too
+_TEXT_KEPT_UP_TO = 1024 * 1024
 _WRITER_FLUSH_SECONDS = 0.5
 EOF_GRACE = 1.0  # for the server to exit on its own once its stdin is closed
 TERM_GRACE = 1.0  # after SIGTERM to the group, before SIGKILL
@@ -69,6 +79,7 @@ async def stdio_transport(
     problems: ProtocolProblems,
     pump_holder: list[StderrPump] | None = None,
     max_message_bytes: int | None = None,
+    sizes: ResponseSizes | None = None,
 ) -> AsyncIterator[TransportStreams]:
     """Start the server and yield (read, write) streams of `SessionMessage`s for `mcp.Client`."""
     from mcp.client import stdio as sdk
@@ -117,13 +128,13 @@ async def stdio_transport(
         if pump_holder is not None:
             pump_holder.append(pump)
     limit = max_message_bytes if max_message_bytes is not None else MAX_MESSAGE_BYTES
-    async with _streams(process, problems, limit) as streams:
+    async with _streams(process, problems, limit, sizes) as streams:
         yield streams
 
 
 @asynccontextmanager
 async def _streams(
-    process: Any, problems: ProtocolProblems, max_message_bytes: int
+    process: Any, problems: ProtocolProblems, max_message_bytes: int, sizes: ResponseSizes | None = None
 ) -> AsyncIterator[TransportStreams]:
     from mcp.shared.message import SessionMessage
 
@@ -131,12 +142,21 @@ async def _streams(
     write_stream, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
     writer_done = anyio.Event()
 
-    async def deliver(line: str) -> bool:
+    async def deliver(line: bytes | bytearray) -> bool:
         """Parse one line and pass it on; False once nobody reads any more."""
-        big = len(line) > _RELEASE_AFTER_BYTES
+        size = len(line)
+        big = size > _RELEASE_AFTER_BYTES
         message = _parse(line, problems)  # 50 MB parse in ~0.4 s (a thread would not help: GIL held)
         if message is None:
             return True
+        if sizes is not None:
+            ident = getattr(message.message, "id", None)
+            if ident is not None and not hasattr(message.message, "method"):
+                sizes.record(ident, size)
+        # For the protocol log (`explorer.connection.wire`): the size, and a listing page's own bytes.
+        message.wire_size = size
+        if _TEXT_KEPT_FROM <= size <= _TEXT_KEPT_UP_TO:
+            message.wire_text = bytes(line)
         try:
             await read_send.send(message)
             if big:
@@ -174,15 +194,14 @@ async def _streams(
                     if dropping:
                         dropping = False
                         continue
-                    # Decoded, then the bytes dropped: one copy fewer at the peak of a 50 MB answer.
-                    line, buffer = _decode(buffer), bytearray()
+                    line, buffer = buffer, bytearray()
                     delivered = await deliver(line)
                     del line  # not kept while waiting for the next chunk
                     if not delivered:
                         await _discard(process)
                         return
             if buffer and not dropping:
-                await deliver(_decode(buffer))
+                await deliver(buffer)
 
     async def write_stdin() -> None:
         try:
@@ -345,16 +364,40 @@ def _release_marker() -> Any:
     return SessionMessage(types.JSONRPCResponse(jsonrpc="2.0", id="mcp-url-explorer:release", result={}))
 
 
-def _decode(line: bytearray) -> str:
+def _plain_result(line: bytes | bytearray) -> Any:
+    """A JSONRPCResponse for a line that is exactly `{"jsonrpc": "2.0", "id": ID, "result": {...}}`, else
+    None. orjson parses it as the validated path would (it refuses what is not strict UTF-8 JSON, and
+    integers beyond 64 bits, which then take that path), so only the envelope needs checking here."""
+    import mcp_types as types
+
+    try:
+        data = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+    if type(data) is not dict or len(data) != 3 or data.get("jsonrpc") != "2.0":
+        return None
+    ident = data.get("id")
+    result = data.get("result")
+    if type(result) is not dict or not (type(ident) is int or type(ident) is str):
+        return None
+    return types.JSONRPCResponse.model_construct(jsonrpc="2.0", id=ident, result=result)
+
+
+def _decode(line: bytearray | bytes) -> str:
     """A hostile server's bytes that are not UTF-8 become U+FFFD: shown, never fatal."""
     return line.decode("utf-8", errors="replace")
 
 
-def _parse(text: str, problems: ProtocolProblems) -> Any:
+def _parse(line: bytes | bytearray, problems: ProtocolProblems) -> Any:
     """One stdout line -> a SessionMessage, or None (blank, or not JSON-RPC: counted in `problems`)."""
     import mcp_types as types
     from mcp.shared.message import SessionMessage
 
+    fast = _plain_result(line)
+    if fast is not None:
+        return SessionMessage(fast)
+    # Decoded, then parsed and validated: bytes that are not UTF-8 become U+FFFD, shown, never fatal.
+    text = _decode(line)
     if not text or text.isspace():  # (not .strip(): that may copy a 50 MB line)
         return None
     try:

@@ -15,6 +15,10 @@ Rules it keeps:
   refreshed at most every 30 s and the listener is told (`RefreshPacer`).
 - A connection that drops while held is reported as that server's failure, with its stderr tail; its
   entries stay (marked by the caller), and `run(name)` again reconnects and refreshes as one transaction.
+- A running listing can be stopped (`stop_listing`): what arrived stays, marked incomplete, and "continue"
+  resumes it; `progress(name)` says where it stands (pages, items, rate, the bound it stops at).
+- After each page is merged the collector is told (`explorer.model.heap.after_ingest`), so a catalogue of
+  a million entries never costs a full collection pass.
 """
 
 from __future__ import annotations
@@ -28,15 +32,18 @@ import anyio
 import anyio.abc
 
 from explorer.config import ListingBounds, ServerSpec, redact
-from explorer.connection.discovery import list_server
 from explorer.connection.errors import ServerFault, describe_exception
 from explorer.connection.live import ListChanged, LogEntry, News, Progress, ResourceChanged
 from explorer.connection.pacing import Coalescer, RefreshPacer
-from explorer.connection.session import ProtocolMode, ServerConnection
-from explorer.connection.stderr_log import stderr_log_for
-from explorer.connection.wire import WireLog
 from explorer.model.catalogue import Catalogue, ServerStatus
-from explorer.model.listing import Kind, Listing, Page
+from explorer.model.heap import after_ingest
+from explorer.model.listing import Kind, Listing, ListingProgress, Page
+
+if TYPE_CHECKING:  # imported when a server connects: the TUI's first frame does not wait for them
+    from explorer.connection.discovery import ListingStop
+    from explorer.connection.session import ServerConnection
+    from explorer.connection.wire import WireLog
+    from explorer.model.identity import ProtocolMode
 
 if TYPE_CHECKING:
     from explorer.auth.login import AuthOptions
@@ -97,6 +104,7 @@ class _Life:
     conn: ServerConnection | None = None
     group: anyio.abc.TaskGroup | None = None
     listing_scope: anyio.CancelScope | None = None
+    listing_stop: ListingStop | None = None
     refresh_scheduled: bool = False
     told_keeps_changing: bool = False
     voice: deque[LogEntry | Progress] = field(default_factory=lambda: deque(maxlen=VOICE_LIMIT))
@@ -178,6 +186,9 @@ class Supervisor:
         self.catalogue.reset(name)
         self.listener.statuses_changed()
         settings = self.settings
+        from explorer.connection.session import ServerConnection
+        from explorer.connection.stderr_log import stderr_log_for
+
         conn = ServerConnection(
             status.spec,
             protocol=settings.protocol,
@@ -251,10 +262,14 @@ class Supervisor:
         conn = life.conn
         if conn is None:
             return
+        from explorer.connection.discovery import ListingStop, list_server
+
+        stop = ListingStop()
+        life.listing_stop = stop
         with scope:
             listing = self.catalogue.begin_listing(name, refresh=refresh)
             self.listener.statuses_changed()
-            result = await list_server(conn, self.settings.bounds, self._on_page, listing=listing)
+            result = await list_server(conn, self.settings.bounds, self._on_page, listing=listing, stop=stop)
             status = self.catalogue.servers[name]
             was_refresh = status.refreshing
             self.catalogue.finish_listing(name, result)
@@ -266,10 +281,29 @@ class Supervisor:
             self.listener.statuses_changed()
         if life.listing_scope is scope:
             life.listing_scope = None
+            life.listing_stop = None
 
     def _on_page(self, page: Page) -> None:
         self.catalogue.add_page(page)
+        after_ingest()
         self.listener.tree_changed()
+
+    def stop_listing(self, name: str) -> bool:
+        """Stop the server's running listing early: what arrived stays, marked incomplete (resumable with
+        `continue_listing`). False when no listing of it runs."""
+        life = self._lives.get(name)
+        if life is None or life.listing_stop is None or life.listing_scope is None:
+            return False
+        life.listing_stop.stop()
+        return True
+
+    def progress(self, name: str) -> ListingProgress | None:
+        """Where the server's listing stands (the running one, else the last): pages, items, rate, bound."""
+        status = self.catalogue.servers.get(name)
+        if status is None:
+            return None
+        listing = status.pending if status.pending is not None else status.listing
+        return listing.progress(self.settings.bounds) if listing is not None else None
 
     def refresh(self, name: str) -> bool:
         status = self.catalogue.servers.get(name)
@@ -289,6 +323,8 @@ class Supervisor:
         status = self.catalogue.servers.get(name)
         if conn is None or status is None or status.listing is None:
             return
+        from explorer.connection.discovery import list_server
+
         fresh = await list_server(conn, self.settings.bounds, listing=Listing(server=name), kinds=(kind,))
         if fresh.state[kind].complete and status.listing is not None:
             if kind == "prompts":

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from explorer.config import ServerSpec
 from explorer.connection.errors import ProtocolProblems
+from explorer.connection.sizes import ResponseSizes
 
 if TYPE_CHECKING:
     import httpx2
@@ -116,13 +117,14 @@ async def open_transport(
     pump_holder: list[StderrPump] | None = None,
     http_answers: HttpAnswers | None = None,
     auth: httpx2.Auth | None = None,
+    sizes: ResponseSizes | None = None,
 ) -> AsyncIterator[TransportStreams]:
     """Open the transport a spec describes; the caller builds an `mcp.Client` on the streams.
 
     `problems` collects what a stdio server wrote that was not a message; `pump_holder` receives the
     stderr pump when one masks secrets on the way to the log (so callers can wait for it to settle);
     `http_answers` records the error statuses of an HTTP server; `auth` (an OAuth login) authenticates
-    its requests.
+    its requests; `sizes` receives each response's size on the wire where the transport can tell (stdio).
     """
     if spec.transport == "stdio":
         from explorer.connection.stdio import stdio_transport
@@ -132,6 +134,7 @@ async def open_transport(
             stderr_log=stderr_log,
             problems=problems if problems is not None else ProtocolProblems(),
             pump_holder=pump_holder,
+            sizes=sizes,
         ) as streams:
             yield streams
     elif spec.transport == "sse":

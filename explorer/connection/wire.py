@@ -10,6 +10,12 @@ on screen, an export writes them), so following a million-resource listing costs
 requests for durations, tells listeners about new frames, and can stream every frame to a JSON Lines
 file as it happens (`--wire-log FILE`). Server secrets (header, env and URL values of the spec) are masked
 in every frame's JSON, on screen and in files.
+
+A transport that read the line itself (stdio) hands over its size and, for a mid-sized line (a listing
+page), the line's bytes: unless it holds a big string (then the light copy is kept, as above), such a
+frame keeps the bytes (a fifth of the parsed page's objects; a million listed resources kept 280 MB alive
+through the ring otherwise) and decodes them when looked at. Frames of known size count against
+`max_bytes`; the oldest leave the ring first.
 """
 
 from __future__ import annotations
@@ -47,6 +53,7 @@ class WireLog:
         self.max_bytes = max_bytes
         self.frames: deque[Frame] = deque()
         self.dropped = 0  # frames pushed out of the ring
+        self._bytes = 0  # wire bytes of the frames in the ring whose size the transport told
         self._seq = 0
         self._pending: dict[tuple[str, str | int], float] = {}  # (server, request id) -> sent at
         self._listeners: list[Listener] = []
@@ -65,14 +72,28 @@ class WireLog:
         """Learn a server's spec, for masking its secrets in its frames."""
         self._specs[spec.name] = spec
 
-    def record(self, server: str, direction: Direction, message: Any) -> Frame:
+    def record(
+        self,
+        server: str,
+        direction: Direction,
+        message: Any,
+        *,
+        size: int | None = None,
+        text: bytes | None = None,
+    ) -> Frame:
+        """Add a frame; `size` is its wire size when the transport knows it, `text` its line's bytes."""
         now = time.time()
         with self._lock:
             self._seq += 1
             method, ident, kind = describe(message)
             kept, dropped = lighten(message)
+            if text is not None and not dropped:
+                kept = WireText(text)
             spec = self._specs.get(server)
             frame = Frame(self._seq, now, server, direction, kept, method, ident, kind, spec, dropped=dropped)
+            if size is not None:
+                frame.wire_size = size
+                self._bytes += size
             if ident is not None:
                 key = (server, ident)
                 if frame.kind == "request" and direction == "send":
@@ -80,9 +101,12 @@ class WireLog:
                 elif frame.kind in ("response", "error") and direction == "recv" and key in self._pending:
                     frame.duration = now - self._pending.pop(key)
             self.frames.append(frame)
-            while len(self.frames) > self.max_frames:
-                self.frames.popleft()
+            frames = self.frames
+            while len(frames) > self.max_frames or (self._bytes > self.max_bytes and len(frames) > 1):
+                old = self.frames.popleft()
                 self.dropped += 1
+                if old.wire_size is not None:
+                    self._bytes -= old.wire_size
             if len(self._pending) > self.max_frames:  # requests never answered: forget the oldest
                 for stale in list(self._pending)[: len(self._pending) - self.max_frames]:
                     del self._pending[stale]
@@ -128,6 +152,20 @@ class WireLog:
                 handle.write(json.dumps(frame.record(), ensure_ascii=True) + "\n")
                 count += 1
         return count
+
+
+class WireText:
+    """A frame kept as its line's bytes: `model_dump` (what `Frame.json` asks of a message) decodes them."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def model_dump(self, **_: Any) -> Any:
+        import orjson
+
+        return orjson.loads(self.data)
 
 
 class _TappedReceive:
@@ -205,7 +243,8 @@ def tap_streams(
         # An Exception from the transport is not a frame (it is counted elsewhere), nor is the stdio
         # reader's own marker that releases a big answer from the SDK's memory.
         if log is not None and message is not None and getattr(message, "id", None) != RELEASE_ID:
-            log.record(server, "recv", message)
+            size = getattr(item, "wire_size", None)
+            log.record(server, "recv", message, size=size, text=getattr(item, "wire_text", None))
 
     def sent(item: Any) -> None:
         message = getattr(item, "message", None)

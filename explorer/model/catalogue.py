@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from explorer.config import ServerSpec
 from explorer.model.identity import ServerIdentity
-from explorer.model.listing import KINDS, Listing, Page, bound_name
+from explorer.model.listing import INTERRUPTED, KINDS, Listing, Page, bound_name, stopped_text
 from explorer.model.uri_tree import UriTree
 
 if TYPE_CHECKING:
@@ -70,6 +70,8 @@ class ServerStatus:
         if self.state == "failed":
             return text + " · failed (kept what was listed)"
         if self.state == "incomplete" and listing is not None and listing.stopped_by is not None:
+            if listing.stopped_by == INTERRUPTED:
+                return text + " · incomplete (stopped)"
             return text + f" · incomplete ({bound_name(listing.stopped_by)} bound)"
         if self.error is not None:
             return text + " · refresh failed (showing the last good listing)"
@@ -136,7 +138,11 @@ class Catalogue:
                 status.error = status.error_code = status.error_data = None
             elif status.state != "failed":
                 # Keep the last good listing on screen; say why the refresh did not replace it.
-                status.error = listing.error or f"refresh stopped at the {listing.stopped_by} bound"
+                stopped = listing.stopped_by
+                if stopped == INTERRUPTED:
+                    status.error = listing.error or f"refresh {stopped_text(stopped)}"
+                else:
+                    status.error = listing.error or f"refresh stopped at the {stopped} bound"
                 status.error_code = listing.error_code
             return
         if listing.error is not None:

@@ -43,6 +43,7 @@ class Frame:
     spec: ServerSpec | None = field(default=None, repr=False)
     duration: float | None = None  # responses and errors: seconds since their request was sent
     dropped: int = 0
+    wire_size: int | None = None  # bytes of the line, when the transport told (it counts against max_bytes)
     _json: dict[str, Any] | None = field(default=None, repr=False)
     _size: int | None = field(default=None, repr=False)
 
@@ -57,7 +58,9 @@ class Frame:
 
     @property
     def size(self) -> int:
-        """Bytes of the frame as compact JSON (an approximation of the wire size, computed on demand)."""
+        """Bytes of the frame on the wire when the transport told, else as compact JSON (on demand)."""
+        if self._size is None and self.wire_size is not None:
+            self._size = self.wire_size
         if self._size is None:
             compact = json.dumps(self.json(), ensure_ascii=False, separators=(",", ":"))
             self._size = len(compact.encode()) + self.dropped

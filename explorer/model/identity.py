@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 Era = Literal["handshake", "modern"]
+ProtocolMode = Literal["auto", "legacy", "2026-07-28"]  # what the user asks for (`--protocol`)
 Feature = Literal["resources", "prompts", "tools", "completions", "logging"]
 FEATURES: tuple[Feature, ...] = ("resources", "prompts", "tools", "completions", "logging")
 
@@ -58,3 +59,12 @@ class ServerIdentity:
     def offered(self) -> list[str]:
         """The features the server declared, in a fixed order (for status lines and JSON)."""
         return [feature for feature in FEATURES if self.offers(feature)]
+
+
+def parse_protocol_mode(text: str | None) -> ProtocolMode:
+    """The `--protocol` value as a mode; anything unknown is `auto` (click has validated it already)."""
+    if text == "legacy":
+        return "legacy"
+    if text == "2026-07-28":
+        return "2026-07-28"
+    return "auto"

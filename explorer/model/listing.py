@@ -4,12 +4,18 @@ Plain data in the model because the catalogue, the CLI and the TUI all read them
 discovery fills them. A server has up to four lists (resource templates, resources, prompts, tools), each
 listed only when the server declares the capability, each with its own cursor, counts and end state, so a
 bound that stops one list is reported for that list and never hides another.
+
+A listing may be by prefix (SEP-1269: `prefix` sent in `resources/list` and `resources/templates/list`,
+and always applied on the client too), and may be stopped early by the user (`INTERRUPTED`), which keeps
+what arrived and marks it incomplete as a bound does. `ListingProgress` is what a progress line (the CLI
+on a terminal, the TUI's server bar) shows while a listing runs.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, Protocol
 
 from explorer.model.entries import PromptEntry, ResourceEntry, TemplateEntry, ToolEntry
 
@@ -31,9 +37,33 @@ ITEMS_KEYS: dict[Kind, str] = {
 }
 
 
+INTERRUPTED = "interrupted"  # `stopped_by` when the user stopped the listing (a key, Ctrl+C)
+
+
 def bound_name(bound: str) -> str:
     """`max_items` -> `max-items`: the bound as its command-line flag and config key spell it."""
     return bound.replace("_", "-")
+
+
+def stopped_text(bound: str) -> str:
+    """`stopped at the max-items bound`, or `stopped early by the user`: why a list is incomplete."""
+    if bound == INTERRUPTED:
+        return "stopped early by the user"
+    return f"stopped at the {bound_name(bound)} bound"
+
+
+def resource_in_prefix(uri: str, prefix: str | None) -> bool:
+    """The `--prefix` rule for resources: the URI starts with P."""
+    return prefix is None or uri.startswith(prefix)
+
+
+def template_in_prefix(uri_template: str, prefix: str | None) -> bool:
+    """The `--prefix` rule for templates: the text starts with P, or its literal part (before the first
+    `{`) is a prefix of P, so it can expand to URIs under P."""
+    if prefix is None or uri_template.startswith(prefix):
+        return True
+    brace = uri_template.find("{")
+    return brace >= 0 and prefix.startswith(uri_template[:brace])
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,11 +130,13 @@ class Listing:
     """The outcome of listing one server, also the state a "continue" resumes from."""
 
     server: str
-    resources: list[ResourceEntry] = field(default_factory=list)
-    templates: list[TemplateEntry] = field(default_factory=list)
-    prompts: list[PromptEntry] = field(default_factory=list)
-    tools: list[ToolEntry] = field(default_factory=list)
-    state: dict[Kind, KindState] = field(default_factory=_states)
+    # Left out of repr(): a million entries would make a repr of hundreds of megabytes (asyncio writes the
+    # repr of a task's result in some messages).
+    resources: list[ResourceEntry] = field(default_factory=list, repr=False)
+    templates: list[TemplateEntry] = field(default_factory=list, repr=False)
+    prompts: list[PromptEntry] = field(default_factory=list, repr=False)
+    tools: list[ToolEntry] = field(default_factory=list, repr=False)
+    state: dict[Kind, KindState] = field(default_factory=_states, repr=False)
     pages: int = 0
     skipped: int = 0
     duplicates: int = 0
@@ -114,6 +146,11 @@ class Listing:
     error: str | None = None  # the first list's failure (every failure is in `state[kind].error`)
     error_code: int | None = None
     skip_reasons: list[str] = field(default_factory=list)
+    prefix: str | None = None  # listed by this prefix (SEP-1269); a "continue" keeps it
+    prefix_sent: bool = False  # the server was asked with `prefix` (and did not reject it)
+    filtered_out: int = 0  # items outside the prefix, dropped here (the server ignored `prefix`)
+    active: Kind | None = None  # the list being asked for now (None when no listing runs)
+    started_at: float | None = None  # time.monotonic() when the running listing began
 
     @property
     def templates_supported(self) -> bool:
@@ -173,8 +210,83 @@ class Listing:
         if self.stopped_by is not None:
             stopped = [kind for kind, s in self.state.items() if s.stopped_by is not None]
             which = f" ({', '.join(stopped)})" if stopped else ""
-            return f"{text}; incomplete{which}: stopped at the {bound_name(self.stopped_by)} bound"
+            return f"{text}; incomplete{which}: {stopped_text(self.stopped_by)}"
         return text if self.complete else f"{text}; incomplete"
+
+    def progress(self, bounds: BoundsView | None = None, now: float | None = None) -> ListingProgress:
+        """Where the running (or last) listing stands, for a progress line."""
+        kind = self.active
+        state = self.state[kind] if kind is not None else None
+        seconds = self.elapsed
+        if self.started_at is not None:
+            seconds += (time.monotonic() if now is None else now) - self.started_at
+        return ListingProgress(
+            server=self.server,
+            kind=kind,
+            pages=self.pages,
+            items=sum(len(self.entries(k)) for k in KINDS),
+            kind_pages=state.pages if state is not None else 0,
+            kind_items=state.items if state is not None else 0,
+            bytes=self.bytes,
+            seconds=seconds,
+            bound=bound_text(bounds) if bounds is not None else "",
+            running=self.started_at is not None,
+        )
+
+
+class BoundsView(Protocol):
+    """What a progress line needs of the bounds (`explorer.config.ListingBounds` has these)."""
+
+    @property
+    def max_items(self) -> int: ...
+
+    @property
+    def max_pages(self) -> int: ...
+
+    @property
+    def max_seconds(self) -> float: ...
+
+    @property
+    def max_bytes(self) -> int: ...
+
+
+def bound_text(bounds: BoundsView) -> str:
+    """`100,000 items or 1,000 pages per list, 64 MB or 60 s per server`: where a listing will stop."""
+    megabytes = bounds.max_bytes / 2**20
+    size = f"{megabytes:,.0f} MB" if megabytes >= 1 else plural(bounds.max_bytes, "byte")
+    return (
+        f"{plural(bounds.max_items, 'item')} or {plural(bounds.max_pages, 'page')} per list, "
+        f"{size} or {bounds.max_seconds:g} s per server"
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ListingProgress:
+    """A listing in numbers: pages and items so far (all lists, and the one being asked), rate, bound."""
+
+    server: str
+    kind: Kind | None
+    pages: int
+    items: int
+    kind_pages: int
+    kind_items: int
+    bytes: int
+    seconds: float
+    bound: str
+    running: bool
+
+    @property
+    def rate(self) -> float:
+        """Items per second since the listing began."""
+        return self.items / self.seconds if self.seconds > 0 else 0.0
+
+    def text(self) -> str:
+        """`demo: resources, 37 pages · 37,000 items · 41,200/s · stops at 100,000 items or ...`."""
+        where = plural(self.pages, "page")
+        if self.kind is not None:
+            where = f"{self.kind}, {plural(self.kind_pages, 'page')}"
+        text = f"{self.server}: {where} · {plural(self.items, 'item')} · {self.rate:,.0f}/s"
+        return f"{text} · stops at {self.bound}" if self.bound else text
 
 
 _SMALL_LISTS: tuple[tuple[Kind, str], ...] = (("prompts", "prompt"), ("tools", "tool"))

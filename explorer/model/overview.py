@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from explorer.model.identity import ServerIdentity
-from explorer.model.listing import KINDS, Kind, Listing, bound_name, plural
+from explorer.model.listing import KINDS, Kind, Listing, plural, stopped_text
 
 INSTRUCTIONS_CAP = 20_000  # characters shown on screen; JSON carries the whole text
 
@@ -74,7 +74,7 @@ def list_line(listing: Listing, kind: Kind) -> str:
     if state.error is not None:
         return f"{text}; failed: {state.error}"
     if state.stopped_by is not None:
-        return f"{text}; stopped at the {bound_name(state.stopped_by)} bound"
+        return f"{text}; {stopped_text(state.stopped_by)}"
     return text if state.done else f"{text}; not finished"
 
 

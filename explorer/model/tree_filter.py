@@ -405,8 +405,8 @@ def _substring_filter(
                     stopped = True
                     break
                 if needle not in entry.name.lower():
-                    title = entry.raw.get("title") if entry.raw else None
-                    if not (isinstance(title, str) and needle in title.lower()):
+                    title = entry.title  # no dict is built for the common entry without a title
+                    if not (title is not None and needle in title.lower()):
                         continue
                 if needle in entry.uri.lower():
                     continue  # counted in pass 1 with its node

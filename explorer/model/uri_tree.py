@@ -23,12 +23,21 @@ Templates are pattern nodes: ``docs://help/{id}`` is a `PatternNode` labelled ``
 - ``resources_under(prefix)`` / ``templates_under(prefix)``: entries whose URI / template text
   string-starts with ``prefix``; ``templates_for(prefix)`` adds templates whose literal prefix is a prefix
   of ``prefix``; ``count_under(prefix) -> Counts`` (distinct URIs, distinct templates).
-- ``children(node)`` sorted concrete children; ``patterns(node)`` sorted pattern children;
+- ``children(node)`` concrete children in natural order (`g2` before `g10`, `explorer.model.natural`);
+  ``patterns(node)`` pattern children in natural order of their labels;
   ``chain_end(node)`` / ``chain_label(node)`` for collapsing single-child chains into one row.
 - ``servers(node)`` servers of the node's own resources and pattern children; ``subtree_servers(node)``
   servers with anything (a resource or a template) at or below the node; ``server_counts(server)``.
 - ``pattern_for(uri_template) -> PatternNode | None``: the pattern node of a template text.
-- ``version`` grows on every mutation; ``iter_depth_first()`` rows for text rendering; ``to_json()``.
+- ``version`` grows on every mutation; ``iter_depth_first()`` rows in display order.
+- ``UriNode.entries`` the node's own resources (one per server, by server name), without a mapping view;
+  ``UriNode.first_entry`` the first one listed. (Rendering, text and JSON, is the CLI's: `explorer.cli`.)
+
+Order: children are shown in natural order, computed when first asked for and cached per node (new
+children are merged into the cache: inserted one by one when few, else the list is sorted again). Prefix
+queries need the plain string order instead (every segment starting with ``d1`` sits together in it, and
+not in natural order): a node keeps a second, lexicographic list of its child segments, built when a query
+first passes through it and kept up to date as children come, so a query costs O(depth + log n + k).
 
 Subtree servers are one int bitmask per inner node (servers numbered on first sight; a node's own
 resources are not in its mask, they are read from the node). Inserting a pair ORs its bit into the
@@ -45,13 +54,13 @@ works); use ``UriTree.attached(node)`` or ``nearest(node.prefix)`` to re-anchor 
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
+from bisect import bisect_left, insort
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from operator import attrgetter
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from explorer.model.entries import ResourceEntry, TemplateEntry
+from explorer.model.natural import natural_key
 
 __all__ = [
     "Counts",
@@ -69,7 +78,13 @@ _SCHEME_SEGMENT = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:(?://)?")
 _TAIL = ("?", "#")
 _SEPARATOR = re.compile(r"[/?#]")
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
-_segment_key = attrgetter("segment")
+_MERGE_ONE_BY_ONE = 64  # at most this many new children are inserted into a sorted cache one by one
+
+
+def _segment_key(node: UriNode | PatternNode) -> str:
+    return natural_key(node.segment)
+
+
 child_order_key = _segment_key
 """The key `UriTree.children` sorts by: a view bisects a sorted child list (or a filtered part of it)."""
 
@@ -149,25 +164,32 @@ class Row(NamedTuple):
 class _Kids:
     """Everything a node needs only once it has children: kept out of leaves to keep leaves small."""
 
-    __slots__ = ("below_res", "below_tpl", "children", "mask", "patterns", "pending", "sorted")
+    __slots__ = ("below_res", "below_tpl", "children", "lex", "mask", "patterns", "pending", "sorted")
 
     def __init__(self) -> None:
         self.children: dict[str, UriNode] = {}
         self.patterns: dict[str, PatternNode] | None = None
-        self.sorted: list[UriNode] | None = None  # cache, replaced (never mutated) when stale
+        self.sorted: list[UriNode] | None = None  # natural order; cache, replaced (never mutated) when stale
         self.pending: list[UriNode] | None = None  # children added since `sorted` was built
+        self.lex: list[str] | None = None  # child segments in string order, for prefix queries
         self.below_res = 0  # distinct URIs in descendants
         self.below_tpl = 0  # pattern nodes in the subtree (own patterns included)
         self.mask = 0  # servers (bits) of the descendants and the patterns; not of the node itself
 
     def sorted_children(self) -> list[UriNode]:
-        """Sorted by segment; new children are merged by one timsort pass instead of a full rebuild."""
+        """In natural order; a few new children are inserted into a copy of the cache, more sort it again."""
         cached = self.sorted
+        pending = self.pending
         if cached is None:
             cached = sorted(self.children.values(), key=child_order_key)
-        elif self.pending:
-            cached = cached + self.pending
-            cached.sort(key=child_order_key)
+        elif pending:
+            cached = list(cached)
+            if len(pending) <= _MERGE_ONE_BY_ONE:
+                for child in pending:
+                    insort(cached, child, key=child_order_key)
+            else:
+                cached.extend(pending)
+                cached.sort(key=child_order_key)
         else:
             return cached
         self.sorted = cached
@@ -186,6 +208,28 @@ class UriNode:
         # One server is the common case: store the entry itself, a dict only on a collision.
         self._res: ResourceEntry | dict[str, ResourceEntry] | None = None
         self._kids: _Kids | None = None
+
+    @property
+    def entries(self) -> list[ResourceEntry]:
+        """The node's own resources, one per server, ordered by server name (cheaper than `resources`)."""
+        return _sorted_entries(self)
+
+    @property
+    def first_entry(self) -> ResourceEntry | None:
+        """The node's own resource from the server that listed it first (None without one)."""
+        res = self._res
+        if res is None or isinstance(res, ResourceEntry):
+            return res
+        return next(iter(res.values()))
+
+    @property
+    def is_leaf(self) -> bool:
+        """No children and no patterns (a leaf always holds a resource: empty nodes are pruned)."""
+        return self._kids is None
+
+    def glues_children(self) -> bool:
+        """True for the root and a top-level scheme node: a child's text follows theirs without a "/"."""
+        return self._glues_children()
 
     def __repr__(self) -> str:
         return f"UriNode({self.prefix!r}, resources={self.resource_count}, templates={self.template_count})"
@@ -329,7 +373,7 @@ def _sorted_patterns(node: UriNode) -> list[PatternNode]:
     kids = node._kids
     if kids is None or not kids.patterns:
         return []
-    return [kids.patterns[label] for label in sorted(kids.patterns)]
+    return [kids.patterns[label] for label in sorted(kids.patterns, key=natural_key)]
 
 
 class UriTree:
@@ -362,6 +406,10 @@ class UriTree:
         run_new = 0
         bit_server: str | None = None
         bit = 0
+        nodes: list[UriNode] = []
+        children: dict[str, UriNode] = {}
+        kids: _Kids | None = None
+        new_child = self._new_child
         try:
             for entry in entries:
                 touched = True
@@ -374,11 +422,10 @@ class UriTree:
                 else:
                     parent = None
                 if parent is not None:
-                    kids = parent._kids
-                    assert kids is not None
-                    node = kids.children.get(leaf)
+                    node = children.get(leaf)
                     if node is None:
-                        node = self._new_child(parent, kids, leaf)
+                        assert kids is not None
+                        node = new_child(parent, kids, leaf)
                 else:
                     segments = segment_uri(uri)
                     node = self._ensure(segments)
@@ -387,6 +434,10 @@ class UriTree:
                     head = uri[: len(uri) - len(last)]  # ends with "/" unless one of these holds:
                     if parent is None or last.startswith(_TAIL) or parent._glues_children():
                         parent = None
+                    else:
+                        kids = parent._kids
+                        assert kids is not None
+                        children = kids.children
                 res = node._res
                 if res is None:
                     node._res = entry
@@ -407,14 +458,12 @@ class UriTree:
                 added += 1
                 if server != bit_server:
                     bit_server, bit = server, self._bit(server)
+                    found = index.get(server)
+                    nodes = index[server] = [] if found is None else found
                 up = node.parent
                 if up is not None and not up._kids.mask & bit:  # type: ignore[union-attr]
                     self._mark_up(up, bit)
-                nodes = index.get(server)
-                if nodes is None:
-                    index[server] = [node]
-                else:
-                    nodes.append(node)
+                nodes.append(node)
         finally:  # even if the iterable fails midway, counts and version stay right
             self._count_up(run_parent, run_new)
             if touched:
@@ -587,6 +636,8 @@ class UriTree:
                 kids.pending = [child]
             else:
                 kids.pending.append(child)
+        if kids.lex is not None:
+            insort(kids.lex, segment)
         return child
 
     def _drop_resource(self, node: UriNode, server: str) -> None:
@@ -633,6 +684,7 @@ class UriTree:
             assert parent_kids is not None
             del parent_kids.children[node.segment]
             parent_kids.sorted = parent_kids.pending = None
+            parent_kids.lex = None
             node = parent
 
     # ------------------------------------------------------------------------------------- lookup
@@ -743,7 +795,7 @@ class UriTree:
 
     # ------------------------------------------------------------------------------- prefix ranges
 
-    def _descend(self, prefix: str) -> tuple[list[UriNode], list[UriNode]]:
+    def _descend(self, prefix: str, *, ordered: bool = False) -> tuple[list[UriNode], list[UriNode]]:
         """Nodes whose prefix is a proper string prefix of `prefix` (visited, at most a few per level),
         and nodes whose prefix starts with `prefix` (whole subtrees match); nothing else is looked at."""
         if not prefix:
@@ -781,14 +833,20 @@ class UriTree:
                     cuts.add(colon + 1)
                     if wanted.startswith("//", colon + 1):
                         cuts.add(colon + 3)
-            ordered = kids.sorted_children()
-            at = bisect_left(ordered, wanted, key=_segment_key)
-            while at < len(ordered) and ordered[at].segment.startswith(wanted):
-                child = ordered[at]
+            names = kids.lex
+            if names is None:
+                names = kids.lex = sorted(kids.children)
+            at = bisect_left(names, wanted)
+            matched: list[UriNode] = []
+            while at < len(names) and names[at].startswith(wanted):
+                child = kids.children[names[at]]
                 # Below a plain node a ?/# child is glued on, so it only matches a ?/# prefix.
                 if offset == length or not child.segment.startswith(_TAIL):
-                    whole.append(child)
+                    matched.append(child)
                 at += 1
+            if ordered and len(matched) > 1:
+                matched.sort(key=_segment_key)  # siblings in display order
+            whole.extend(matched)
             for cut in cuts:
                 if cut < len(wanted):
                     inner = kids.children.get(wanted[:cut])  # holds no separator, so never a ?/# leaf
@@ -798,7 +856,7 @@ class UriTree:
 
     def resources_under(self, prefix: str) -> Iterator[ResourceEntry]:
         """Every entry (each server) whose URI starts with `prefix`, in tree order."""
-        _, whole = self._descend(prefix)
+        _, whole = self._descend(prefix, ordered=True)
         for top in whole:
             stack = [top]
             while stack:
@@ -850,9 +908,17 @@ class UriTree:
 
     # ---------------------------------------------------------------------------------- rendering
 
-    def iter_depth_first(self, start: UriNode | None = None, *, collapse: bool = False) -> Iterator[Row]:
-        """Rows below `start` (default root; depth 0 = its children): patterns first, then children."""
+    def iter_depth_first(
+        self, start: UriNode | None = None, *, collapse: bool = False, max_depth: int | None = None
+    ) -> Iterator[Row]:
+        """Rows below `start` (default root; depth 0 = its children): patterns first, then children.
+
+        `collapse` makes a chain of single children one row; `max_depth` stops at rows of that depth
+        (nothing below them is visited).
+        """
         top = self.root if start is None else start
+        if max_depth is not None and max_depth <= 0:
+            return
         stack: list[tuple[int, UriNode | PatternNode]] = [(0, item) for item in self._items(top)[::-1]]
         while stack:
             depth, item = stack.pop()
@@ -864,53 +930,10 @@ class UriTree:
                 label = self.chain_label(item)
                 item = self.chain_end(item)
             yield Row(depth, item, label)
-            stack.extend((depth + 1, child) for child in self._items(item)[::-1])
+            if max_depth is None or depth + 1 < max_depth:
+                stack.extend((depth + 1, child) for child in self._items(item)[::-1])
 
     def _items(self, node: UriNode) -> list[UriNode | PatternNode]:
         items: list[UriNode | PatternNode] = list(_sorted_patterns(node))
         items.extend(self.children(node))
         return items
-
-    def to_json(self, node: UriNode | None = None) -> dict[str, Any]:
-        """Nested plain dicts for JSON output; templates are children with ``"template": true``."""
-        top = self.root if node is None else node
-        top_prefix = top.prefix
-        result = self._json_item(top, top_prefix)
-        # Prefixes are built from the parent's (one concatenation each), not re-walked per node.
-        stack: list[tuple[UriNode, str, list[dict[str, Any]]]] = [(top, top_prefix, result["children"])]
-        while stack:
-            current, prefix, out = stack.pop()
-            glued = current._glues_children()
-            for item in self._items(current):
-                if isinstance(item, PatternNode):
-                    out.append(self._json_item(item, item.literal_prefix))
-                    continue
-                segment = item.segment
-                sep = "" if glued or segment.startswith(_TAIL) else "/"
-                child_prefix = f"{prefix}{sep}{segment}"
-                data = self._json_item(item, child_prefix)
-                out.append(data)
-                stack.append((item, child_prefix, data["children"]))
-        return result
-
-    @staticmethod
-    def _json_item(item: UriNode | PatternNode, prefix: str) -> dict[str, Any]:
-        if isinstance(item, PatternNode):
-            return {
-                "segment": item.label,
-                "prefix": prefix,
-                "count": 1,
-                "template": True,
-                "uriTemplate": item.uri_template,
-                "servers": sorted(item._tpl),
-                "children": [],
-            }
-        data: dict[str, Any] = {
-            "segment": item.segment,
-            "prefix": prefix,
-            "count": item.resource_count + item.template_count,
-        }
-        if item.has_resource:
-            data["servers"] = sorted(item.resources)
-        data["children"] = []
-        return data

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import anyio
 from textual import on
@@ -31,9 +31,7 @@ from explorer.config.found import FoundConfig
 from explorer.connection.completion import Completer
 from explorer.connection.errors import ServerFault
 from explorer.connection.live import LogEntry, Progress
-from explorer.connection.session import ProtocolMode, ServerConnection
 from explorer.connection.supervisor import Settings, Supervisor
-from explorer.connection.wire import WireLog
 from explorer.model.catalogue import Catalogue, ServerStatus
 from explorer.model.contents import classify
 from explorer.model.contents.changes import Update, describe_update
@@ -43,17 +41,18 @@ from explorer.model.navigation import Navigation, Place
 from explorer.model.uri_tree import PatternNode, UriNode
 from explorer.sanitize import sanitize_line
 from explorer.screens.adding_servers import ServerAdder
-from explorer.screens.copy_as import CopyAsDialog
-from explorer.screens.error_dialog import ErrorDialog
-from explorer.screens.goto import GoToDialog, GoToTarget
 from explorer.screens.palette import ExplorerCommands, UriJumpCommands
-from explorer.screens.prompts import PromptsScreen
-from explorer.screens.server_overview import ServerOverview
-from explorer.screens.template_form import TemplateFormResult, TemplateFormScreen
 from explorer.widgets.detail import DetailPane
 from explorer.widgets.preview import ContentPreview
 from explorer.widgets.resource_tree import ResourceTree
 from explorer.widgets.server_bar import ServerBar
+
+if TYPE_CHECKING:  # the dialogs and screens are imported when first opened: not on the way to the first frame
+    from explorer.connection.session import ServerConnection
+    from explorer.connection.wire import WireLog
+    from explorer.model.identity import ProtocolMode
+    from explorer.screens.goto import GoToTarget
+    from explorer.screens.template_form import TemplateFormResult
 
 PREVIEW_CAP = 1_000_000
 TREE_FLUSH_SECONDS = 0.05
@@ -177,9 +176,13 @@ Every server's resources and templates as one URI-prefix tree.
         self.query_one("#filter", Input).display = False
         self.query_one(ResourceTree).focus()
         self.statuses_changed()
+        # Connecting imports the MCP stack (about half a second): only once the first frame is on screen.
+        self.call_after_refresh(self._connect_all)
+        self.adder.tell_found_configs()
+
+    def _connect_all(self) -> None:
         for name in self.supervisor.names:
             self.connect(name)
-        self.adder.tell_found_configs()
 
     async def on_unmount(self) -> None:
         """Close every connection before the loop ends, so no server process outlives the app."""
@@ -269,12 +272,16 @@ Every server's resources and templates as one URI-prefix tree.
             await self._read(name, uri, PREVIEW_CAP, changed=True)
 
     def list_changed(self, name: str, kind: Kind) -> None:
+        from explorer.screens.prompts import PromptsScreen
+
         for screen in self.app.screen_stack:
             if isinstance(screen, PromptsScreen) and kind == "prompts":
                 screen.action_refresh()
         self.statuses_changed()
 
     def server_voice(self, name: str, news: LogEntry | Progress) -> None:
+        from explorer.screens.server_overview import ServerOverview
+
         for screen in self.app.screen_stack:
             if isinstance(screen, ServerOverview) and screen.status.name == name:
                 screen.add_voice(news)
@@ -333,6 +340,8 @@ Every server's resources and templates as one URI-prefix tree.
         server = self.supervisor.serving(node.templates)
         if server is None:
             return
+        from explorer.screens.template_form import TemplateFormScreen
+
         completer = Completer(self.supervisor.connection(server))
         self.app.push_screen(TemplateFormScreen(node.templates[server], completer), self._template_filled)
 
@@ -375,6 +384,8 @@ Every server's resources and templates as one URI-prefix tree.
 
     def action_prompts(self) -> None:
         """The prompts of every server; an embedded resource opened there is selected in the tree."""
+        from explorer.screens.prompts import PromptsScreen
+
         failures = {s.name: s.error or "failed" for s in self.catalogue.servers.values() if s.error}
         live = LiveConnections(self.supervisor)
         bounds = self.supervisor.settings.bounds
@@ -389,6 +400,8 @@ Every server's resources and templates as one URI-prefix tree.
             if node is not None and node.resources and node.prefix == uri:
                 self._read_node(node)
         else:
+            from explorer.screens.goto import GoToDialog
+
             self.app.push_screen(GoToDialog(self.catalogue.tree, uri), self._go_to)
 
     def _read_node(self, node: UriNode) -> None:
@@ -433,6 +446,8 @@ Every server's resources and templates as one URI-prefix tree.
         """A link in rendered markdown: never opened; when it looks like a URI, the go-to box says which
         server or template serves it (a relative link is shown as it is)."""
         if ":" in event.href and not event.href.lower().startswith(("http://", "https://", "mailto:")):
+            from explorer.screens.goto import GoToDialog
+
             self.app.push_screen(GoToDialog(self.catalogue.tree, event.href), self._go_to)
 
     @on(ContentPreview.LoadAllRequested)
@@ -486,6 +501,8 @@ Every server's resources and templates as one URI-prefix tree.
         self.tree_widget.focus()
 
     def action_goto(self) -> None:
+        from explorer.screens.goto import GoToDialog
+
         self.app.push_screen(GoToDialog(self.catalogue.tree), self._go_to)
 
     def highlighted_uri(self) -> str | None:
@@ -545,6 +562,8 @@ Every server's resources and templates as one URI-prefix tree.
                 self.app.copy_to_clipboard(text)
                 notice = clip.notice() if text in (clip.text, command) else ""
                 self.notify("Copied: " + sanitize_line(text, 120) + notice, markup=False)
+
+        from explorer.screens.copy_as import CopyAsDialog
 
         self.app.push_screen(CopyAsDialog(uri, forms, notes={k: v for k, v in notes.items() if v}), copy)
 
@@ -608,6 +627,8 @@ Every server's resources and templates as one URI-prefix tree.
             if result == "reconnect":
                 self.connect(status.name)
 
+        from explorer.screens.error_dialog import ErrorDialog
+
         self.app.push_screen(ErrorDialog(status), after)
 
     @on(ServerBar.Selected)
@@ -622,6 +643,8 @@ Every server's resources and templates as one URI-prefix tree.
         if status.state == "failed":
             self.action_show_error(name)
         else:
+            from explorer.screens.server_overview import ServerOverview
+
             self.app.push_screen(ServerOverview(status, self.supervisor))
 
     def action_server_overview(self) -> None:
@@ -697,7 +720,7 @@ Every server's resources and templates as one URI-prefix tree.
         self.notify(f"Auto-preview {'on' if self.auto_preview else 'off'}.", markup=False)
 
 
-class LiveConnections(Mapping[str, ServerConnection]):
+class LiveConnections(Mapping[str, "ServerConnection"]):
     """The supervisor's connections as a mapping looked up at each use (a reconnect is seen at once)."""
 
     def __init__(self, supervisor: Supervisor) -> None:

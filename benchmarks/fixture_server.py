@@ -1,0 +1,147 @@
+"""A near-zero-cost MCP stdio server with N resources in pages of 1,000 (a benchmark fixture).
+
+Run: python benchmarks/fixture_server.py --count 1000000 [--page 1000] [--no-prefix] [--delay S]
+
+Why its own server and not the SDK's: listing a million resources from an SDK-built server measures the
+server (it builds and dumps a pydantic model per resource). This one writes each page with string
+formatting, so what a benchmark measures is the client. It speaks the handshake era only (`server/discover`
+is answered -32601, so an `auto` client falls back to `initialize`, as against most servers today), lists
+two templates, and honours SEP-1269's `prefix` on both lists (cursor = a position in the filtered list)
+unless `--no-prefix`, in which case a `prefix` param is rejected with -32602, like a strict server.
+
+URIs: ``bench://host{h}/area{a}/group{g}/item{i}.json`` with 100 items per group, 100 groups per area, 10
+areas per host; resource k is item k % 100 of group (k // 100) % 100 and so on. Every item has `uri`, `name`
+and `mimeType`; every tenth also a `description` and a `size` (fields a client must keep, or find again).
+`--delay` waits that long before each resources page (tests of progress and Ctrl+C). Standard library
+only (a fixture must not depend on what it measures).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Iterator
+from typing import Any
+
+TEMPLATES = [
+    {
+        "uriTemplate": "bench://host{h}/area{a}/group{g}/item{i}.json",
+        "name": "item",
+        "mimeType": "application/json",
+    },
+    {"uriTemplate": "bench://search{?q}", "name": "search"},
+]
+
+
+def uri_of(k: int) -> str:
+    return f"bench://host{k // 100_000}/area{k // 10_000 % 10}/group{k // 100 % 100}/item{k % 100}.json"
+
+
+def item_json(k: int) -> str:
+    uri = uri_of(k)
+    if k % 10:
+        return f'{{"uri":"{uri}","name":"item {k}","mimeType":"application/json"}}'
+    return (
+        f'{{"uri":"{uri}","name":"item {k}","mimeType":"application/json",'
+        f'"description":"resource number {k} of the benchmark","size":{k * 7 % 100_003}}}'
+    )
+
+
+class Catalogue:
+    """The resource indexes a listing walks, per prefix (the last prefix's filtered indexes are cached)."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self._prefix = ""
+        self._matching: list[int] | None = None
+
+    def indexes(self, prefix: str) -> range | list[int]:
+        if not prefix:
+            return range(self.count)
+        if prefix != self._prefix or self._matching is None:
+            self._prefix = prefix
+            self._matching = [k for k in range(self.count) if uri_of(k).startswith(prefix)]
+        return self._matching
+
+
+def template_matches(text: str, prefix: str) -> bool:
+    literal = text.split("{", 1)[0]
+    return text.startswith(prefix) or ("{" in text and prefix.startswith(literal))
+
+
+def answer(
+    message: dict[str, Any], catalogue: Catalogue, page: int, honour_prefix: bool, delay: float = 0.0
+) -> str | None:
+    """The response line for one request, or None for a notification."""
+    ident = message.get("id")
+    method = message.get("method")
+    params = message.get("params") or {}
+    if ident is None:
+        return None
+    head = f'{{"jsonrpc":"2.0","id":{json.dumps(ident)},'
+    if method == "initialize":
+        result = {
+            "protocolVersion": params.get("protocolVersion", "2025-11-25"),
+            "capabilities": {"resources": {}},
+            "serverInfo": {"name": "bench-fixture", "version": "1"},
+        }
+        return head + f'"result":{json.dumps(result)}}}'
+    if method == "ping":
+        return head + '"result":{}}'
+    if method in ("resources/list", "resources/templates/list"):
+        prefix = params.get("prefix")
+        if prefix is not None and (not honour_prefix or not isinstance(prefix, str)):
+            return head + '"error":{"code":-32602,"message":"Invalid params: unknown parameter prefix"}}'
+        prefix = prefix or ""
+        if method == "resources/templates/list":
+            chosen = [t for t in TEMPLATES if template_matches(t["uriTemplate"], prefix)]
+            return head + f'"result":{{"resourceTemplates":{json.dumps(chosen)}}}}}'
+        if delay:
+            time.sleep(delay)
+        indexes = catalogue.indexes(prefix)
+        cursor = params.get("cursor")
+        try:
+            start = int(cursor) if cursor is not None else 0
+        except (TypeError, ValueError):
+            start = -1
+        if start < 0 or (cursor is not None and start >= len(indexes)):
+            return head + '"error":{"code":-32602,"message":"invalid cursor"}}'
+        end = min(start + page, len(indexes))
+        items = ",".join(item_json(k) for k in _slice(indexes, start, end))
+        more = f',"nextCursor":"{end}"' if end < len(indexes) else ""
+        return head + f'"result":{{"resources":[{items}]{more}}}}}'
+    return head + f'"error":{{"code":-32601,"message":"Method not found: {method}"}}}}'
+
+
+def _slice(indexes: range | list[int], start: int, end: int) -> Iterator[int]:
+    return iter(indexes[start:end])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--count", type=int, default=1_000_000)
+    parser.add_argument("--page", type=int, default=1000)
+    parser.add_argument("--no-prefix", action="store_true", help="reject `prefix` with -32602")
+    parser.add_argument("--delay", type=float, default=0.0, help="seconds to wait before each page")
+    args = parser.parse_args()
+    catalogue = Catalogue(args.count)
+    out = sys.stdout.buffer
+    for line in sys.stdin.buffer:
+        if not line.strip():
+            continue
+        try:
+            message = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(message, dict):
+            continue
+        reply = answer(message, catalogue, args.page, not args.no_prefix, args.delay)
+        if reply is not None:
+            out.write(reply.encode() + b"\n")
+            out.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,32 @@
+"""How many bytes each response took on the wire, for the listing's metadata bound.
+
+Why the transport tells: measuring a page by serializing it again cost a second per million resources,
+and the wire size is what the bound is about. The stdio reader knows each line's length; it records the
+size under the response's id, and the connection takes it back when the response reaches the request that
+sent that id. Transports that cannot tell (HTTP, parsed inside the SDK) record nothing, and the listing
+measures the page itself. Bounded: sizes nobody takes (answers to the SDK's own requests) fall out.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+RequestId = int | str
+
+
+class ResponseSizes:
+    """Wire bytes of recent responses, by request id (at most `limit` kept)."""
+
+    def __init__(self, limit: int = 64) -> None:
+        self.limit = limit
+        self._sizes: OrderedDict[RequestId, int] = OrderedDict()
+
+    def record(self, ident: RequestId, size: int) -> None:
+        sizes = self._sizes
+        sizes[ident] = size
+        if len(sizes) > self.limit:
+            sizes.popitem(last=False)
+
+    def take(self, ident: RequestId) -> int | None:
+        """The size recorded for `ident` (forgotten once taken), or None when the transport did not tell."""
+        return self._sizes.pop(ident, None)

@@ -1,0 +1,49 @@
+"""Keep the cyclic garbage collector away from what a big listing leaves alive.
+
+Why: a listing of a million resources leaves a few million tracked objects (entries, tree nodes) that live
+until the end. Every full collection walks all of them (0.8 to 2.3 s measured, several times during one
+listing), and the interpreter starts one whenever enough objects survived since the last, so the pauses
+come back as long as anything allocates. After each page is merged, `after_ingest` runs a collection and
+then freezes everything alive (`gc.freeze`): frozen objects are never walked again, so that collection
+(and every later one) costs what was allocated since the last page, not the size of the catalogue, and
+nothing that was garbage gets frozen (it was just collected). Frozen objects are still freed by reference
+counting as usual, and the model holds no cycles that outlive a removal (a pruned tree node is detached
+from its parent), so a refresh frees the entries it replaces.
+
+Writing a big result makes caches that live on (each node's sorted children) and temporaries that are
+freed by reference counting, never cycles: `collector_paused` keeps the collector out of that phase
+altogether (it was 20 to 30 ms a pass, walking the fresh caches). Importing the MCP SDK builds some fifty
+thousand objects that live as long as the process (pydantic models): the same, or a full collection in
+the middle of the import takes 20 to 70 ms.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+
+def after_ingest() -> None:
+    """After a page of a listing is merged: collect what is not frozen yet, then freeze what is alive."""
+    if not gc.isenabled():
+        return
+    gc.collect()
+    gc.freeze()
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """No cyclic collection inside the block (for work that makes no reference cycles, or imports).
+
+    What the block left alive is frozen at its end: else the first young collection after it would walk
+    all of it at once (37 ms measured after writing a million rows).
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.freeze()
+            gc.enable()

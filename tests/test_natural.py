@@ -1,0 +1,89 @@
+"""Natural order of URI segments (`g2` before `g10`), as the tree shows its children."""
+
+from __future__ import annotations
+
+import random
+import re
+from functools import cmp_to_key
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from explorer.model.entries import ResourceEntry
+from explorer.model.natural import natural_key
+from explorer.model.uri_tree import UriTree
+
+_RUN = re.compile(r"[0-9]+")
+
+
+def reference(a: str, b: str) -> int:
+    """Character by character; two runs of ASCII digits compare as numbers; equal numbers written with
+    leading zeros come after the ones without (then by their text)."""
+    i = j = 0
+    while i < len(a) and j < len(b):
+        run_a, run_b = _RUN.match(a, i), _RUN.match(b, j)
+        if run_a and run_b:
+            na, nb = int(run_a.group()), int(run_b.group())
+            if na != nb:
+                return -1 if na < nb else 1
+            i, j = run_a.end(), run_b.end()
+            continue
+        if a[i] != b[j]:
+            return -1 if a[i] < b[j] else 1
+        i, j = i + 1, j + 1
+    if (len(a) - i) != (len(b) - j):
+        return -1 if len(a) - i < len(b) - j else 1
+
+    def zeros(text: str) -> bool:
+        return any(len(m.group()) > 1 and m.group().startswith("0") for m in _RUN.finditer(text))
+
+    left, right = (zeros(a), a), (zeros(b), b)
+    return 0 if left == right else -1 if left < right else 1
+
+
+def test_numbers_sort_by_value() -> None:
+    names = ["g10", "g2", "g1", "item-10", "item-9", "item-1", "v1.10", "v1.9", "v1.2", "a", "b", "9", "10"]
+    random.Random(3).shuffle(names)
+
+    assert sorted(names, key=natural_key) == [
+        "9", "10", "a", "b", "g1", "g2", "g10", "item-1", "item-9", "item-10", "v1.2", "v1.9", "v1.10",
+    ]  # fmt: skip
+
+
+def test_leading_zeros_and_long_numbers_give_one_stable_order() -> None:
+    names = ["g02", "g2", "g002", "g1", "g3", "x" + "9" * 30, "x" + "1" + "0" * 29, "x" + "9" * 29]
+
+    once = sorted(names, key=natural_key)
+    assert once == sorted(reversed(names), key=natural_key)  # the same whatever the input order
+    assert once[:5] == ["g1", "g2", "g002", "g02", "g3"]
+    assert once[5:] == ["x" + "9" * 29, "x" + "1" + "0" * 29, "x" + "9" * 30]
+
+
+@given(st.lists(st.text(alphabet="ab-.0129", max_size=8), max_size=30))
+@settings(max_examples=300)
+def test_the_key_orders_as_the_reference_comparison(names: list[str]) -> None:
+    assert sorted(names, key=natural_key) == sorted(names, key=cmp_to_key(reference))
+
+
+def test_tree_children_come_in_natural_order_as_pages_add_more() -> None:
+    tree = UriTree()
+    first = [f"x://h/d/item-{i}" for i in range(0, 300, 3)]
+    random.Random(1).shuffle(first)
+    tree.add_resources(ResourceEntry("s", uri, "n") for uri in first)
+    folder = tree.node_for("x://h/d")
+    assert folder is not None
+    assert [c.segment for c in tree.children(folder)] == [f"item-{i}" for i in range(0, 300, 3)]
+    handed_out = tree.children(folder)
+
+    tree.add_resources([ResourceEntry("s", "x://h/d/item-10", "n")])  # a few: inserted one by one
+    tree.add_resources(ResourceEntry("s", f"x://h/d/item-{i}", "n") for i in range(1, 300, 3))  # many
+    assert [c.segment for c in tree.children(folder)] == [
+        f"item-{i}" for i in sorted({*range(0, 300, 3), *range(1, 300, 3), 10})
+    ]
+    assert [c.segment for c in handed_out] == [f"item-{i}" for i in range(0, 300, 3)]  # never mutated
+    # Prefix queries take their own string order: `item-1` covers item-1, item-10, item-100 ...
+    present = {*range(0, 300, 3), *range(1, 300, 3), 10}
+    ones = sorted(i for i in present if str(i).startswith("1"))
+    assert tree.count_under("x://h/d/item-1").resources == len(ones)
+    # ... and hands them out in display (natural) order.
+    assert [e.uri for e in tree.resources_under("x://h/d/item-1")] == [f"x://h/d/item-{i}" for i in ones]
