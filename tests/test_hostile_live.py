@@ -59,3 +59,18 @@ async def test_a_server_that_always_changes_is_paced_and_the_user_is_told() -> N
         await pilot.pause(3)  # paced: no new refresh for 30 s
         assert (await calls(app, "restless")).get("resources/list", 0) == traversals
         assert screen.catalogue.servers["restless"].listing is not None
+
+
+async def test_a_resource_announced_changed_on_every_read_is_read_at_a_bounded_pace() -> None:
+    spec = raw_spec("loop", "updated-on-read", caps="resources,subscribe")
+    app = make_app(spec)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_settled(pilot, app)
+        screen = main_screen(app)
+        screen.read("loop", "storm://updates")
+        await pilot.pause(4)
+        reads = (await calls(app, "loop")).get("resources/read", 0)
+        # Every read announces a change: at most two reads a second (a tight loop would be hundreds).
+        assert 2 <= reads <= 12, reads
+        await pilot.press("down")
+        assert app.is_running

@@ -20,14 +20,17 @@ Spawn = Callable[[Callable[[], Awaitable[None]]], None]
 class Coalescer:
     """Per key: at most one job in flight and one queued; triggers while one is queued are absorbed.
 
-    A queued job waits until `min_interval` seconds have passed since the previous one started, so a
-    server that announces a change on every read cannot make the explorer read in a tight loop.
+    A job starts at least `min_interval` seconds after the previous one for its key started, even when the
+    next trigger comes after the previous job ended: a server that announces a change in answer to every
+    read makes the explorer read at most twice a second, not in a tight loop, while a resource that really
+    changes every few seconds is followed at once.
     """
 
     def __init__(self, min_interval: float = 0.5) -> None:
         self.min_interval = min_interval
         self._running: set[Hashable] = set()
         self._queued: set[Hashable] = set()
+        self._last_start: dict[Hashable, float] = {}
         self.absorbed = 0  # triggers that cost nothing (counted for tests and the protocol log)
 
     def trigger(self, key: Hashable, job: Callable[[], Awaitable[None]], spawn: Spawn) -> None:
@@ -45,13 +48,15 @@ class Coalescer:
 
         try:
             while True:
+                last = self._last_start.get(key)
+                if last is not None:
+                    await anyio.sleep(max(0.0, self.min_interval - (time.monotonic() - last)))
                 self._queued.discard(key)
-                started = time.monotonic()
+                self._last_start[key] = time.monotonic()
                 with contextlib.suppress(Exception):  # one failed re-read must not stop the next
                     await job()
                 if key not in self._queued:
                     break
-                await anyio.sleep(max(0.0, self.min_interval - (time.monotonic() - started)))
         finally:
             self._running.discard(key)
             self._queued.discard(key)
