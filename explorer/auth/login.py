@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 
 import httpx2
 
-from explorer import __version__
+from explorer import __version__, sdk_door
 from explorer.auth.redirect import (
     LoopbackListener,
     Redirected,
@@ -250,16 +250,12 @@ def _client_credentials_provider(login: Login, settings: OAuthSettings) -> OAuth
             signing_algorithm=settings.signing_algorithm or signing_algorithm_of(settings.private_key),
         )
 
-        class KeyProvider(PrivateKeyJWTOAuthProvider):
-            async def _initialize(self) -> None:
-                await super()._initialize()
-                storage.restore(self.context)
-
-            async def _perform_authorization(self) -> httpx2.Request:
-                login.count_authorization()
-                return await super()._perform_authorization()
-
-        return KeyProvider(
+        key_provider = sdk_door.hooked_provider(
+            PrivateKeyJWTOAuthProvider,
+            after_initialize=lambda provider: storage.restore(provider.context),
+            before_authorization=lambda _provider: login.count_authorization(),
+        )
+        return key_provider(
             login.spec.url,
             storage,
             settings.client_id,
@@ -270,17 +266,13 @@ def _client_credentials_provider(login: Login, settings: OAuthSettings) -> OAuth
 
     assert settings.client_secret is not None
 
-    class SecretProvider(ClientCredentialsOAuthProvider):
-        async def _initialize(self) -> None:
-            await super()._initialize()
-            storage.restore(self.context)
-
-        async def _perform_authorization(self) -> httpx2.Request:
-            login.count_authorization()
-            return await super()._perform_authorization()
-
+    secret_provider = sdk_door.hooked_provider(
+        ClientCredentialsOAuthProvider,
+        after_initialize=lambda provider: storage.restore(provider.context),
+        before_authorization=lambda _provider: login.count_authorization(),
+    )
     post = settings.token_endpoint_auth_method == "client_secret_post"
-    return SecretProvider(
+    return secret_provider(
         login.spec.url,
         storage,
         settings.client_id,
@@ -330,30 +322,30 @@ def _code_provider(login: Login, settings: OAuthSettings) -> OAuthClientProvider
             raise OAuthFlowError("the authorization server's redirect carried no code")
         return AuthorizationCodeResult(code=got.code, state=got.state, iss=got.iss)
 
-    class CodeProvider(OAuthClientProvider):
-        async def _initialize(self) -> None:
-            await super()._initialize()
-            if settings.client_id is not None:
-                self.context.client_info = OAuthClientInformationFull(
-                    client_id=settings.client_id,
-                    client_secret=settings.client_secret,
-                    redirect_uris=[AnyUrl(storage.redirect or "")],
-                    token_endpoint_auth_method=(
-                        settings.token_endpoint_auth_method or "client_secret_basic"
-                        if settings.client_secret
-                        else "none"
-                    ),
-                )
-            storage.restore(self.context)
+    def after_initialize(provider: OAuthClientProvider) -> None:
+        if settings.client_id is not None:
+            provider.context.client_info = OAuthClientInformationFull(
+                client_id=settings.client_id,
+                client_secret=settings.client_secret,
+                redirect_uris=[AnyUrl(storage.redirect or "")],
+                token_endpoint_auth_method=(
+                    settings.token_endpoint_auth_method or "client_secret_basic"
+                    if settings.client_secret
+                    else "none"
+                ),
+            )
+        storage.restore(provider.context)
 
-        async def _perform_authorization(self) -> httpx2.Request:
-            login.count_authorization()
-            if configured_scope:
-                scope = union_scopes(self.context.client_metadata.scope, configured_scope)
-                self.context.client_metadata.scope = scope
-            return await super()._perform_authorization()
+    def before_authorization(provider: OAuthClientProvider) -> None:
+        login.count_authorization()
+        if configured_scope:
+            metadata = provider.context.client_metadata
+            metadata.scope = union_scopes(metadata.scope, configured_scope)
 
-    return CodeProvider(
+    code_provider = sdk_door.hooked_provider(
+        OAuthClientProvider, after_initialize=after_initialize, before_authorization=before_authorization
+    )
+    return code_provider(
         login.spec.url,
         metadata,
         storage,

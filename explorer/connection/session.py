@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import anyio.to_thread
 
-from explorer import __version__
+from explorer import __version__, sdk_door
 from explorer.config import ServerSpec, redact, redact_value
 from explorer.connection.errors import (
     CONNECTION_CLOSED,
@@ -107,7 +107,7 @@ class ServerConnection:
             # Half a second of imports: in a thread, so an event loop (the TUI's) keeps painting meanwhile.
             await anyio.to_thread.run_sync(import_sdk)
         route_sdk_logs(self.spec)
-        bound_discover_timeout(self.timeout)
+        sdk_door.bound_discover_timeout(self.timeout)
         if self.stderr_log is not None and self.spec.transport == "stdio":
             self._stderr_start = begin_run(self.stderr_log)
         try:
@@ -362,14 +362,11 @@ class ServerConnection:
             # Modern-era logging is asked for per request (its `_meta`), at the level chosen now.
             data.setdefault("params", {}).setdefault("_meta", {})[_LOG_LEVEL_META_KEY] = self.log_level
         opts: dict[str, Any] = {"timeout": self.timeout}
-        dispatcher = session._dispatcher
-        allocate = getattr(dispatcher, "_allocate_id", None)
-        ident = allocate() if allocate is not None else None
+        ident = sdk_door.allocate_request_id(session)
         if ident is not None:
             opts["request_id"] = ident
         try:
-            session._stamp(data, opts)  # type: ignore[arg-type]
-            raw = await dispatcher.send_raw_request(method, data.get("params"), opts)  # type: ignore[arg-type]
+            raw = await sdk_door.send_raw_request(session, method, data, opts)
         except Exception as exc:
             if getattr(exc, "code", CONNECTION_CLOSED) == CONNECTION_CLOSED:
                 await self._settle_stderr()
@@ -455,24 +452,6 @@ def import_sdk() -> None:
     with collector_paused():
         import mcp
         import mcp.client.session  # noqa: F401
-
-
-def bound_discover_timeout(timeout: float) -> None:
-    """`--protocol auto` must not wait longer than `--timeout` for `server/discover`.
-
-    The SDK probes with its own fixed timeout (a module constant read at call time), so a server that
-    silently ignores unknown methods cost ~10 s whatever the user asked for. Never raised above the SDK's
-    own value; process-wide, which is right because one run uses one `--timeout`.
-    """
-    import mcp.client.session as sdk_session
-
-    global _SDK_DISCOVER_TIMEOUT
-    if _SDK_DISCOVER_TIMEOUT is None:
-        _SDK_DISCOVER_TIMEOUT = float(sdk_session.DISCOVER_TIMEOUT_SECONDS)
-    sdk_session.DISCOVER_TIMEOUT_SECONDS = min(_SDK_DISCOVER_TIMEOUT, timeout)
-
-
-_SDK_DISCOVER_TIMEOUT: float | None = None
 
 
 def _supported_versions(data: Any) -> list[str]:

@@ -46,13 +46,14 @@ import anyio.lowlevel
 import anyio.to_thread
 import orjson
 
+from explorer import sdk_door
 from explorer.config import MASK, ServerSpec
 from explorer.config.spec import masked_forms
 from explorer.connection.errors import ProtocolProblems
 from explorer.connection.sizes import ResponseSizes
 
 if TYPE_CHECKING:
-    from mcp.client._transport import TransportStreams
+    from explorer.sdk_door import TransportStreams
 
 MAX_MESSAGE_BYTES = 256 * 1024 * 1024  # one JSON-RPC message; past it the line is dropped, not buffered
 _CHUNK = 1024 * 1024
@@ -82,8 +83,6 @@ async def stdio_transport(
     sizes: ResponseSizes | None = None,
 ) -> AsyncIterator[TransportStreams]:
     """Start the server and yield (read, write) streams of `SessionMessage`s for `mcp.Client`."""
-    from mcp.client import stdio as sdk
-
     assert spec.command is not None
     log_path = stderr_log if stderr_log is not None else Path(os.devnull)
     if log_path != Path(os.devnull):
@@ -91,6 +90,7 @@ async def stdio_transport(
     secrets = masked_forms(spec)  # every encoding of every secret (see secret_forms)
     if sys.platform == "win32":  # pragma: no cover - the SDK's own transport (its Windows process wrapper)
         from mcp import StdioServerParameters
+        from mcp.client import stdio as sdk
 
         params = StdioServerParameters(
             command=spec.command,
@@ -104,18 +104,13 @@ async def stdio_transport(
                 yield streams
         return
 
-    command = await sdk._get_executable_command(spec.command)
-    env = sdk.get_default_environment() | dict(spec.env)
+    command = await sdk_door.executable_command(spec.command)
+    env = sdk_door.default_environment() | dict(spec.env)
     pump = StderrPump(log_path, secrets) if secrets else None
     errlog: IO[Any] = pump.child_end() if pump is not None else log_path.open("ab")
     try:
-        process = await sdk._create_platform_compatible_process(
-            command=command,
-            args=list(spec.args),
-            env=env,
-            errlog=errlog,  # type: ignore[arg-type]  # a binary file: only its fileno() is used
-            cwd=spec.cwd,
-        )
+        # errlog is a binary file: only its fileno() is used
+        process = await sdk_door.start_process(command, list(spec.args), dict(env), errlog, spec.cwd)
     except BaseException:
         errlog.close()
         if pump is not None:
@@ -258,18 +253,16 @@ async def stop_server_process(process: Any) -> None:
 
 
 async def _stop_server_process(process: Any) -> None:
-    from mcp.client import stdio as sdk
-
     pgid = process.pid
     stopped = False
     try:
-        await sdk._close_pipe(process.stdin)
-        await sdk._wait_for_process_exit(process, EOF_GRACE)
+        await sdk_door.close_pipe(process.stdin)
+        await sdk_door.wait_for_exit(process, EOF_GRACE)
         if process.returncode is None or _group_alive(pgid):
             await _terminate_group(process, pgid)
         stopped = True  # exited, or SIGKILLed: at most zombies are left for their parent to reap
-        await sdk._close_pipe(process.stdout)  # a kill survivor may hold the pipe: poison the reader
-        sdk._close_subprocess_transport(process)
+        await sdk_door.close_pipe(process.stdout)  # a kill survivor may hold the pipe: poison the reader
+        sdk_door.close_process_transport(process)
     finally:
         if stopped or not _group_alive(pgid):
             _forget_group(pgid)  # else the exit-time safety net tries again
@@ -277,8 +270,6 @@ async def _stop_server_process(process: Any) -> None:
 
 async def _terminate_group(process: Any, pgid: int) -> None:
     """SIGTERM the group, wait until it is gone (at most TERM_GRACE), SIGKILL whatever is left."""
-    from mcp.client import stdio as sdk
-
     _signal_group(pgid, signal.SIGTERM)
     deadline = anyio.current_time() + TERM_GRACE
     while _group_alive(pgid) and anyio.current_time() < deadline:
@@ -286,7 +277,7 @@ async def _terminate_group(process: Any, pgid: int) -> None:
         await anyio.sleep(_POLL)
     if _group_alive(pgid):
         _signal_group(pgid, signal.SIGKILL)
-    await sdk._wait_for_process_exit(process, _KILL_REAP)
+    await sdk_door.wait_for_exit(process, _KILL_REAP)
 
 
 def _signal_group(pgid: int, sig: signal.Signals) -> None:

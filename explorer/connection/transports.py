@@ -17,15 +17,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from explorer import sdk_door
 from explorer.config import ServerSpec
 from explorer.connection.errors import ProtocolProblems
 from explorer.connection.sizes import ResponseSizes
 
 if TYPE_CHECKING:
     import httpx2
-    from mcp.client._transport import TransportStreams
 
     from explorer.connection.stdio import StderrPump
+    from explorer.sdk_door import TransportStreams
 
 _AUTH_STATUSES = (401, 403)
 # Set in the extensions of the requests an OAuth login makes (metadata, registration, token): their
@@ -97,9 +98,8 @@ def _http_client(
     spec: ServerSpec, timeout: float, answers: HttpAnswers | None, auth: httpx2.Auth | None
 ) -> httpx2.AsyncClient:
     import httpx2
-    from mcp.shared._httpx_utils import create_mcp_http_client
 
-    client = create_mcp_http_client(
+    client = sdk_door.http_client(
         headers=dict(spec.headers), timeout=httpx2.Timeout(timeout, read=max(timeout, 300.0)), auth=auth
     )
     if answers is not None:
@@ -147,9 +147,7 @@ async def open_transport(
         def factory(
             headers: dict[str, str] | None = None, timeout: Any = None, auth: Any = None
         ) -> httpx2.AsyncClient:
-            from mcp.shared._httpx_utils import create_mcp_http_client
-
-            client = create_mcp_http_client(headers=headers, timeout=timeout, auth=login_auth or auth)
+            client = sdk_door.http_client(headers=headers, timeout=timeout, auth=login_auth or auth)
             if http_answers is not None:
                 client.event_hooks = http_answers.hooks()
             return client

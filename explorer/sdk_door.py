@@ -1,0 +1,208 @@
+"""The one door to the MCP SDK's private names (docs/architecture.md, "One door to the SDK").
+
+The explorer leans on a few things the SDK does not export: the session's request stamping and raw
+dispatch (listing keeps unknown fields and survives one malformed item), the stdio process helpers (our
+own bounded reader needs the same process start and stop), the HTTP client factory, the `server/discover`
+probe timeout and two hooks of the OAuth providers. Every such name is reached through this module only,
+so a new `mcp` release that moves one breaks here, and `tests/test_sdk_door.py` says which name moved.
+
+Imports are lazy: the SDK costs start-up time, and the CLI's usage errors must not pay it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    import httpx2
+    from mcp.client._transport import TransportStreams as TransportStreams
+    from mcp.client.session import ClientSession
+
+# (module, attribute) of every private name used, for the canary test and for `missing_names`.
+PRIVATE_NAMES: tuple[tuple[str, str], ...] = (
+    ("mcp.client.session", "ClientSession._stamp"),
+    ("mcp.client.session", "ClientSession._dispatcher"),
+    ("mcp.client.session", "DISCOVER_TIMEOUT_SECONDS"),
+    ("mcp.client.stdio", "_get_executable_command"),
+    ("mcp.client.stdio", "_create_platform_compatible_process"),
+    ("mcp.client.stdio", "_close_pipe"),
+    ("mcp.client.stdio", "_wait_for_process_exit"),
+    ("mcp.client.stdio", "_close_subprocess_transport"),
+    ("mcp.client._transport", "TransportStreams"),
+    ("mcp.shared._httpx_utils", "create_mcp_http_client"),
+    ("mcp.client.auth", "OAuthClientProvider._initialize"),
+    ("mcp.client.auth", "OAuthClientProvider._perform_authorization"),
+)
+
+# Set on each session in its constructor, so only a live session shows them (the canary test does).
+SESSION_INSTANCE_NAMES = frozenset({"ClientSession._stamp", "ClientSession._dispatcher"})
+
+
+def missing_names() -> list[str]:
+    """The private names this SDK release no longer has, as `module:attribute` (empty when all are there).
+
+    Instance attributes (`SESSION_INSTANCE_NAMES`) cannot be seen on the class; they are checked on a
+    live session by the canary test instead.
+    """
+    import importlib
+
+    missing: list[str] = []
+    for module_name, dotted in PRIVATE_NAMES:
+        if dotted in SESSION_INSTANCE_NAMES:
+            continue
+        try:
+            target: Any = importlib.import_module(module_name)
+        except ImportError:
+            missing.append(f"{module_name}:{dotted}")
+            continue
+        for part in dotted.split("."):
+            if not hasattr(target, part):
+                missing.append(f"{module_name}:{dotted}")
+                break
+            target = getattr(target, part)
+    return missing
+
+
+# -- the session: raw requests --------------------------------------------------------------------
+
+
+def allocate_request_id(session: ClientSession) -> Any:
+    """The id the session's dispatcher would choose next, or None when it cannot say.
+
+    Taking it first lets the caller find the response's size the transport recorded under that id.
+    """
+    allocate = getattr(session._dispatcher, "_allocate_id", None)
+    return allocate() if allocate is not None else None
+
+
+async def send_raw_request(
+    session: ClientSession, method: str, data: dict[str, Any], opts: dict[str, Any]
+) -> Any:
+    """Send `{"method", "params"}` as the session would (its stamping: protocol version, `_meta`), but take
+    the result as raw JSON, unvalidated: one malformed item must not cost a whole page."""
+    session._stamp(data, opts)  # type: ignore[arg-type]
+    return await session._dispatcher.send_raw_request(method, data.get("params"), opts)  # type: ignore[arg-type]
+
+
+# -- the `server/discover` probe -----------------------------------------------------------------
+
+_sdk_discover_timeout: float | None = None
+
+
+def bound_discover_timeout(timeout: float) -> None:
+    """Make `--protocol auto` wait at most `timeout` for `server/discover`.
+
+    The SDK probes with a module constant read at call time (10 s), so a server that silently ignores
+    unknown methods cost that much whatever the user asked for. Never raised above the SDK's own value;
+    process-wide, which is right because one run uses one `--timeout`.
+    """
+    import mcp.client.session as sdk_session
+
+    global _sdk_discover_timeout
+    if _sdk_discover_timeout is None:
+        _sdk_discover_timeout = float(sdk_session.DISCOVER_TIMEOUT_SECONDS)
+    sdk_session.DISCOVER_TIMEOUT_SECONDS = min(_sdk_discover_timeout, timeout)
+
+
+# -- stdio: the process ---------------------------------------------------------------------------
+
+
+async def executable_command(command: str) -> str:
+    """The command as the SDK would run it (its platform-specific resolution)."""
+    from mcp.client import stdio
+
+    return await stdio._get_executable_command(command)
+
+
+def default_environment() -> dict[str, str]:
+    """The environment the SDK passes to a stdio server: a safe subset of ours."""
+    from mcp.client import stdio
+
+    return stdio.get_default_environment()
+
+
+async def start_process(
+    command: str, args: list[str], env: dict[str, str], errlog: Any, cwd: str | None
+) -> Any:
+    """Start a stdio server as the SDK does (in its own session, so its whole group can be stopped)."""
+    from mcp.client import stdio
+
+    return await stdio._create_platform_compatible_process(
+        command=command, args=args, env=env, errlog=errlog, cwd=cwd
+    )
+
+
+async def close_pipe(pipe: Any) -> None:
+    from mcp.client import stdio
+
+    await stdio._close_pipe(pipe)
+
+
+async def wait_for_exit(process: Any, seconds: float) -> None:
+    """Wait at most `seconds` for the process to exit (it is not killed here)."""
+    from mcp.client import stdio
+
+    await stdio._wait_for_process_exit(process, seconds)
+
+
+def close_process_transport(process: Any) -> None:
+    from mcp.client import stdio
+
+    stdio._close_subprocess_transport(process)
+
+
+# -- HTTP -----------------------------------------------------------------------------------------
+
+
+def http_client(headers: dict[str, str] | None, timeout: Any, auth: Any) -> httpx2.AsyncClient:
+    """An HTTP client with the SDK's defaults (redirects followed, its timeouts unless given)."""
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    return create_mcp_http_client(headers=headers, timeout=timeout, auth=auth)
+
+
+# -- OAuth providers ------------------------------------------------------------------------------
+
+Provider = TypeVar("Provider")
+
+
+def hooked_provider(
+    base: type[Provider],
+    *,
+    after_initialize: Callable[[Any], None],
+    before_authorization: Callable[[Any], None],
+) -> type[Provider]:
+    """A subclass of an SDK OAuth provider that calls back after it loads its state (so stored tokens and
+    a configured client can be put in) and before each authorization (counted, scopes widened)."""
+    parent: Any = base
+
+    class Hooked(parent):  # type: ignore[misc]
+        async def _initialize(self) -> None:
+            await super()._initialize()
+            after_initialize(self)
+
+        async def _perform_authorization(self) -> Any:
+            before_authorization(self)
+            return await super()._perform_authorization()
+
+    Hooked.__name__ = Hooked.__qualname__ = f"Hooked{base.__name__}"
+    hooked: type[Provider] = Hooked
+    return hooked
+
+
+__all__ = [
+    "PRIVATE_NAMES",
+    "allocate_request_id",
+    "bound_discover_timeout",
+    "close_pipe",
+    "close_process_transport",
+    "default_environment",
+    "executable_command",
+    "hooked_provider",
+    "http_client",
+    "missing_names",
+    "send_raw_request",
+    "start_process",
+    "wait_for_exit",
+]
