@@ -9,6 +9,7 @@ Regenerate after an intended change of the look: `pytest tests/test_snapshots.py
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -17,6 +18,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 
 from explorer.config import ServerSpec
+from explorer.connection.stdio import stop_leftover_servers
 from explorer.screens.prompts import PromptFormScreen, PromptsScreen
 from explorer.screens.template_form import TemplateFormScreen
 from explorer.widgets.argument_form import ArgumentForm
@@ -31,6 +33,15 @@ THEMES = ["explorer-dark", "explorer-light", "explorer-high-contrast", "explorer
 LATEST = "metrics://{region}/{service}/latest"
 PYTHON_FILE = "file:///workspace/tidewater/src/tidewater/harmonics/constituents/lunar.py"
 pytestmark = pytest.mark.xdist_group("snapshots")
+
+
+@pytest.fixture(autouse=True)
+def _safety_net() -> Iterator[None]:
+    """`snap_compare` runs the app with `app.run()`, as the command does, and the command runs the
+    safety net after it: so does each test here. Without it the demo server outlives the snapshot (its
+    clean-up is cut short when the harness ends the loop) and a later test in this worker meets it."""
+    yield
+    stop_leftover_servers()
 
 
 def _size_id(size: tuple[int, int]) -> str:
