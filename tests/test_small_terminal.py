@@ -90,6 +90,27 @@ async def test_prompt_form_keeps_its_hints_in_sight_and_scrolls_to_the_focused_f
             assert in_sight(app, status), name
 
 
+async def test_every_key_of_the_footer_is_in_sight_on_the_prompts_view_with_a_result() -> None:
+    app = make_app(demo_spec())
+    async with app.run_test(size=SMALL) as pilot:
+        await wait_settled(pilot, app)
+        await pilot.press("p")
+        await wait_for(pilot, lambda: isinstance(app.screen, PromptsScreen) and app.screen.is_mounted)
+        prompts = app.screen
+        assert isinstance(prompts, PromptsScreen)
+        await wait_for(pilot, lambda: any(s.state == "ready" for s in prompts.listings.values()))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, PromptFormScreen) and app.screen.is_mounted)
+        app.screen.query_one(ArgumentForm).set_text("chapter", "pagination")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: app.screen is prompts and prompts.result_view.state == "result")
+        await pilot.pause(0.3)
+        keys = list(prompts.query("FooterKey"))
+        assert len(keys) >= 7  # esc, t, r, y, q, ? and the palette's
+        for key in keys:
+            assert in_sight(app, key), getattr(key, "description", key)
+
+
 async def test_connect_dialog_keeps_its_buttons_in_sight() -> None:
     app = make_app(demo_spec())
     async with app.run_test(size=SMALL) as pilot:
