@@ -33,6 +33,11 @@ class ExplorerApp(App[int]):
 
     TITLE = "mcp-url-explorer"
     CSS_PATH = "explorer.tcss"
+    # Every screen gets a width class and a height class, so small terminals get their own layout in CSS
+    # (`-narrow` under 100 columns, `-short` under 32 rows). Textual types these as plain attributes, so
+    # a ClassVar annotation would not type-check.
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]  # noqa: RUF012
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]  # noqa: RUF012
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit", id="app.quit"),
         Binding("question_mark", "toggle_help", "Help", id="app.help"),

@@ -1,8 +1,9 @@
 """Save SVG screenshots of the main states of the TUI into screenshots/, for the README.
 
 Drives the real app headless against the built-in demo server (and, for the several-servers shot,
-the npm reference server when it is installed in .cache/), on isolated config dirs so a user's
-themes or history never leak in:
+the npm reference server when it is installed in .cache/ by scripts/install-npm-servers.sh), on
+isolated config dirs so a user's themes or history never leak in, and with the demo's inbox kept from
+growing so two runs give the same pictures:
 
     .venv/bin/python scripts/screenshots.py
 """
@@ -30,9 +31,9 @@ REFERENCE = ROOT / ".cache/npm-servers/node_modules/@modelcontextprotocol/server
 SIZE = (130, 38)
 
 
-def _spec(name: str, command_line: str) -> ServerSpec:
+def _spec(name: str, command_line: str, env: dict[str, str] | None = None) -> ServerSpec:
     words = shlex.split(command_line)
-    return ServerSpec(name=name, transport="stdio", command=words[0], args=tuple(words[1:]))
+    return ServerSpec(name=name, transport="stdio", command=words[0], args=tuple(words[1:]), env=env or {})
 
 
 def _main(app: ExplorerApp) -> MainScreen:
@@ -100,7 +101,8 @@ async def main() -> None:
     OUT.mkdir(exist_ok=True)
     home = tempfile.mkdtemp(prefix="explorer-shots-")
     os.environ["MCP_URL_EXPLORER_HOME"] = home
-    demo = _spec("demo", f"{shlex.quote(sys.executable)} -m explorer demo-server")
+    demo_command = f"{shlex.quote(sys.executable)} -m explorer demo-server"
+    demo = _spec("demo", demo_command, env={"EXPLORER_DEMO_CHANGE_SECONDS": "0"})
     await shoot("tree-with-templates", [demo], tree_with_templates)
     await shoot("resource-preview", [demo], resource_preview)
     await shoot("markdown-preview", [demo], markdown_preview)
@@ -108,7 +110,7 @@ async def main() -> None:
     if REFERENCE.exists():
         others.append(_spec("everything", f"node {shlex.quote(str(REFERENCE))} stdio"))
     else:
-        others.append(_spec("demo-2", f"{shlex.quote(sys.executable)} -m explorer demo-server"))
+        others.append(_spec("demo-2", demo_command, env={"EXPLORER_DEMO_CHANGE_SECONDS": "0"}))
     await shoot("several-servers", others, several_servers)
     # A server that dies at start; its command line holds no path of this machine.
     broken = _spec("broken", "sh -c 'echo \"fatal: database is locked\" >&2; exit 3'")

@@ -61,17 +61,25 @@ An `http(s)://` URL (Streamable HTTP) or a command line (a stdio server). Header
 per line) go to a URL, env values (`KEY=VALUE`, one per line) to a command. An OAuth login that waits
 for you shows here with its URL (`Copy URL` copies it). `ctrl+s` connects, `escape` closes.
 """
+    # The attempt's status and the buttons are docked to the bottom of the box: on a short terminal the
+    # fields scroll above them (with the focus) and what the attempt says stays in sight.
     DEFAULT_CSS = """
     ConnectDialog { align: center middle; }
     ConnectDialog > Vertical {
-        width: 100; max-width: 95%; height: auto; max-height: 95%;
+        width: 100; max-width: 95%; height: auto; max-height: 95%; overflow-y: auto;
         border: thick $accent; background: $surface; padding: 0 1;
     }
     ConnectDialog #connect-title { text-style: bold; padding-bottom: 1; }
     ConnectDialog TextArea { height: 4; }
-    ConnectDialog #connect-status { padding-top: 1; height: auto; }
+    ConnectDialog #connect-bottom { dock: bottom; height: auto; }
+    ConnectDialog #connect-status { padding-top: 1; height: auto; max-height: 8; }
     ConnectDialog #connect-buttons { height: auto; padding-top: 1; }
     ConnectDialog Button { margin-right: 2; }
+    ConnectDialog.-short > Vertical { max-height: 100%; }
+    ConnectDialog.-short #connect-title { padding-bottom: 0; }
+    ConnectDialog.-short TextArea { height: 3; }
+    ConnectDialog.-short #connect-status { padding-top: 0; max-height: 4; }
+    ConnectDialog.-short #connect-buttons { padding-top: 0; }
     """
 
     def __init__(self, screen: MainScreen) -> None:
@@ -94,11 +102,12 @@ for you shows here with its URL (`Copy URL` copies it). `ctrl+s` connects, `esca
             yield Label("OAuth login, when the server asks for one")
             yield Select(FLOWS, value="default", allow_blank=False, id="flow")
             yield Checkbox("Save to the explorer's config.toml", id="save")
-            yield Static(Content(""), id="connect-status")
-            with Horizontal(id="connect-buttons"):
-                yield Button("Connect", id="connect", variant="primary")
-                yield Button("Copy URL", id="copy-url")
-                yield Button("Close", id="close")
+            with Vertical(id="connect-bottom"):
+                yield Static(Content(""), id="connect-status")
+                with Horizontal(id="connect-buttons"):
+                    yield Button("Connect", id="connect", variant="primary")
+                    yield Button("Copy URL", id="copy-url")
+                    yield Button("Close", id="close")
 
     def on_mount(self) -> None:
         self.query_one("#target", Input).focus()

@@ -56,6 +56,7 @@ class ErrorDialog(ModalScreen[str | None]):
 The error code, message and data the server sent, and the end of its stderr log.
 `r` reconnects, `c` copies the report, `escape` closes.
 """
+    # The report scrolls within a share of the screen's height, so the buttons always fit under it.
     DEFAULT_CSS = """
     ErrorDialog { align: center middle; }
     ErrorDialog > Vertical {
@@ -63,9 +64,10 @@ The error code, message and data the server sent, and the end of its stderr log.
         border: thick $error; background: $surface; padding: 0 1;
     }
     ErrorDialog #error-title { text-style: bold; color: $error; padding: 0 0 1 0; }
-    ErrorDialog VerticalScroll { height: auto; max-height: 30; }
+    ErrorDialog VerticalScroll { height: auto; max-height: 60vh; }
     ErrorDialog Horizontal { height: auto; align-horizontal: right; padding-top: 1; }
     ErrorDialog Button { margin-left: 2; }
+    ErrorDialog.-short VerticalScroll { max-height: 50vh; }
     """
 
     def __init__(self, status: ServerStatus) -> None:

@@ -68,6 +68,8 @@ nearest prefix that exists. `enter` jumps to the first choice; `down` moves into
     }
     GoToDialog #goto-summary { color: $text-muted; padding: 1 0 0 0; }
     GoToDialog OptionList { height: auto; max-height: 20; }
+    GoToDialog.-short > Vertical { margin-top: 1; max-height: 100%; }
+    GoToDialog.-short OptionList { max-height: 40vh; }
     """
 
     def __init__(self, tree: UriTree, initial: str = "") -> None:

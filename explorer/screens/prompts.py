@@ -109,16 +109,21 @@ Fill the arguments (`required` ones cannot be left empty: that is checked here, 
 sent), then `enter` or `ctrl+s` gets the prompt. Suggestions come from the server's completions;
 `ctrl+r` recalls the values you used before. `escape` cancels: nothing is sent.
 """
+    # As in the template form: the status line is docked to the bottom of the box so it stays in sight,
+    # and on a short terminal the box scrolls as one (the fields give up their own scroll).
     DEFAULT_CSS = """
     PromptFormScreen { align: center top; }
     PromptFormScreen > #pf-box {
-        width: 90%; max-width: 120; height: auto; max-height: 90%;
+        width: 90%; max-width: 120; height: auto; max-height: 90%; overflow-y: auto;
         margin-top: 2; border: thick $accent; background: $surface; padding: 0 1;
     }
     PromptFormScreen #pf-header { height: auto; margin-bottom: 1; }
     PromptFormScreen #pf-fields { height: auto; max-height: 50vh; }
-    PromptFormScreen #pf-status { height: auto; color: $text-muted; }
+    PromptFormScreen #pf-status { dock: bottom; height: auto; max-height: 4; color: $text-muted; }
     PromptFormScreen #pf-status.-error { color: $text-error; }
+    PromptFormScreen.-short > #pf-box { margin-top: 1; max-height: 100%; }
+    PromptFormScreen.-short #pf-fields { max-height: initial; }
+    PromptFormScreen.-short #pf-status { max-height: 2; }
     """
 
     def __init__(self, entry: PromptEntry, completer: Completer | None = None) -> None:
@@ -241,6 +246,12 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
     PromptsScreen #prompt-list { width: 40%; min-width: 30; height: 1fr; border-right: solid $panel; }
     PromptsScreen #prompt-right { width: 1fr; }
     PromptsScreen #prompt-detail { height: auto; max-height: 40%; padding: 0 1; border-bottom: solid $panel; }
+    PromptsScreen.-short #prompt-detail { max-height: 30%; }
+    PromptsScreen.-narrow.-tall #prompts-panes { layout: vertical; }
+    PromptsScreen.-narrow.-tall #prompt-list {
+        width: 100%; height: 2fr; border-right: none; border-bottom: solid $panel;
+    }
+    PromptsScreen.-narrow.-tall #prompt-right { height: 3fr; }
     """
 
     def __init__(

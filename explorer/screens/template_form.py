@@ -79,18 +79,26 @@ RFC 6570 says (a `/` in `{id}` becomes `%2F`, `{+path}` keeps it).
 - Suggestions come from the server's completions when it offers them. `ctrl+r` recalls the values
   you used for this template before.
 """
+    # The URI preview and the status line are docked (together) to the bottom of the box, so they stay
+    # in sight when the box is too short for everything: the rest (header, description, fields) scrolls
+    # above them. On a short terminal the fields give up their own scroll, so the box scrolls as one.
     DEFAULT_CSS = """
     TemplateFormScreen { align: center top; }
     TemplateFormScreen > #tf-box {
-        width: 90%; max-width: 140; height: auto; max-height: 90%;
+        width: 90%; max-width: 140; height: auto; max-height: 90%; overflow-y: auto;
         margin-top: 2; border: thick $accent; background: $surface; padding: 0 1;
     }
     TemplateFormScreen #tf-header { height: auto; }
     TemplateFormScreen #tf-meta { height: auto; color: $text-muted; margin-bottom: 1; }
     TemplateFormScreen #tf-fields { height: auto; max-height: 45vh; }
-    TemplateFormScreen #tf-preview { height: auto; background: $panel; padding: 0 1; }
-    TemplateFormScreen #tf-status { height: auto; color: $text-muted; }
+    TemplateFormScreen #tf-bottom { dock: bottom; height: auto; }
+    TemplateFormScreen #tf-preview { height: auto; max-height: 6; background: $panel; padding: 0 1; }
+    TemplateFormScreen #tf-status { height: auto; max-height: 4; color: $text-muted; }
     TemplateFormScreen #tf-status.-error { color: $text-error; }
+    TemplateFormScreen.-short > #tf-box { margin-top: 1; max-height: 100%; }
+    TemplateFormScreen.-short #tf-fields { max-height: initial; }
+    TemplateFormScreen.-short #tf-preview { max-height: 3; }
+    TemplateFormScreen.-short #tf-status { max-height: 2; }
     """
 
     def __init__(self, entry: TemplateEntry, completer: Completer | None = None) -> None:
@@ -120,8 +128,9 @@ RFC 6570 says (a `/` in `{id}` becomes `%2F`, `{+path}` keeps it).
                 yield ArgumentForm(
                     self.fields, complete=self._complete if self._can_complete else None, id="tf-form"
                 )
-            yield Static(Content(""), id="tf-preview")
-            yield Static(Content(""), id="tf-status")
+            with Vertical(id="tf-bottom"):
+                yield Static(Content(""), id="tf-preview")
+                yield Static(Content(""), id="tf-status")
         yield Footer()
 
     def _header(self) -> Content:

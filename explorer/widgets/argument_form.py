@@ -386,6 +386,8 @@ One line per variable or argument. The label shows how the template writes the v
         if isinstance(row, Vertical) and row.parent is self:
             self.move_child(suggestions, after=row)
         suggestions.add_class("-shown")
+        # On a short screen the list can open below the fold of the scrolling form: bring it in.
+        self.call_after_refresh(suggestions.scroll_visible, animate=False)
         self.refresh_bindings()
 
     def _hide(self) -> None:

@@ -1,0 +1,156 @@
+"""At 80x24 every screen keeps what a user needs in sight: the forms' URI preview and key hints, the
+dialogs' buttons, the field and the suggestions being filled in; the main panes stack only when there
+are rows for it.
+
+"In sight" is checked as a user sees it: the widget drawn at the first and the last cell of the
+widget's place on the screen is the widget itself (not clipped away, not covered).
+"""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from textual.widget import Widget
+from textual.widgets import Button, Static
+
+from explorer.app import ExplorerApp
+from explorer.screens.connect_dialog import ConnectDialog
+from explorer.screens.error_dialog import ErrorDialog
+from explorer.screens.prompts import PromptFormScreen, PromptsScreen
+from explorer.screens.template_form import TemplateFormScreen
+from explorer.widgets.argument_form import ArgumentForm
+from explorer.widgets.preview import ContentPreview
+from explorer.widgets.resource_tree import ResourceTree
+from tests.app_helpers import demo_spec, main_screen, make_app, stdio_spec, wait_for, wait_settled
+
+pytestmark = pytest.mark.anyio
+
+SMALL = (80, 24)
+LATEST = "metrics://{region}/{service}/latest"
+
+
+def in_sight(app: ExplorerApp, widget: Widget) -> bool:
+    """Whether `widget` is drawn whole where it stands (its first and last cells show it)."""
+    region = widget.region
+    if not region:
+        return False
+    corners = [(region.x, region.y), (region.right - 1, region.bottom - 1)]
+    width, height = app.size
+    if any(not (0 <= x < width and 0 <= y < height) for x, y in corners):
+        return False
+    for x, y in corners:
+        shown, _ = app.screen.get_widget_at(x, y)
+        if shown is not widget and widget not in shown.ancestors:
+            return False
+    return True
+
+
+async def test_template_form_keeps_its_uri_preview_hints_and_suggestions_in_sight() -> None:
+    app = make_app(demo_spec())
+    async with app.run_test(size=SMALL) as pilot:
+        await wait_settled(pilot, app)
+        assert main_screen(app).tree_widget.select_prefix(LATEST)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, TemplateFormScreen) and app.screen.is_mounted)
+        screen = app.screen
+        assert isinstance(screen, TemplateFormScreen)
+        form = screen.query_one(ArgumentForm)
+        form.set_text("region", "eu-west")
+        form.focus_field("service")
+        await wait_for(pilot, lambda: len(form.suggestion_values) > 2)  # every service of eu-west
+        await pilot.pause(0.2)
+        preview = screen.query_one("#tf-preview", Static)
+        status = screen.query_one("#tf-status", Static)
+        assert "metrics://eu-west//latest" in str(preview.render())
+        assert in_sight(app, preview) and in_sight(app, status)
+        assert in_sight(app, form.input_for("service"))
+        suggestions = screen.query_one("#suggestions")
+        assert in_sight(app, suggestions)
+
+
+async def test_prompt_form_keeps_its_hints_in_sight_and_scrolls_to_the_focused_field() -> None:
+    app = make_app(demo_spec())
+    async with app.run_test(size=SMALL) as pilot:
+        await wait_settled(pilot, app)
+        await pilot.press("p")
+        await wait_for(pilot, lambda: isinstance(app.screen, PromptsScreen) and app.screen.is_mounted)
+        prompts = app.screen
+        assert isinstance(prompts, PromptsScreen)
+        await wait_for(pilot, lambda: any(s.state == "ready" for s in prompts.listings.values()))
+        await pilot.press("enter")  # summarize-chapter: three arguments, each with a description
+        await wait_for(pilot, lambda: isinstance(app.screen, PromptFormScreen) and app.screen.is_mounted)
+        form = app.screen.query_one(ArgumentForm)
+        status = app.screen.query_one("#pf-status", Static)
+        assert "ctrl+s" in str(status.render())
+        for name in ("chapter", "audience", "length"):
+            form.focus_field(name)
+            await pilot.pause(0.2)
+            assert in_sight(app, form.input_for(name)), name
+            assert in_sight(app, status), name
+
+
+async def test_every_key_of_the_footer_is_in_sight_on_the_prompts_view_with_a_result() -> None:
+    app = make_app(demo_spec())
+    async with app.run_test(size=SMALL) as pilot:
+        await wait_settled(pilot, app)
+        await pilot.press("p")
+        await wait_for(pilot, lambda: isinstance(app.screen, PromptsScreen) and app.screen.is_mounted)
+        prompts = app.screen
+        assert isinstance(prompts, PromptsScreen)
+        await wait_for(pilot, lambda: any(s.state == "ready" for s in prompts.listings.values()))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, PromptFormScreen) and app.screen.is_mounted)
+        app.screen.query_one(ArgumentForm).set_text("chapter", "pagination")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: app.screen is prompts and prompts.result_view.state == "result")
+        await pilot.pause(0.3)
+        keys = list(prompts.query("FooterKey"))
+        assert len(keys) >= 7  # esc, t, r, y, q, ? and the palette's
+        for key in keys:
+            assert in_sight(app, key), getattr(key, "description", key)
+
+
+async def test_connect_dialog_keeps_its_buttons_in_sight() -> None:
+    app = make_app(demo_spec())
+    async with app.run_test(size=SMALL) as pilot:
+        await wait_settled(pilot, app)
+        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConnectDialog) and app.screen.is_mounted)
+        await pilot.pause(0.2)
+        for button in app.screen.query(Button):
+            assert in_sight(app, button), button.id
+        assert in_sight(app, app.screen.query_one("#target"))
+
+
+async def test_error_dialog_with_a_long_stderr_keeps_its_buttons_in_sight() -> None:
+    loud = stdio_spec(
+        "loud",
+        f"{sys.executable} -c \"import sys; [print(f'line {{i}} of the log', file=sys.stderr)"
+        ' for i in range(80)]; sys.exit(3)"',
+    )
+    app = make_app(demo_spec(), loud)
+    async with app.run_test(size=SMALL) as pilot:
+        await wait_settled(pilot, app)
+        await pilot.press("e")
+        await wait_for(pilot, lambda: isinstance(app.screen, ErrorDialog) and app.screen.is_mounted)
+        await pilot.pause(0.2)
+        dialog = app.screen
+        assert isinstance(dialog, ErrorDialog) and "line 79 of the log" in dialog.report
+        for button in app.screen.query(Button):
+            assert in_sight(app, button), button.id
+
+
+@pytest.mark.parametrize(("size", "stacked"), [((80, 24), False), ((80, 48), True), ((160, 48), False)])
+async def test_main_panes_stack_only_when_narrow_and_tall(size: tuple[int, int], stacked: bool) -> None:
+    app = make_app(demo_spec())
+    async with app.run_test(size=size) as pilot:
+        await wait_settled(pilot, app)
+        screen = main_screen(app)
+        tree = screen.query_one(ResourceTree).region
+        preview = screen.query_one(ContentPreview).region
+        if stacked:
+            assert tree.bottom <= preview.y and tree.width >= size[0] - 2
+        else:
+            assert tree.right <= preview.x and tree.height > preview.height
+        assert in_sight(app, screen.query_one(ResourceTree))
