@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
+from textual.pilot import Pilot
 
 from explorer.connection import stdio
 from tests.app_helpers import SIZE, make_app, wait_settled
@@ -128,6 +129,30 @@ async def test_closing_the_app_stops_a_server_that_left_a_child(tmp_path: Path) 
     assert pids[0] not in stdio.live_server_groups()
 
 
+def test_quitting_stops_the_servers_before_the_loop_ends(tmp_path: Path) -> None:
+    """`app.run()` as the command runs it: after `q` the app itself has stopped every server, so the
+    exit-time safety net finds nothing (it used to find each server still running: the stop a cancelled
+    worker left behind died with the loop)."""
+    pid_file = tmp_path / "pids"
+    app = make_app(hostile_spec("lingering", "leaves-child", resources=3, pid_file=pid_file))
+    pids: list[int] = []
+
+    async def quit_when_settled(pilot: Pilot[object]) -> None:
+        await wait_settled(pilot, app)
+        pids.extend(read_pids(pid_file))
+        await pilot.press("q")
+
+    try:
+        app.run(headless=True, size=SIZE, auto_pilot=quit_when_settled)
+        assert pids, "the server never started"
+        assert pids[0] not in stdio.live_server_groups(), "the app left its server to the exit-time net"
+        left = wait_all_gone(pids, pgid=pids[0])
+        assert not left, f"still running after the app closed: {left}"
+    finally:
+        stdio.stop_leftover_servers(grace=0.2)
+        kill_leftovers(pids)
+
+
 # --------------------------------------------------------------------------------------- safety net
 
 
@@ -142,9 +167,13 @@ def test_the_safety_net_terminates_then_kills_every_registered_group(tmp_path: P
     pids: list[int] = [proc.pid]
     try:
         pids = read_pids(pid_file)
+        running_before = [name for _pgid, name in stdio.live_server_groups().items()]
         stdio._register_group(proc.pid, "stubborn")
         assert stdio.live_server_groups()[proc.pid] == "stubborn"
-        assert stdio.stop_leftover_servers(grace=0.2) == ["stubborn"]
+        # Every registered group is stopped: this one, and any an earlier test in this worker left.
+        stopped = stdio.stop_leftover_servers(grace=0.2)
+        assert "stubborn" in stopped
+        assert set(stopped) <= {"stubborn", *running_before}
         proc.wait(timeout=10)
         assert_nothing_left(pids)
         assert proc.pid not in stdio.live_server_groups()

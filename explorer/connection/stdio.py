@@ -252,6 +252,18 @@ async def stop_server_process(process: Any) -> None:
     await asyncio.shield(task)
 
 
+async def settle_server_stops(seconds: float = EOF_GRACE + TERM_GRACE + _KILL_REAP) -> None:
+    """Wait (at most `seconds`) for the stops still running on their own to finish.
+
+    A caller that was cancelled left its stop running (see `stop_server_process`); the app waits here at
+    unmount, while its loop still runs, so a quit stops the servers itself instead of leaving them to the
+    exit-time net.
+    """
+    pending = set(_stopping)
+    if pending:
+        await asyncio.wait(pending, timeout=seconds)
+
+
 async def _stop_server_process(process: Any) -> None:
     pgid = process.pid
     stopped = False

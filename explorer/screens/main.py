@@ -31,6 +31,7 @@ from explorer.config.found import FoundConfig
 from explorer.connection.completion import Completer
 from explorer.connection.errors import ServerFault
 from explorer.connection.live import LogEntry, Progress
+from explorer.connection.stdio import settle_server_stops
 from explorer.connection.supervisor import Settings, Supervisor
 from explorer.model.catalogue import Catalogue, ServerStatus
 from explorer.model.contents import classify
@@ -193,6 +194,7 @@ Every server's resources and templates as one URI-prefix tree.
             for worker in workers:
                 with contextlib.suppress(Exception):
                     await worker.wait()
+        await settle_server_stops()  # a cancelled worker leaves its server's stop running on its own
 
     @property
     def tree_widget(self) -> ResourceTree:
