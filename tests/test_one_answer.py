@@ -2,14 +2,26 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import pytest
 
 from explorer.model.sizes import human_size
+from explorer.model.uri_tree import PatternNode
 from explorer.screens.goto import GoToTarget
 from explorer.widgets.detail import DetailPane
-from tests.app_helpers import SIZE, demo_spec, main_screen, make_app, raw_spec, wait_for, wait_settled
+from tests.app_helpers import (
+    SIZE,
+    demo_spec,
+    main_screen,
+    make_app,
+    raw_spec,
+    tree_lines,
+    wait_for,
+    wait_settled,
+)
+from tests.conftest import demo_server, run_cli
 
 pytestmark = pytest.mark.anyio
 
@@ -135,3 +147,53 @@ async def test_a_link_to_a_uri_in_rendered_markdown_opens_the_go_to_box() -> Non
         assert not isinstance(app.screen, GoToDialog)  # a web link is never opened nor resolved
         preview.post_message(ContentPreview.LinkClicked(preview, "docs://handbook/welcome"))
         await wait_for(pilot, lambda: isinstance(app.screen, GoToDialog))
+
+
+def _json_node(tree: dict[str, object], prefix: str) -> dict[str, object]:
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if node["prefix"] == prefix and "template" not in node:
+            return node
+        stack.extend(node["children"])  # type: ignore[arg-type]
+    raise AssertionError(f"{prefix} is not in the JSON tree")
+
+
+async def test_the_handbook_counts_the_same_in_tree_text_json_and_the_tui() -> None:
+    text = run_cli("tree", "--prefix", "docs://handbook", "-s", demo_server())
+    data = json.loads(run_cli("tree", "--json", "-s", demo_server()).stdout)
+    below = [r for r in data["resources"] if r["uri"].startswith("docs://handbook/")]
+    below += [t for t in data["templates"] if t["uriTemplate"].startswith("docs://handbook/")]
+    expected = len(below)  # the chapters and the chapter templates, not the table of contents itself
+    assert expected == 13
+    [line] = [line for line in text.stdout.splitlines() if line.startswith("docs://handbook ")]
+    assert line.endswith(f"({expected})")
+    assert _json_node(data["tree"], "docs://handbook")["count"] == expected
+
+    app = make_app(demo_spec())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_settled(pilot, app)
+        tree = main_screen(app).tree_widget
+        assert tree.select_prefix("docs://handbook")  # its row on screen, as the user would find it
+        await wait_for(pilot, lambda: any(" handbook " in row for row in tree_lines(app)))
+        [row] = [row for row in tree_lines(app) if " handbook " in row]
+        assert row.rstrip("│ ").endswith(f"  {expected}")
+
+
+async def test_the_filter_keeps_the_templates_tree_prefix_keeps() -> None:
+    prefix = "metrics://eu-west/check"
+    data = json.loads(run_cli("tree", "--json", "--prefix", prefix, "-s", demo_server()).stdout)
+    cli_templates = {t["uriTemplate"] for t in data["templates"]}
+    assert "metrics://{region}/{service}/latest" in cli_templates
+
+    app = make_app(demo_spec())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_settled(pilot, app)
+        tree = main_screen(app).tree_widget
+        summary = tree.set_filter(prefix)
+        assert summary is not None and summary.mode == "prefix"
+        active = tree.filter_result
+        assert active is not None
+        tui_templates = {node.uri_template for node in active.matched if isinstance(node, PatternNode)}
+        assert tui_templates == cli_templates  # one rule: what can expand to URIs under the prefix
+        assert active.total == len(data["resources"]) + len(data["templates"])

@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import anyio
 import pytest
 
 from explorer.config import ServerSpec
@@ -255,6 +256,12 @@ async def test_stderr_goes_to_the_log_file_and_tail_returns_its_end(
     log = tmp_path / "flood.log"
     async with ServerConnection(raw_spec("stderr-flood", flood_bytes=30_000), stderr_log=log) as conn:
         assert conn.identity is not None  # it answered after writing its stderr
+        # The pump copies stderr on its own thread (a flood must not cost the loop), so the log can
+        # trail the answer by a moment on a busy machine: wait for the copy, not for a time.
+        for _ in range(3000):  # up to 30 s: only a stalled pump fails the length check below
+            if log.exists() and log.stat().st_size >= 30_000:
+                break
+            await anyio.sleep(0.01)
         tail = conn.stderr_tail(100)
 
     text = log.read_text()

@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from explorer.model.entries import ResourceEntry, TemplateEntry
+from explorer.model.listing import template_in_prefix
 from explorer.model.tree_filter import FilterResult, compute_filter, is_prefix_query
 from explorer.model.uri_tree import PatternNode, UriNode, UriTree
 
@@ -63,7 +64,8 @@ def brute_matches(
     """URIs and template texts that match `text` under the documented rules."""
     if is_prefix_query(text):
         uris = {entry.uri for entry in resources if entry.uri.startswith(text)}
-        texts = {entry.uri_template for entry in templates if entry.uri_template.startswith(text)}
+        # A template matches when it can expand to URIs under the prefix: `tree --prefix`'s rule.
+        texts = {entry.uri_template for entry in templates if template_in_prefix(entry.uri_template, text)}
         return uris, texts
     needle = text.lower()
 
@@ -115,7 +117,8 @@ def check_against_brute(
     uris, texts = brute_matches(resources, templates, text)
     assert result.total == len(uris) + len(texts), (text, sorted(uris), sorted(texts))
     if result.mode == "prefix":
-        assert result.total == tree.count_under(text).total
+        templates_for = {entry.uri_template for entry in tree.templates_for(text)}  # `tree --prefix`
+        assert result.total == tree.count_under(text).resources + len(templates_for)
     nodes = [tree.node_for(uri) for uri in uris]
     assert all(node is not None for node in nodes)
     patterns = [pattern_for(tree, text_) for text_ in texts]
@@ -223,7 +226,8 @@ def test_prefix_query_uses_whole_subtrees() -> None:
     assert docs is not None
     # Ancestors are opened so the matches are on screen; the whole subtrees themselves stay closed.
     assert result.expand == (tree.root, tree.node_for("demo://"), docs)
-    assert result.counts[docs] == 4  # intro, setup, other, and the {page} template
+    # intro, setup, other, the {page} template, and `demo://docs/{id}`, which can expand to `.../gu...`
+    assert result.counts[docs] == 5
     assert result.first is guide
 
 

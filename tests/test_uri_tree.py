@@ -20,6 +20,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
 from explorer.cli.tree_render import write_tree_json
 from explorer.model.entries import ResourceEntry, TemplateEntry
+from explorer.model.natural import natural_key
 from explorer.model.uri_tree import PatternNode, UriNode, UriTree, join_segments, segment_uri
 
 
@@ -393,13 +394,14 @@ def test_depth_first_rows_and_json() -> None:
     assert help_items[0] == {
         "segment": "{id}",
         "prefix": "docs://help/",
-        "count": 1,
+        "count": 0,  # nothing below a template
         "template": True,
         "uriTemplate": "docs://help/{id}",
         "servers": ["a"],
         "children": [],
     }
     assert help_items[1]["prefix"] == "docs://help/intro" and help_items[1]["servers"] == ["a", "b"]
+    assert help_items[1]["count"] == 0  # a leaf: its resource is the node itself, nothing below
 
 
 def test_deep_uri_needs_no_recursion() -> None:
@@ -621,7 +623,8 @@ class TreeMachine(RuleBasedStateMachine):
             owners.update(s for p in below for s in p.templates)
             assert tree.subtree_servers(node) == owners, (path, tree.subtree_servers(node), owners)
             children = tree.children(node)
-            assert [c.segment for c in children] == sorted(c.segment for c in children)
+            # Natural order (`22` after `2a`: 2 < 22), as the tree promises.
+            assert [c.segment for c in children] == sorted((c.segment for c in children), key=natural_key)
             assert all(c.parent is node for c in children)
             if node.has_resource:
                 stored += 1
@@ -656,8 +659,12 @@ class TreeMachine(RuleBasedStateMachine):
             item = stack.pop()
             flat.append((item["prefix"], item["count"], "template" in item))
             stack.extend(item["children"])
-        expected_flat = [(n.prefix, n.resource_count + n.template_count, False) for _, n in all_nodes(tree)]
-        expected_flat += [(p.literal_prefix, 1, True) for p in patterns.values()]
+        # A node's count is what is below it: its own resource is its line, not counted again.
+        expected_flat = [
+            (n.prefix, n.resource_count + n.template_count - (1 if n.has_resource else 0), False)
+            for _, n in all_nodes(tree)
+        ]
+        expected_flat += [(p.literal_prefix, 0, True) for p in patterns.values()]
         assert sorted(flat) == sorted(expected_flat)
 
 

@@ -116,7 +116,7 @@ def _pattern_json(pattern: PatternNode) -> dict[str, Any]:
     return {
         "segment": pattern.label,
         "prefix": pattern.literal_prefix,
-        "count": 1,
+        "count": 0,  # nothing below a template: the count is what is below a node, as everywhere
         "template": True,
         "uriTemplate": pattern.uri_template,
         "servers": sorted(pattern.templates),
@@ -128,7 +128,7 @@ def _node_head(node: UriNode, prefix: str) -> dict[str, Any]:
     data: dict[str, Any] = {
         "segment": node.segment,
         "prefix": prefix,
-        "count": node.resource_count + node.template_count,
+        "count": node.items_below,
     }
     entries = node.entries
     if entries:
@@ -178,7 +178,7 @@ def _write_tree(tree: UriTree, sink: _Sink, indent: int) -> None:
                     {
                         "segment": segment,
                         "prefix": f"{prefix}{sep}{segment}",
-                        "count": 1,
+                        "count": 0,  # `items_below` of a leaf: its resource is the node itself
                         "servers": [entry.server for entry in item.entries],
                         "children": [],
                     }
@@ -308,5 +308,5 @@ def _node_line(node: UriNode, label: str, several: bool) -> str:
         if several:
             parts.append("<" + ", ".join(safe_line(e.server, 60) for e in node.entries) + ">")
     if not node.is_leaf:
-        parts.append(f"({node.resource_count + node.template_count - (1 if entry is not None else 0)})")
+        parts.append(f"({node.items_below})")
     return "  ".join(parts)

@@ -44,6 +44,7 @@ from itertools import accumulate, compress
 from operator import attrgetter
 from typing import Literal
 
+from explorer.model.listing import template_in_prefix
 from explorer.model.uri_tree import PatternNode, UriNode, UriTree, join_segments
 
 __all__ = [
@@ -104,6 +105,15 @@ class FilterResult:
     @property
     def summary(self) -> FilterSummary:
         return FilterSummary(self.text, self.mode, self.total, self.truncated, self.elapsed)
+
+    def count_below(self, node: UriNode) -> int | None:
+        """The matches below `node` (None when none are counted there), as `UriNode.items_below` counts:
+        `counts` includes the node's own resource when it matched, the line shown for it."""
+        count = self.counts.get(node)
+        if count is None:
+            return None
+        own = node.has_resource and (node in self.whole or node in self.matched)
+        return count - 1 if own else count
 
     def shows(self, node: Node) -> bool:
         """Whether `node` is listed as visible (descendants of `whole` nodes are visible too, unlisted)."""
@@ -249,7 +259,7 @@ def _prefix_filter(tree: UriTree, text: str, version: int) -> FilterResult:
     own: dict[UriNode, int] = {}
     for node in path:
         for pattern in tree.patterns(node):
-            if pattern.uri_template.startswith(text):
+            if template_in_prefix(pattern.uri_template, text):  # the rule of `tree --prefix`, too
                 matched_patterns.append(pattern)
                 own[node] = own.get(node, 0) + 1
     whole.extend(others)
@@ -261,8 +271,13 @@ def _prefix_filter(tree: UriTree, text: str, version: int) -> FilterResult:
             running += sum(counts[top] for top in others)
         counts[node] = running
     total = running
-    # Display order: an ancestor's patterns come before its children, and `base`'s before its children.
-    first: Node | None = matched_patterns[0] if matched_patterns else (whole[0] if whole else None)
+    # The cursor goes to what the text names most directly: a template whose text starts with it (an
+    # ancestor's patterns come before its children in display order), else the first subtree under it,
+    # else the most specific template that can expand to it (`demo://{+path}` only when nothing else).
+    literal = [pattern for pattern in matched_patterns if pattern.uri_template.startswith(text)]
+    first: Node | None = (
+        literal[0] if literal else whole[0] if whole else matched_patterns[-1] if matched_patterns else None
+    )
     visible: set[Node] = set(whole)
     shown_path = [node for node in path if counts[node] or node.parent is None]  # the root is always shown
     visible.update(shown_path)

@@ -310,6 +310,12 @@ class UriNode:
         return 0 if self._kids is None else self._kids.below_tpl
 
     @property
+    def items_below(self) -> int:
+        """The count shown next to a prefix, everywhere (tree rows, `tree` text and JSON, the details pane):
+        the resources and templates below it, not the node's own resource, which its line already is."""
+        return self.resource_count + self.template_count - (0 if self._res is None else 1)
+
+    @property
     def child_count(self) -> int:
         return 0 if self._kids is None else len(self._kids.children)
 

@@ -80,12 +80,12 @@ Press `enter` in the tree to read a resource.
             lines.extend(self._resource_lines(entry))
         else:
             lines.append(_field("Prefix", sanitize_line(prefix, 2000) or "(all servers)", "bold"))
-        below = node.resource_count - (1 if entries else 0)
         if node.child_count or node.pattern_count:
+            resources = node.items_below - node.template_count
             lines.append(
                 _field(
                     "Below",
-                    f"{below:,} resources · {node.template_count:,} templates · "
+                    f"{node.items_below:,} ({resources:,} resources · {node.template_count:,} templates) · "
                     f"{node.child_count:,} children",
                 )
             )

@@ -195,9 +195,9 @@ class RowPainter:
         if has_items or is_root:
             count = None
             if active is not None and not row.full:
-                count = active.counts.get(node)
+                count = active.count_below(node)
             if count is None:
-                count = node.resource_count + node.template_count
+                count = node.items_below
             add(Segment(f"  {count:,}", styled(palette.number)))
         if self.show_servers and not is_root:
             # A prefix: every server with something below it; a leaf: the servers that list it.
