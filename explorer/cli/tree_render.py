@@ -16,12 +16,12 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from explorer.cli.output import encode_json, has_secrets, mask, safe_line, write_bytes, write_text
+from explorer.model.uri_segments import TAILS
 from explorer.model.uri_tree import PatternNode, UriNode, UriTree
 
 _BATCH = 2000  # array elements encoded per call
 _FLUSH_BYTES = 1 << 18
 _TEXT_LINES = 4096
-_TAIL = ("?", "#")
 
 
 class _Sink:
@@ -172,7 +172,7 @@ def _write_tree(tree: UriTree, sink: _Sink, indent: int) -> None:
                 array.add(_pattern_json(item))
                 continue
             segment = item.segment
-            sep = "" if glued or segment.startswith(_TAIL) else "/"
+            sep = "" if glued or segment.startswith(TAILS) else "/"
             if item.is_leaf:  # most nodes: one resource, nothing below
                 array.add(
                     {

@@ -35,7 +35,6 @@ an exception): compare ``result.version`` with ``tree.version`` and run again wh
 
 from __future__ import annotations
 
-import re
 import time
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -45,7 +44,8 @@ from operator import attrgetter
 from typing import Literal
 
 from explorer.model.listing import template_in_prefix
-from explorer.model.uri_tree import PatternNode, UriNode, UriTree, join_segments
+from explorer.model.uri_segments import TAILS, join_segments, starts_with_scheme
+from explorer.model.uri_tree import PatternNode, UriNode, UriTree
 
 __all__ = [
     "FilterResult",
@@ -57,8 +57,6 @@ __all__ = [
 FilterMode = Literal["prefix", "substring"]
 Node = UriNode | PatternNode
 
-_SCHEME_START = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
-_TAILS = ("?", "#")
 _segment = attrgetter("segment")
 _CANCEL_EVERY = 512  # inner nodes visited between two calls of `cancelled`
 _ENTRY_CHECK_MASK = 8191  # entries between two calls of `cancelled` in the name pass (minus one)
@@ -122,7 +120,7 @@ class FilterResult:
 
 def is_prefix_query(text: str) -> bool:
     """True when `text` starts like a URI (a scheme and a colon): it is answered as a prefix query."""
-    return _SCHEME_START.match(text) is not None
+    return starts_with_scheme(text)
 
 
 def compute_filter(
@@ -232,16 +230,16 @@ def _prefix_filter(tree: UriTree, text: str, version: int) -> FilterResult:
         if _glues(base):
             lo, hi = _starting_with(kids, rest)
             whole = list(kids[lo:hi])
-        elif rest.startswith(_TAILS):
+        elif rest.startswith(TAILS):
             lo, hi = _starting_with(kids, rest)  # ``?query`` / ``#fragment`` leaves, glued to `base`
             whole = list(kids[lo:hi])
-        elif rest[0] == "/" and not rest.startswith(_TAILS, 1):
+        elif rest[0] == "/" and not rest.startswith(TAILS, 1):
             wanted = rest[1:]
             lo, hi = _starting_with(kids, wanted)
             if wanted:
                 whole = list(kids[lo:hi])  # never a ?/# leaf: those start with ? or #
             else:  # every child except the ?/# leaves, which follow `base` without the "/"
-                cuts = sorted(_starting_with(kids, tail) for tail in _TAILS)
+                cuts = sorted(_starting_with(kids, tail) for tail in TAILS)
                 start = 0
                 for tail_lo, tail_hi in cuts:
                     whole.extend(kids[start:tail_lo])
@@ -384,7 +382,7 @@ def _substring_filter(
             hits = []
             for index, kid in enumerate(kids):
                 segment = kid.segment
-                sep = "" if glued or segment.startswith(_TAILS) else "/"
+                sep = "" if glued or segment.startswith(TAILS) else "/"
                 if needle in tail + sep + segment.lower():
                     hits.append(index)
         for index in hits:
@@ -403,7 +401,7 @@ def _substring_filter(
                 continue
             kid = kids[index]
             segment = kid.segment
-            sep = "" if glued or segment.startswith(_TAILS) else "/"
+            sep = "" if glued or segment.startswith(TAILS) else "/"
             probe = tail + sep + segment.lower()
             pushed.append((kid, probe[-keep:] if keep else "", child_depth))
         if cap >= 0 and len(records) >= cap:

@@ -3,10 +3,8 @@
 Why a trie of exact segments: the UI browses by prefix, the same URI from two servers must be one node,
 and pages arrive incrementally while the user browses, so each insert must cost O(depth), never O(n).
 
-Segmenting (`segment_uri`, inverse `join_segments`, exact round trip for every string):
-``scheme://authority/p/a/t/h?query`` -> ``["scheme://", "authority", "p", "a", "t", "h", "?query"]``;
-opaque ``urn:isbn:1`` -> ``["urn:", "isbn:1"]``; no valid scheme -> split at ``/`` only. Empty segments
-are kept (``//``, trailing ``/``, empty authority); the query (or a fragment) is one final segment.
+Segmenting is `explorer.model.uri_segments` (`segment_uri`, inverse `join_segments`, exact round trip
+for every string); the nodes are `explorer.model.uri_nodes`. Both are re-exported here, the tree's API.
 
 Templates are pattern nodes: ``docs://help/{id}`` is a `PatternNode` labelled ``{id}`` under the node
 ``docs://help``, i.e. under the last complete segment of its literal prefix (the text before ``{``).
@@ -53,14 +51,21 @@ works); use ``UriTree.attached(node)`` or ``nearest(node.prefix)`` to re-anchor 
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left, insort
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from types import MappingProxyType
-from typing import Any, NamedTuple
+from collections.abc import Iterable, Iterator, Sequence
 
 from explorer.model.entries import ResourceEntry, TemplateEntry
-from explorer.model.natural import natural_key
+from explorer.model.uri_nodes import (
+    Counts,
+    NodeKids,
+    PatternNode,
+    Row,
+    UriNode,
+    child_order_key,
+    sorted_entries,
+    sorted_patterns,
+)
+from explorer.model.uri_segments import SEPARATOR, TAILS, join_segments, segment_uri, template_place
 
 __all__ = [
     "Counts",
@@ -72,314 +77,6 @@ __all__ = [
     "join_segments",
     "segment_uri",
 ]
-
-_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
-_SCHEME_SEGMENT = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:(?://)?")
-_TAIL = ("?", "#")
-_SEPARATOR = re.compile(r"[/?#]")
-_EMPTY: Mapping[str, Any] = MappingProxyType({})
-_MERGE_ONE_BY_ONE = 64  # at most this many new children are inserted into a sorted cache one by one
-
-
-def _segment_key(node: UriNode | PatternNode) -> str:
-    return natural_key(node.segment)
-
-
-child_order_key = _segment_key
-"""The key `UriTree.children` sorts by: a view bisects a sorted child list (or a filtered part of it)."""
-
-
-def segment_uri(uri: str) -> list[str]:
-    """Split a URI into tree segments; `join_segments` restores the exact input for any string."""
-    match = _SCHEME.match(uri)
-    if match is None:
-        segments: list[str] = []
-        start = 0
-    else:
-        start = match.end()
-        if uri.startswith("//", start):
-            start += 2
-        segments = [uri[:start]]
-    cut = len(uri)
-    query = uri.find("?", start)
-    if query >= 0:
-        cut = query
-    fragment = uri.find("#", start, cut)
-    if fragment >= 0:
-        cut = fragment
-    if cut > start:
-        segments.extend(uri[start:cut].split("/"))
-    if cut < len(uri):
-        segments.append(uri[cut:])
-    return segments
-
-
-def _is_scheme_segment(segment: str) -> bool:
-    return _SCHEME_SEGMENT.fullmatch(segment) is not None
-
-
-def join_segments(segments: Sequence[str]) -> str:
-    """Inverse of `segment_uri`: "/" between segments, except after the root or a scheme and before ?/#."""
-    parts: list[str] = []
-    for index, segment in enumerate(segments):
-        glued = index == 0 or segment.startswith(_TAIL) or (index == 1 and _is_scheme_segment(segments[0]))
-        if not glued:
-            parts.append("/")
-        parts.append(segment)
-    return "".join(parts)
-
-
-def _template_place(text: str) -> tuple[list[str], str]:
-    """Parent segments and label of a template: cut at the last complete segment of its literal prefix."""
-    brace = text.find("{")
-    literal = text if brace < 0 else text[:brace]
-    segments = segment_uri(literal)
-    if not segments:
-        return segments, text
-    if brace >= 0 and len(segments) == 1 and _is_scheme_segment(segments[0]):
-        return segments, text[len(literal) :]  # `demo://{+path}`: the scheme itself is complete
-    last = segments.pop()  # followed by `{` (or the end), so possibly incomplete: part of the label
-    return segments, text[len(literal) - len(last) :]
-
-
-class Counts(NamedTuple):
-    """Distinct URIs and distinct template texts."""
-
-    resources: int
-    templates: int
-
-    @property
-    def total(self) -> int:
-        return self.resources + self.templates
-
-
-class Row(NamedTuple):
-    """One line of a depth-first rendering; `label` is the (possibly collapsed) segment text."""
-
-    depth: int
-    node: UriNode | PatternNode
-    label: str
-
-
-class _Kids:
-    """Everything a node needs only once it has children: kept out of leaves to keep leaves small."""
-
-    __slots__ = ("below_res", "below_tpl", "children", "lex", "mask", "patterns", "pending", "sorted")
-
-    def __init__(self) -> None:
-        self.children: dict[str, UriNode] = {}
-        self.patterns: dict[str, PatternNode] | None = None
-        self.sorted: list[UriNode] | None = None  # natural order; cache, replaced (never mutated) when stale
-        self.pending: list[UriNode] | None = None  # children added since `sorted` was built
-        self.lex: list[str] | None = None  # child segments in string order, for prefix queries
-        self.below_res = 0  # distinct URIs in descendants
-        self.below_tpl = 0  # pattern nodes in the subtree (own patterns included)
-        self.mask = 0  # servers (bits) of the descendants and the patterns; not of the node itself
-
-    def sorted_children(self) -> list[UriNode]:
-        """In natural order; a few new children are inserted into a copy of the cache, more sort it again."""
-        cached = self.sorted
-        pending = self.pending
-        if cached is None:
-            cached = sorted(self.children.values(), key=child_order_key)
-        elif pending:
-            cached = list(cached)
-            if len(pending) <= _MERGE_ONE_BY_ONE:
-                for child in pending:
-                    insort(cached, child, key=child_order_key)
-            else:
-                cached.extend(pending)
-                cached.sort(key=child_order_key)
-        else:
-            return cached
-        self.sorted = cached
-        self.pending = None
-        return cached
-
-
-class UriNode:
-    """One segment of the trie; holds the resources whose URI is exactly this node's prefix."""
-
-    __slots__ = ("_kids", "_res", "parent", "segment")
-
-    def __init__(self, segment: str, parent: UriNode | None) -> None:
-        self.segment = segment
-        self.parent = parent
-        # One server is the common case: store the entry itself, a dict only on a collision.
-        self._res: ResourceEntry | dict[str, ResourceEntry] | None = None
-        self._kids: _Kids | None = None
-
-    @property
-    def entries(self) -> list[ResourceEntry]:
-        """The node's own resources, one per server, ordered by server name (cheaper than `resources`)."""
-        return _sorted_entries(self)
-
-    @property
-    def first_entry(self) -> ResourceEntry | None:
-        """The node's own resource from the server that listed it first (None without one)."""
-        res = self._res
-        if res is None or isinstance(res, ResourceEntry):
-            return res
-        return next(iter(res.values()))
-
-    @property
-    def is_leaf(self) -> bool:
-        """No children and no patterns (a leaf always holds a resource: empty nodes are pruned)."""
-        return self._kids is None
-
-    def glues_children(self) -> bool:
-        """True for the root and a top-level scheme node: a child's text follows theirs without a "/"."""
-        return self._glues_children()
-
-    def __repr__(self) -> str:
-        return f"UriNode({self.prefix!r}, resources={self.resource_count}, templates={self.template_count})"
-
-    @property
-    def prefix(self) -> str:
-        """Exact URI text up to this segment: a stored URI when there is one, else built up the chain."""
-        chain: list[UriNode] = []
-        node: UriNode = self
-        base = ""
-        while node.parent is not None:
-            uri = node._own_uri()
-            if uri is not None:
-                base = uri
-                break
-            chain.append(node)
-            node = node.parent
-        if not chain:
-            return base
-        parts = [base]
-        for child in reversed(chain):
-            parent = child.parent
-            assert parent is not None
-            if not (parent._glues_children() or child.segment.startswith(_TAIL)):
-                parts.append("/")
-            parts.append(child.segment)
-        return "".join(parts)
-
-    def _own_uri(self) -> str | None:
-        res = self._res
-        if res is None:
-            return None
-        if isinstance(res, ResourceEntry):
-            return res.uri
-        return next(iter(res.values())).uri
-
-    def _glues_children(self) -> bool:
-        """True for the root and a top-level scheme node: their children follow without a "/"."""
-        parent = self.parent
-        return parent is None or (parent.parent is None and _is_scheme_segment(self.segment))
-
-    @property
-    def depth(self) -> int:
-        depth = 0
-        node = self.parent
-        while node is not None:
-            depth += 1
-            node = node.parent
-        return depth
-
-    @property
-    def is_root(self) -> bool:
-        return self.parent is None
-
-    @property
-    def resources(self) -> Mapping[str, ResourceEntry]:
-        """server -> entry for the URI equal to this prefix (read-only)."""
-        res = self._res
-        if res is None:
-            return _EMPTY
-        if isinstance(res, ResourceEntry):
-            return MappingProxyType({res.server: res})
-        return MappingProxyType(res)
-
-    @property
-    def has_resource(self) -> bool:
-        return self._res is not None
-
-    @property
-    def resource_count(self) -> int:
-        """Distinct URIs in the subtree, this node included."""
-        own = 0 if self._res is None else 1
-        return own if self._kids is None else own + self._kids.below_res
-
-    @property
-    def template_count(self) -> int:
-        """Distinct templates (pattern nodes) in the subtree."""
-        return 0 if self._kids is None else self._kids.below_tpl
-
-    @property
-    def items_below(self) -> int:
-        """The count shown next to a prefix, everywhere (tree rows, `tree` text and JSON, the details pane):
-        the resources and templates below it, not the node's own resource, which its line already is."""
-        return self.resource_count + self.template_count - (0 if self._res is None else 1)
-
-    @property
-    def child_count(self) -> int:
-        return 0 if self._kids is None else len(self._kids.children)
-
-    @property
-    def pattern_count(self) -> int:
-        kids = self._kids
-        return 0 if kids is None or kids.patterns is None else len(kids.patterns)
-
-    def child(self, segment: str) -> UriNode | None:
-        return None if self._kids is None else self._kids.children.get(segment)
-
-    def pattern(self, label: str) -> PatternNode | None:
-        kids = self._kids
-        return None if kids is None or kids.patterns is None else kids.patterns.get(label)
-
-
-class PatternNode:
-    """A template shown as a child of a concrete node; one node per template text, any number of servers."""
-
-    __slots__ = ("_tpl", "label", "parent", "uri_template")
-
-    def __init__(self, label: str, parent: UriNode, uri_template: str) -> None:
-        self.label = label
-        self.parent = parent
-        self.uri_template = uri_template
-        self._tpl: dict[str, TemplateEntry] = {}
-
-    def __repr__(self) -> str:
-        return f"PatternNode({self.uri_template!r}, servers={sorted(self._tpl)})"
-
-    @property
-    def segment(self) -> str:
-        """Same name as on `UriNode`, so renderers can treat both alike."""
-        return self.label
-
-    @property
-    def literal_prefix(self) -> str:
-        brace = self.uri_template.find("{")
-        return self.uri_template if brace < 0 else self.uri_template[:brace]
-
-    @property
-    def depth(self) -> int:
-        return self.parent.depth + 1
-
-    @property
-    def templates(self) -> Mapping[str, TemplateEntry]:
-        """server -> entry (read-only)."""
-        return MappingProxyType(self._tpl)
-
-
-def _sorted_entries(node: UriNode) -> list[ResourceEntry]:
-    res = node._res
-    if res is None:
-        return []
-    if isinstance(res, ResourceEntry):
-        return [res]
-    return [res[server] for server in sorted(res)]
-
-
-def _sorted_patterns(node: UriNode) -> list[PatternNode]:
-    kids = node._kids
-    if kids is None or not kids.patterns:
-        return []
-    return [kids.patterns[label] for label in sorted(kids.patterns, key=natural_key)]
 
 
 class UriTree:
@@ -414,7 +111,7 @@ class UriTree:
         bit = 0
         nodes: list[UriNode] = []
         children: dict[str, UriNode] = {}
-        kids: _Kids | None = None
+        kids: NodeKids | None = None
         new_child = self._new_child
         try:
             for entry in entries:
@@ -438,7 +135,7 @@ class UriTree:
                     parent = node.parent
                     last = segments[-1] if segments else ""
                     head = uri[: len(uri) - len(last)]  # ends with "/" unless one of these holds:
-                    if parent is None or last.startswith(_TAIL) or parent._glues_children():
+                    if parent is None or last.startswith(TAILS) or parent._glues_children():
                         parent = None
                     else:
                         kids = parent._kids
@@ -548,11 +245,11 @@ class UriTree:
             for entry in entries:
                 touched = True
                 server = entry.server
-                segments, label = _template_place(entry.uri_template)
+                segments, label = template_place(entry.uri_template)
                 parent = self._ensure(segments)
                 kids = parent._kids
                 if kids is None:
-                    kids = parent._kids = _Kids()
+                    kids = parent._kids = NodeKids()
                 if kids.patterns is None:
                     kids.patterns = {}
                 pattern = kids.patterns.get(label)
@@ -629,13 +326,13 @@ class UriTree:
         for segment in segments:
             kids = node._kids
             if kids is None:
-                kids = node._kids = _Kids()
+                kids = node._kids = NodeKids()
             child = kids.children.get(segment)
             node = self._new_child(node, kids, segment) if child is None else child
         return node
 
     @staticmethod
-    def _new_child(parent: UriNode, kids: _Kids, segment: str) -> UriNode:
+    def _new_child(parent: UriNode, kids: NodeKids, segment: str) -> UriNode:
         child = kids.children[segment] = UriNode(segment, parent)
         if kids.sorted is not None:  # keep the cache; `sorted_children` merges the newcomers
             if kids.pending is None:
@@ -678,7 +375,7 @@ class UriTree:
         self._prune(parent)
 
     def _prune(self, node: UriNode) -> None:
-        """Detach empty nodes bottom-up; bookkeeping (`_Kids`) goes once there are no children or patterns."""
+        """Detach empty nodes bottom-up; the `NodeKids` go once there are no children or patterns."""
         while True:
             kids = node._kids
             if kids is not None and not kids.children and not kids.patterns:
@@ -729,7 +426,7 @@ class UriTree:
 
     def patterns(self, node: UriNode) -> Sequence[PatternNode]:
         """Pattern (template) children sorted by label."""
-        return _sorted_patterns(node)
+        return sorted_patterns(node)
 
     def chain_end(self, node: UriNode) -> UriNode:
         """Follow nodes with exactly one child and nothing of their own, so a chain renders as one row."""
@@ -752,7 +449,7 @@ class UriTree:
         if isinstance(node, PatternNode):
             return frozenset(node._tpl)
         found = set(node.resources)
-        for pattern in _sorted_patterns(node):
+        for pattern in sorted_patterns(node):
             found.update(pattern._tpl)
         return frozenset(found)
 
@@ -781,7 +478,7 @@ class UriTree:
 
     def pattern_for(self, uri_template: str) -> PatternNode | None:
         """The pattern node of a template text, if some server lists it. O(depth)."""
-        segments, label = _template_place(uri_template)
+        segments, label = template_place(uri_template)
         node: UriNode | None = self.root
         for segment in segments:  # by segments: `file://` + empty authority has the text of `file://`
             assert node is not None
@@ -821,7 +518,7 @@ class UriTree:
                 offset, wanted = length, rest
             elif rest[0] == "/":
                 offset, wanted = length + 1, rest[1:]
-            elif rest[0] in _TAIL:
+            elif rest[0] in TAILS:
                 offset, wanted = length, rest  # only ?/# children (leaves) can match
                 tails_only = True
             else:
@@ -830,7 +527,7 @@ class UriTree:
             # separator can qualify, as segments hold none (tails are leaves); a scheme child of the root
             # ("x:" or "x://") may be followed by anything.
             cuts: set[int] = set()
-            separator = _SEPARATOR.search(wanted)
+            separator = SEPARATOR.search(wanted)
             if separator is not None and not tails_only:
                 cuts.add(separator.start())
             if node.parent is None:
@@ -847,11 +544,11 @@ class UriTree:
             while at < len(names) and names[at].startswith(wanted):
                 child = kids.children[names[at]]
                 # Below a plain node a ?/# child is glued on, so it only matches a ?/# prefix.
-                if offset == length or not child.segment.startswith(_TAIL):
+                if offset == length or not child.segment.startswith(TAILS):
                     matched.append(child)
                 at += 1
             if ordered and len(matched) > 1:
-                matched.sort(key=_segment_key)  # siblings in display order
+                matched.sort(key=child_order_key)  # siblings in display order
             whole.extend(matched)
             for cut in cuts:
                 if cut < len(wanted):
@@ -867,7 +564,7 @@ class UriTree:
             stack = [top]
             while stack:
                 node = stack.pop()
-                yield from _sorted_entries(node)
+                yield from sorted_entries(node)
                 if node._kids is not None and node._kids.below_res:
                     stack.extend(reversed(node._kids.sorted_children()))
 
@@ -882,7 +579,7 @@ class UriTree:
     def _templates(self, prefix: str, literal_match: bool) -> Iterator[TemplateEntry]:
         visited, whole = self._descend(prefix)
         for node in visited:
-            for pattern in _sorted_patterns(node):
+            for pattern in sorted_patterns(node):
                 text = pattern.uri_template
                 if text.startswith(prefix) or (literal_match and prefix.startswith(pattern.literal_prefix)):
                     yield from (pattern._tpl[server] for server in sorted(pattern._tpl))
@@ -897,7 +594,7 @@ class UriTree:
             kids = node._kids
             if kids is None or not kids.below_tpl:
                 continue
-            yield from _sorted_patterns(node)
+            yield from sorted_patterns(node)
             stack.extend(reversed(kids.sorted_children()))
 
     def count_under(self, prefix: str) -> Counts:
@@ -940,6 +637,6 @@ class UriTree:
                 stack.extend((depth + 1, child) for child in self._items(item)[::-1])
 
     def _items(self, node: UriNode) -> list[UriNode | PatternNode]:
-        items: list[UriNode | PatternNode] = list(_sorted_patterns(node))
+        items: list[UriNode | PatternNode] = list(sorted_patterns(node))
         items.extend(self.children(node))
         return items

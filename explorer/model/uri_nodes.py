@@ -1,0 +1,281 @@
+"""The nodes of the URI prefix tree (`explorer.model.uri_tree`): a segment node and a template's pattern node.
+
+Why the storage looks the way it does: a million-resource tree is mostly leaves, so a leaf holds its
+resource entry itself (a dict only when two servers list the same URI) and nothing else; everything a
+node needs only once it has children (`NodeKids`: children, patterns, the sorted caches, subtree counts
+and the server mask) lives in one object that leaves never get. `UriTree` is the only writer of that
+storage (the underscore attributes are its, in this module's friend `uri_tree`); everyone else reads
+through the properties.
+"""
+
+from __future__ import annotations
+
+from bisect import insort
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any, NamedTuple
+
+from explorer.model.entries import ResourceEntry, TemplateEntry
+from explorer.model.natural import natural_key
+from explorer.model.uri_segments import TAILS, is_scheme_segment
+
+__all__ = [
+    "Counts",
+    "NodeKids",
+    "PatternNode",
+    "Row",
+    "UriNode",
+    "child_order_key",
+    "sorted_entries",
+    "sorted_patterns",
+]
+
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
+_MERGE_ONE_BY_ONE = 64  # at most this many new children are inserted into a sorted cache one by one
+
+
+def child_order_key(node: UriNode | PatternNode) -> str:
+    """The key `UriTree.children` sorts by: a view bisects a sorted child list (or a filtered part of it)."""
+    return natural_key(node.segment)
+
+
+class Counts(NamedTuple):
+    """Distinct URIs and distinct template texts."""
+
+    resources: int
+    templates: int
+
+    @property
+    def total(self) -> int:
+        return self.resources + self.templates
+
+
+class Row(NamedTuple):
+    """One line of a depth-first rendering; `label` is the (possibly collapsed) segment text."""
+
+    depth: int
+    node: UriNode | PatternNode
+    label: str
+
+
+class NodeKids:
+    """Everything a node needs only once it has children: kept out of leaves to keep leaves small."""
+
+    __slots__ = ("below_res", "below_tpl", "children", "lex", "mask", "patterns", "pending", "sorted")
+
+    def __init__(self) -> None:
+        self.children: dict[str, UriNode] = {}
+        self.patterns: dict[str, PatternNode] | None = None
+        self.sorted: list[UriNode] | None = None  # natural order; cache, replaced (never mutated) when stale
+        self.pending: list[UriNode] | None = None  # children added since `sorted` was built
+        self.lex: list[str] | None = None  # child segments in string order, for prefix queries
+        self.below_res = 0  # distinct URIs in descendants
+        self.below_tpl = 0  # pattern nodes in the subtree (own patterns included)
+        self.mask = 0  # servers (bits) of the descendants and the patterns; not of the node itself
+
+    def sorted_children(self) -> list[UriNode]:
+        """In natural order; a few new children are inserted into a copy of the cache, more sort it again."""
+        cached = self.sorted
+        pending = self.pending
+        if cached is None:
+            cached = sorted(self.children.values(), key=child_order_key)
+        elif pending:
+            cached = list(cached)
+            if len(pending) <= _MERGE_ONE_BY_ONE:
+                for child in pending:
+                    insort(cached, child, key=child_order_key)
+            else:
+                cached.extend(pending)
+                cached.sort(key=child_order_key)
+        else:
+            return cached
+        self.sorted = cached
+        self.pending = None
+        return cached
+
+
+class UriNode:
+    """One segment of the trie; holds the resources whose URI is exactly this node's prefix."""
+
+    __slots__ = ("_kids", "_res", "parent", "segment")
+
+    def __init__(self, segment: str, parent: UriNode | None) -> None:
+        self.segment = segment
+        self.parent = parent
+        # One server is the common case: store the entry itself, a dict only on a collision.
+        self._res: ResourceEntry | dict[str, ResourceEntry] | None = None
+        self._kids: NodeKids | None = None
+
+    @property
+    def entries(self) -> list[ResourceEntry]:
+        """The node's own resources, one per server, ordered by server name (cheaper than `resources`)."""
+        return sorted_entries(self)
+
+    @property
+    def first_entry(self) -> ResourceEntry | None:
+        """The node's own resource from the server that listed it first (None without one)."""
+        res = self._res
+        if res is None or isinstance(res, ResourceEntry):
+            return res
+        return next(iter(res.values()))
+
+    @property
+    def is_leaf(self) -> bool:
+        """No children and no patterns (a leaf always holds a resource: empty nodes are pruned)."""
+        return self._kids is None
+
+    def glues_children(self) -> bool:
+        """True for the root and a top-level scheme node: a child's text follows theirs without a "/"."""
+        return self._glues_children()
+
+    def __repr__(self) -> str:
+        return f"UriNode({self.prefix!r}, resources={self.resource_count}, templates={self.template_count})"
+
+    @property
+    def prefix(self) -> str:
+        """Exact URI text up to this segment: a stored URI when there is one, else built up the chain."""
+        chain: list[UriNode] = []
+        node: UriNode = self
+        base = ""
+        while node.parent is not None:
+            uri = node._own_uri()
+            if uri is not None:
+                base = uri
+                break
+            chain.append(node)
+            node = node.parent
+        if not chain:
+            return base
+        parts = [base]
+        for child in reversed(chain):
+            parent = child.parent
+            assert parent is not None
+            if not (parent._glues_children() or child.segment.startswith(TAILS)):
+                parts.append("/")
+            parts.append(child.segment)
+        return "".join(parts)
+
+    def _own_uri(self) -> str | None:
+        res = self._res
+        if res is None:
+            return None
+        if isinstance(res, ResourceEntry):
+            return res.uri
+        return next(iter(res.values())).uri
+
+    def _glues_children(self) -> bool:
+        """True for the root and a top-level scheme node: their children follow without a "/"."""
+        parent = self.parent
+        return parent is None or (parent.parent is None and is_scheme_segment(self.segment))
+
+    @property
+    def depth(self) -> int:
+        depth = 0
+        node = self.parent
+        while node is not None:
+            depth += 1
+            node = node.parent
+        return depth
+
+    @property
+    def is_root(self) -> bool:
+        return self.parent is None
+
+    @property
+    def resources(self) -> Mapping[str, ResourceEntry]:
+        """server -> entry for the URI equal to this prefix (read-only)."""
+        res = self._res
+        if res is None:
+            return _EMPTY
+        if isinstance(res, ResourceEntry):
+            return MappingProxyType({res.server: res})
+        return MappingProxyType(res)
+
+    @property
+    def has_resource(self) -> bool:
+        return self._res is not None
+
+    @property
+    def resource_count(self) -> int:
+        """Distinct URIs in the subtree, this node included."""
+        own = 0 if self._res is None else 1
+        return own if self._kids is None else own + self._kids.below_res
+
+    @property
+    def template_count(self) -> int:
+        """Distinct templates (pattern nodes) in the subtree."""
+        return 0 if self._kids is None else self._kids.below_tpl
+
+    @property
+    def items_below(self) -> int:
+        """The count shown next to a prefix, everywhere (tree rows, `tree` text and JSON, the details pane):
+        the resources and templates below it, not the node's own resource, which its line already is."""
+        return self.resource_count + self.template_count - (0 if self._res is None else 1)
+
+    @property
+    def child_count(self) -> int:
+        return 0 if self._kids is None else len(self._kids.children)
+
+    @property
+    def pattern_count(self) -> int:
+        kids = self._kids
+        return 0 if kids is None or kids.patterns is None else len(kids.patterns)
+
+    def child(self, segment: str) -> UriNode | None:
+        return None if self._kids is None else self._kids.children.get(segment)
+
+    def pattern(self, label: str) -> PatternNode | None:
+        kids = self._kids
+        return None if kids is None or kids.patterns is None else kids.patterns.get(label)
+
+
+class PatternNode:
+    """A template shown as a child of a concrete node; one node per template text, any number of servers."""
+
+    __slots__ = ("_tpl", "label", "parent", "uri_template")
+
+    def __init__(self, label: str, parent: UriNode, uri_template: str) -> None:
+        self.label = label
+        self.parent = parent
+        self.uri_template = uri_template
+        self._tpl: dict[str, TemplateEntry] = {}
+
+    def __repr__(self) -> str:
+        return f"PatternNode({self.uri_template!r}, servers={sorted(self._tpl)})"
+
+    @property
+    def segment(self) -> str:
+        """Same name as on `UriNode`, so renderers can treat both alike."""
+        return self.label
+
+    @property
+    def literal_prefix(self) -> str:
+        brace = self.uri_template.find("{")
+        return self.uri_template if brace < 0 else self.uri_template[:brace]
+
+    @property
+    def depth(self) -> int:
+        return self.parent.depth + 1
+
+    @property
+    def templates(self) -> Mapping[str, TemplateEntry]:
+        """server -> entry (read-only)."""
+        return MappingProxyType(self._tpl)
+
+
+def sorted_entries(node: UriNode) -> list[ResourceEntry]:
+    """A node's own resources, one per server, by server name."""
+    res = node._res
+    if res is None:
+        return []
+    if isinstance(res, ResourceEntry):
+        return [res]
+    return [res[server] for server in sorted(res)]
+
+
+def sorted_patterns(node: UriNode) -> list[PatternNode]:
+    """A node's pattern children in natural order of their labels."""
+    kids = node._kids
+    if kids is None or not kids.patterns:
+        return []
+    return [kids.patterns[label] for label in sorted(kids.patterns, key=natural_key)]

@@ -1,0 +1,91 @@
+"""The URI segment grammar: how the prefix tree, the filter and the CLI cut URI text into segments.
+
+One home for it, so the tree, the `/` filter and `tree --prefix` agree on what a segment is.
+``scheme://authority/p/a/t/h?query`` -> ``["scheme://", "authority", "p", "a", "t", "h", "?query"]``;
+opaque ``urn:isbn:1`` -> ``["urn:", "isbn:1"]``; no valid scheme -> split at ``/`` only. Empty segments
+are kept (``//``, trailing ``/``, empty authority); the query (or a fragment) is one final segment.
+`join_segments` is the exact inverse for every string.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+__all__ = [
+    "SCHEME",
+    "SEPARATOR",
+    "TAILS",
+    "is_scheme_segment",
+    "join_segments",
+    "segment_uri",
+    "starts_with_scheme",
+    "template_place",
+]
+
+SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
+"""A URI scheme and its colon (RFC 3986: a letter, then letters, digits, `+`, `.`, `-`)."""
+_SCHEME_SEGMENT = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:(?://)?")
+TAILS = ("?", "#")
+"""What starts a query or fragment segment: glued to the segment before it, without a "/"."""
+SEPARATOR = re.compile(r"[/?#]")
+"""Where a segment ends inside a path."""
+
+
+def starts_with_scheme(text: str) -> bool:
+    """Whether `text` begins with a scheme and its colon (what makes a filter a URI prefix query)."""
+    return SCHEME.match(text) is not None
+
+
+def segment_uri(uri: str) -> list[str]:
+    """Split a URI into tree segments; `join_segments` restores the exact input for any string."""
+    match = SCHEME.match(uri)
+    if match is None:
+        segments: list[str] = []
+        start = 0
+    else:
+        start = match.end()
+        if uri.startswith("//", start):
+            start += 2
+        segments = [uri[:start]]
+    cut = len(uri)
+    query = uri.find("?", start)
+    if query >= 0:
+        cut = query
+    fragment = uri.find("#", start, cut)
+    if fragment >= 0:
+        cut = fragment
+    if cut > start:
+        segments.extend(uri[start:cut].split("/"))
+    if cut < len(uri):
+        segments.append(uri[cut:])
+    return segments
+
+
+def is_scheme_segment(segment: str) -> bool:
+    """A whole first segment that is a scheme (`demo://`, `urn:`): what glues the next segment to it."""
+    return _SCHEME_SEGMENT.fullmatch(segment) is not None
+
+
+def join_segments(segments: Sequence[str]) -> str:
+    """Inverse of `segment_uri`: "/" between segments, except after the root or a scheme and before ?/#."""
+    parts: list[str] = []
+    for index, segment in enumerate(segments):
+        glued = index == 0 or segment.startswith(TAILS) or (index == 1 and is_scheme_segment(segments[0]))
+        if not glued:
+            parts.append("/")
+        parts.append(segment)
+    return "".join(parts)
+
+
+def template_place(text: str) -> tuple[list[str], str]:
+    """Parent segments and label of a template: cut at the last complete segment of its literal prefix."""
+    brace = text.find("{")
+    literal = text if brace < 0 else text[:brace]
+    segments = segment_uri(literal)
+    if not segments:
+        return segments, text
+    if brace >= 0 and len(segments) == 1 and is_scheme_segment(segments[0]):
+        return segments, text[len(literal) :]  # `demo://{+path}`: the scheme itself is complete
+    last = segments.pop()  # followed by `{` (or the end), so possibly incomplete: part of the label
+    return segments, text[len(literal) - len(last) :]
