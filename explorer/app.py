@@ -94,6 +94,7 @@ class ExplorerApp(App[int]):
                 found_configs=self.found_configs,
                 wire=self.wire,
                 auth=self.auth,
+                config=self.config,
             )
         )
         self._show_notices()

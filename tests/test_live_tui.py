@@ -162,7 +162,7 @@ async def test_back_forward_and_bookmarks(isolated_home: Path) -> None:
         await pilot.press("b")
         saved = json.loads((isolated_home / "data" / "bookmarks.json").read_text())
         assert saved["servers"] == {"demo": ["docs://handbook/welcome"]}
-        assert screen.bookmarks.has("demo", "docs://handbook/welcome")
+        assert screen.places.bookmarks.has("demo", "docs://handbook/welcome")
 
 
 @pytest.mark.interop

@@ -24,7 +24,7 @@ Rules it keeps:
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Protocol
 
@@ -163,6 +163,10 @@ class Supervisor:
 
     def is_connected(self, name: str) -> bool:
         return self.connection(name) is not None
+
+    def live_connections(self) -> LiveConnections:
+        """The connections as a mapping looked up at each use, for views that outlive a reconnect."""
+        return LiveConnections(self)
 
     def serving(self, servers: Iterable[str]) -> str | None:
         """Which of `servers` should answer for a node: the first connected one in the bar's order, else
@@ -437,3 +441,22 @@ class Supervisor:
         if conn is None:
             return f"server {name} is not connected"
         return await conn.set_log_level(level)
+
+
+class LiveConnections(Mapping[str, "ServerConnection"]):
+    """The supervisor's connections as a mapping looked up at each use (a reconnect is seen at once)."""
+
+    def __init__(self, supervisor: Supervisor) -> None:
+        self._supervisor = supervisor
+
+    def __getitem__(self, name: str) -> ServerConnection:
+        conn = self._supervisor.connection(name)
+        if conn is None:
+            raise KeyError(name)
+        return conn
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([name for name in self._supervisor.names if self._supervisor.is_connected(name)])
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)

@@ -54,14 +54,14 @@ class ServerAdder:
             if spec is None:
                 message = problem or "not connected"
                 catalogue.failed(name, message, None, None, "")
-                self.screen.statuses_changed()
+                self.screen.events.statuses_changed()
                 self.screen.notify(f"{sanitize_line(name, 40)}: {sanitize_line(message, 200)}", markup=False)
             else:
                 status.spec = spec
                 connect(name)
 
         catalogue.reset(name)  # "connecting…" while the dialog asks, not the last failure
-        self.screen.statuses_changed()
+        self.screen.events.statuses_changed()
         self.input_asker.fill(status.spec, done)
 
     def add_servers(self, specs: Sequence[ServerSpec]) -> list[str]:
@@ -80,8 +80,8 @@ class ServerAdder:
                 screen.catalogue.failed(spec.name, str(exc), None, None, "")
                 continue
             screen.connect(spec.name)
-        screen.tree_changed()
-        screen.statuses_changed()
+        screen.events.tree_changed()
+        screen.events.statuses_changed()
         return [spec.name for spec in added]
 
     def open_connect_dialog(self) -> None:
@@ -96,8 +96,8 @@ class ServerAdder:
             if worker.group == f"conn-{name}":
                 worker.cancel()
         screen.supervisor.remove(name)
-        screen.tree_changed()
-        screen.statuses_changed()
+        screen.events.tree_changed()
+        screen.events.statuses_changed()
         screen.notify(f"Removed {sanitize_line(name, 60)}.", markup=False)
 
     def open_config(self, client: str) -> None:

@@ -1,18 +1,18 @@
 """The main screen, the view controller: servers on top, the merged tree, details and the preview.
 
 It asks and is told: a `Supervisor` (Textual-free) owns every server's connection, listing and live
-updates; the screen runs one worker per server (`conn-<name>`, so every connection dies with the app),
-implements the supervisor's listener by updating widgets, and turns keys into requests. Pages are merged
-by the supervisor as they arrive; the tree is redrawn at most every 50 ms, so a big server never floods
-the paint path. Reads run in the exclusive `preview` group (a newer read cancels an older one); the
-previewed resource is followed while previewed, and a change re-reads it and shows what changed.
+updates; the screen runs one worker per server (`conn-<name>`, so every connection dies with the app) and
+turns keys into requests; what the supervisor tells it is turned into widgets by its `ScreenListener`
+(`screens/main_listener.py`, which also throttles tree redraws). Reads run in the exclusive `preview`
+group (a newer read cancels an older one); the previewed resource is followed while previewed, and a
+change re-reads it and shows what changed.
 """
 
 from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, ClassVar
 
 import anyio
@@ -21,28 +21,26 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.timer import Timer
 from textual.widgets import Footer, Input
 
 from explorer.auth.login import AuthOptions
-from explorer.bookmarks import Bookmarks
-from explorer.config import ListingBounds, ServerSpec, redact
+from explorer.config import Config, ListingBounds, ServerSpec, redact
 from explorer.config.found import FoundConfig
 from explorer.connection.completion import Completer
 from explorer.connection.errors import ServerFault
-from explorer.connection.live import LogEntry, Progress
 from explorer.connection.stdio import settle_server_stops
 from explorer.connection.supervisor import Settings, Supervisor
 from explorer.model.catalogue import Catalogue, ServerStatus
 from explorer.model.contents import classify
 from explorer.model.contents.changes import Update, describe_update
 from explorer.model.copy_as import jsonrpc_read, read_command, uri_for_clipboard
-from explorer.model.listing import Kind, Listing
-from explorer.model.navigation import Navigation, Place
+from explorer.model.navigation import Place
 from explorer.model.uri_tree import PatternNode, UriNode
 from explorer.sanitize import sanitize_line
 from explorer.screens.adding_servers import ServerAdder
+from explorer.screens.main_listener import ScreenListener
 from explorer.screens.palette import ExplorerCommands, UriJumpCommands
+from explorer.screens.places import Places
 from explorer.widgets.detail import DetailPane
 from explorer.widgets.preview import ContentPreview
 from explorer.widgets.resource_tree import ResourceTree
@@ -56,7 +54,6 @@ if TYPE_CHECKING:  # the dialogs and screens are imported when first opened: not
     from explorer.screens.template_form import TemplateFormResult
 
 PREVIEW_CAP = 1_000_000
-TREE_FLUSH_SECONDS = 0.05
 
 
 class MainScreen(Screen[None]):
@@ -119,27 +116,26 @@ Every server's resources and templates as one URI-prefix tree.
         found_configs: Sequence[FoundConfig] = (),
         wire: WireLog | None = None,
         auth: AuthOptions | None = None,
+        config: Config | None = None,
     ) -> None:
         super().__init__()
+        self.config = config  # where the servers came from (None: given on the command line)
         self.protocol: ProtocolMode = protocol
+        self.events = ScreenListener(self)  # what the supervisor tells the screen
         self.supervisor = Supervisor(
             specs,
             Settings(protocol=protocol, timeout=timeout, bounds=bounds, wire=wire, auth=auth),
-            listener=self,
+            listener=self.events,
         )
         self.adder = ServerAdder(self, found_configs)
         self.auto_preview = auto_preview
-        self._flush_timer: Timer | None = None
-        self._flushed_once = False
         self._previewing: tuple[str, str] | None = None  # (server, uri)
         self._versions: dict[tuple[str, str], int] = {}  # how many times a previewed resource was read
         self._last_text: dict[tuple[str, str], str | None] = {}
-        self._problems_told: dict[str, str] = {}  # per server: the protocol junk last notified
         # After a go-to to a URI no node stands for (a template's URI), c, y and the details act on that
         # URI until the cursor moves on: the node the cursor was put on, and the target.
         self._target: tuple[UriNode | PatternNode, str, str] | None = None
-        self.navigation = Navigation()
-        self.bookmarks = Bookmarks()
+        self.places = Places(self)  # back/forward and bookmarks
 
     @property
     def catalogue(self) -> Catalogue:
@@ -176,7 +172,7 @@ Every server's resources and templates as one URI-prefix tree.
     def on_mount(self) -> None:
         self.query_one("#filter", Input).display = False
         self.query_one(ResourceTree).focus()
-        self.statuses_changed()
+        self.events.statuses_changed()
         # Connecting imports the MCP stack (about half a second): only once the first frame is on screen.
         self.call_after_refresh(self._connect_all)
         self.adder.tell_found_configs()
@@ -216,108 +212,6 @@ Every server's resources and templates as one URI-prefix tree.
             exit_on_error=False,
             name=f"conn-{name}",
         )
-
-    # -- the supervisor's listener
-    def statuses_changed(self) -> None:
-        self.query_one(ServerBar).update_statuses(list(self.catalogue.servers.values()))
-
-    def tree_changed(self) -> None:
-        """Pages arrived: the first shows at once, later ones at most every 50 ms."""
-        if not self._flushed_once:
-            self._flush_tree()
-        elif self._flush_timer is None:
-            self._flush_timer = self.set_timer(TREE_FLUSH_SECONDS, self._flush_tree)
-
-    def server_connected(self, name: str, notes: Sequence[str]) -> None:
-        for note in notes:
-            self.notify(f"{sanitize_line(name, 40)}: {sanitize_line(note, 300)}", markup=False)
-        if self._previewing is not None and self._previewing[0] == name:
-            self.run_worker(self.supervisor.preview(*self._previewing), group="follow", exit_on_error=False)
-
-    def server_failed(self, name: str, message: str) -> None:
-        self._flush_tree()
-        self.notify(
-            f"{sanitize_line(name, 40)}: {sanitize_line(message, 200)} (press e for details, R to reconnect)",
-            severity="error",
-            markup=False,
-        )
-
-    def listing_finished(self, name: str, listing: Listing, was_refresh: bool) -> None:
-        status = self.catalogue.servers[name]
-        if listing.error is not None:
-            kept = " (kept the last good listing)" if was_refresh else ""
-            self.notify(
-                f"{sanitize_line(name, 40)}: {sanitize_line(redact(listing.error, status.spec), 200)}{kept}",
-                severity="error",
-                markup=False,
-            )
-        elif listing.stopped_by is not None:
-            self.notify(
-                f"{sanitize_line(name, 40)}: stopped at the {listing.stopped_by} bound; press m for more",
-                severity="warning",
-                markup=False,
-            )
-        conn = self.supervisor.connection(name)
-        if conn is not None:
-            self._tell_problems(name, conn)
-
-    def _mark_resources(self) -> None:
-        """Followed (pinned) resources and ones that changed since they were last read, marked in the tree."""
-        marks = {uri: "changed" for _server, uri in self.supervisor.changed}
-        marks.update({uri: "following" for _server, uri in self.supervisor.pinned})
-        self.tree_widget.set_markers(marks=marks)
-
-    async def resource_changed(self, name: str, uri: str) -> None:
-        """A followed resource changed: re-read it when it is the one previewed (coalesced upstream)."""
-        self._mark_resources()
-        if self._previewing == (name, uri):
-            await self._read(name, uri, PREVIEW_CAP, changed=True)
-
-    def list_changed(self, name: str, kind: Kind) -> None:
-        from explorer.screens.prompts import PromptsScreen
-
-        for screen in self.app.screen_stack:
-            if isinstance(screen, PromptsScreen) and kind == "prompts":
-                screen.action_refresh()
-        self.statuses_changed()
-
-    def server_voice(self, name: str, news: LogEntry | Progress) -> None:
-        from explorer.screens.server_overview import ServerOverview
-
-        for screen in self.app.screen_stack:
-            if isinstance(screen, ServerOverview) and screen.status.name == name:
-                screen.add_voice(news)
-
-    def keeps_changing(self, name: str) -> None:
-        self.notify(
-            f"{sanitize_line(name, 40)} keeps changing: its listing is now refreshed at most every 30 s.",
-            severity="warning",
-            markup=False,
-        )
-
-    def _tell_problems(self, name: str, conn: ServerConnection) -> None:
-        """Junk a server wrote between its messages was ignored; say so once (it explains odd gaps)."""
-        problems = conn.problems.describe()
-        if problems is not None and self._problems_told.get(name) != problems:
-            self._problems_told[name] = problems
-            self.notify(
-                f"{sanitize_line(name, 40)} {sanitize_line(problems, 200)}; ignored them",
-                severity="warning",
-                markup=False,
-            )
-
-    def _flush_tree(self) -> None:
-        self._flush_timer = None
-        self._flushed_once = True
-        tree = self.tree_widget
-        servers = self.catalogue.servers.values()
-        tree.show_servers = len(self.catalogue.servers) > 1
-        tree.incomplete_servers = {s.name for s in servers if s.state in ("incomplete", "failed")}
-        listing = {s.name: s.items_seen for s in servers if s.state == "listing"}
-        tree.set_markers(listing=listing, stale=[s.name for s in servers if s.state == "failed"])
-        self._mark_resources()
-        tree.model_changed()
-        self.statuses_changed()
 
     # ------------------------------------------------------------------------------ selection and reads
     @on(ResourceTree.NodeHighlighted)
@@ -389,9 +283,9 @@ Every server's resources and templates as one URI-prefix tree.
         from explorer.screens.prompts import PromptsScreen
 
         failures = {s.name: s.error or "failed" for s in self.catalogue.servers.values() if s.error}
-        live = LiveConnections(self.supervisor)
+        live = self.supervisor.live_connections()
         bounds = self.supervisor.settings.bounds
-        screen = PromptsScreen(live, list(self.catalogue.servers), failures, bounds)
+        screen = PromptsScreen(live, list(self.catalogue.servers), failures, bounds, config=self.config)
         self.app.push_screen(screen, self._prompts_closed)
 
     def _prompts_closed(self, uri: str | None) -> None:
@@ -406,6 +300,16 @@ Every server's resources and templates as one URI-prefix tree.
 
             self.app.push_screen(GoToDialog(self.catalogue.tree, uri), self._go_to)
 
+    def resume_following(self, name: str) -> None:
+        """`name` (re)connected: follow the previewed resource again when it is that server's."""
+        if self._previewing is not None and self._previewing[0] == name:
+            self.run_worker(self.supervisor.preview(*self._previewing), group="follow", exit_on_error=False)
+
+    async def reread_if_previewed(self, server: str, uri: str) -> None:
+        """A followed resource changed: read it again, with what changed, when it is the one previewed."""
+        if self._previewing == (server, uri):
+            await self._read(server, uri, PREVIEW_CAP, changed=True)
+
     def _read_node(self, node: UriNode) -> None:
         server = self.supervisor.serving(node.resources)
         if server is not None:
@@ -414,7 +318,7 @@ Every server's resources and templates as one URI-prefix tree.
     def read(self, server: str, uri: str, *, cap: int | None = PREVIEW_CAP, record: bool = True) -> None:
         """Read `uri` on `server` into the preview; a newer read cancels an older one."""
         if record:
-            self.navigation.visit(Place(uri, server, read=True))
+            self.places.navigation.visit(Place(uri, server, read=True))
         self.query_one(ContentPreview).show_loading(uri)
         self._previewing = (server, uri)
         self._versions.pop((server, uri), None)
@@ -441,7 +345,7 @@ Every server's resources and templates as one URI-prefix tree.
             update = describe_update(self._last_text.get(key), contents, version=version, at=time.time())
         self._last_text[key] = _text_of(contents)
         preview.show_contents(uri, contents, server=server, update=update)
-        self._mark_resources()  # read now: no longer "changed"
+        self.events.mark_resources()  # read now: no longer "changed"
 
     @on(ContentPreview.LinkClicked)
     def _link_clicked(self, event: ContentPreview.LinkClicked) -> None:
@@ -459,14 +363,14 @@ Every server's resources and templates as one URI-prefix tree.
 
     def jump_to(self, prefix: str) -> bool:
         """Put the cursor on `prefix` (or the nearest node) and remember the place for back/forward."""
-        self.navigation.visit(Place(prefix))
+        self.places.navigation.visit(Place(prefix))
         return self.tree_widget.select_prefix(prefix)
 
     def _go_to(self, target: GoToTarget | None) -> None:
         if target is None:
             return
         tree = self.tree_widget
-        self.navigation.visit(Place(target.prefix))
+        self.places.navigation.visit(Place(target.prefix))
         if target.template is None:
             tree.select_prefix(target.prefix)
             node = self.catalogue.tree.node_for(target.prefix)
@@ -551,7 +455,7 @@ Every server's resources and templates as one URI-prefix tree.
             return
         server, uri = target
         spec = self.catalogue.servers[server].spec
-        config = getattr(self.app, "config", None)
+        config = self.config
         source = config.source if config is not None else None
         in_config = config is not None and server in config.servers
         clip = uri_for_clipboard(uri)
@@ -587,7 +491,7 @@ Every server's resources and templates as one URI-prefix tree.
 
         async def toggle() -> None:
             pinned = await self.supervisor.toggle_pin(server, uri)
-            self._mark_resources()
+            self.events.mark_resources()
             verb = "Following" if pinned else "No longer following"
             self.notify(f"{verb} {sanitize_line(uri, 200)}.", markup=False)
 
@@ -665,80 +569,24 @@ Every server's resources and templates as one URI-prefix tree.
     def action_protocol_log(self) -> None:
         from explorer.screens.protocol_log import ProtocolLogScreen
 
-        wire = getattr(self.app, "wire", None) or self.supervisor.settings.wire
+        wire = self.supervisor.settings.wire
         if wire is None:
             self.notify("The protocol log is off.", markup=False)
             return
         self.app.push_screen(ProtocolLogScreen(wire))
 
-    def _revisit(self, place: Place | None) -> None:
-        if place is None:
-            self.notify("Nothing further in that direction.", markup=False)
-            return
-        self.tree_widget.select_prefix(place.uri)
-        if place.read and place.server is not None:
-            self.read(place.server, place.uri, record=False)
-
     def action_back(self) -> None:
-        self._revisit(self.navigation.back())
+        self.places.back()
 
     def action_forward(self) -> None:
-        self._revisit(self.navigation.forward())
+        self.places.forward()
 
     def action_bookmark(self) -> None:
-        """Bookmark (or forget) the highlighted resource or prefix, for its server."""
-        target = self.highlighted_resource()
-        if target is None:
-            node = self.tree_widget.cursor_node
-            uri = self.highlighted_uri()
-            servers = sorted(self.catalogue.tree.subtree_servers(node)) if isinstance(node, UriNode) else []
-            if isinstance(node, PatternNode):
-                servers = list(node.templates)
-            server = self.supervisor.serving(servers)
-            if uri is None or server is None:
-                self.notify("Highlight something to bookmark.", severity="warning", markup=False)
-                return
-            target = (server, uri)
-        server, uri = target
-        marked = self.bookmarks.toggle(server, uri)
-        saved = self.bookmarks.save()
-        verb = "Bookmarked" if marked else "Bookmark removed:"
-        note = "" if saved else " (could not save the bookmarks file)"
-        self.notify(
-            f"{verb} {sanitize_line(uri, 200)}{note}",
-            markup=False,
-            severity="information" if saved else "warning",
-        )
-
-    def open_bookmark(self, server: str, uri: str) -> None:
-        """Go to a bookmark; a resource listed there is read."""
-        self.jump_to(uri)
-        node = self.catalogue.tree.node_for(uri)
-        if node is not None and node.resources and node.prefix == uri and server in node.resources:
-            self.read(server, uri)
+        self.places.toggle_bookmark()
 
     def action_toggle_auto_preview(self) -> None:
         self.auto_preview = not self.auto_preview
         self.notify(f"Auto-preview {'on' if self.auto_preview else 'off'}.", markup=False)
-
-
-class LiveConnections(Mapping[str, "ServerConnection"]):
-    """The supervisor's connections as a mapping looked up at each use (a reconnect is seen at once)."""
-
-    def __init__(self, supervisor: Supervisor) -> None:
-        self._supervisor = supervisor
-
-    def __getitem__(self, name: str) -> ServerConnection:
-        conn = self._supervisor.connection(name)
-        if conn is None:
-            raise KeyError(name)
-        return conn
-
-    def __iter__(self) -> Iterator[str]:
-        return iter([name for name in self._supervisor.names if self._supervisor.is_connected(name)])
-
-    def __len__(self) -> int:
-        return sum(1 for _ in self)
 
 
 def _text_of(contents: Sequence[object]) -> str | None:

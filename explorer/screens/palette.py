@@ -73,12 +73,12 @@ class ExplorerCommands(Provider):
                         partial(screen.open_config, found.client),
                     )
                 )
-        for server, uri in screen.bookmarks.all():
+        for server, uri in screen.places.bookmarks.all():
             verbs.append(
                 (
                     f"Bookmark: {sanitize_line(uri, 120)} ({sanitize_line(server, 40)})",
                     "Go to this bookmark (b toggles one on the highlighted node)",
-                    partial(screen.open_bookmark, server, uri),
+                    partial(screen.places.open_bookmark, server, uri),
                 )
             )
         for status in screen.failed_servers():

@@ -25,7 +25,7 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
 
-from explorer.config import ListingBounds
+from explorer.config import Config, ListingBounds
 from explorer.connection.completion import Completer
 from explorer.connection.discovery import list_server
 from explorer.connection.errors import ServerFault
@@ -260,9 +260,11 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
         servers: Sequence[str],
         failures: Mapping[str, str] | None = None,
         bounds: ListingBounds | None = None,
+        config: Config | None = None,
     ) -> None:
         super().__init__()
         self.connections = connections  # looked up at each use: a server may reconnect meanwhile
+        self.config = config  # where the servers came from: the copied command line names it
         self.bounds = bounds or ListingBounds()
         self.server_names = list(servers)
         self.failures = dict(failures or {})
@@ -467,7 +469,7 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
         name = text_for_clipboard(entry.name)  # the name a server chose: never raw onto the clipboard
         forms = [("Prompt name", name.text), ("JSON-RPC request", jsonrpc_prompt(entry.name, arguments))]
         if conn is not None:
-            config = getattr(self.app, "config", None)
+            config = self.config
             source = config.source if config is not None else None
             in_config = config is not None and entry.server in config.servers
             line = prompt_command(

@@ -1,0 +1,142 @@
+"""What the main screen does when the supervisor tells it something: the `SupervisorListener` of the TUI.
+
+A class of its own so the screen stays the view controller (keys in, reads out) and this stays the one
+place where server news becomes widgets and notifications. Pages arrive in bursts: the first one shows at
+once, later ones redraw the tree at most every 50 ms, so a big server never floods the paint path. Every
+server string that reaches a notification goes through the sanitizer (notifications never parse markup).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from textual.timer import Timer
+
+from explorer.config import redact
+from explorer.connection.live import LogEntry, Progress
+from explorer.model.listing import Kind, Listing
+from explorer.sanitize import sanitize_line
+from explorer.widgets.server_bar import ServerBar
+
+if TYPE_CHECKING:
+    from explorer.connection.session import ServerConnection
+    from explorer.screens.main import MainScreen
+
+TREE_FLUSH_SECONDS = 0.05
+
+
+class ScreenListener:
+    """The supervisor's listener for `MainScreen`: server news to widgets, throttled where it must be."""
+
+    def __init__(self, screen: MainScreen) -> None:
+        self.screen = screen
+        self._flush_timer: Timer | None = None
+        self._flushed_once = False
+        self._problems_told: dict[str, str] = {}  # per server: the protocol junk last notified
+
+    def statuses_changed(self) -> None:
+        screen = self.screen
+        screen.query_one(ServerBar).update_statuses(list(screen.catalogue.servers.values()))
+
+    def tree_changed(self) -> None:
+        """Pages arrived: the first shows at once, later ones at most every 50 ms."""
+        if not self._flushed_once:
+            self.flush_tree()
+        elif self._flush_timer is None:
+            self._flush_timer = self.screen.set_timer(TREE_FLUSH_SECONDS, self.flush_tree)
+
+    def server_connected(self, name: str, notes: Sequence[str]) -> None:
+        for note in notes:
+            self.screen.notify(f"{sanitize_line(name, 40)}: {sanitize_line(note, 300)}", markup=False)
+        self.screen.resume_following(name)
+
+    def server_failed(self, name: str, message: str) -> None:
+        self.flush_tree()
+        self.screen.notify(
+            f"{sanitize_line(name, 40)}: {sanitize_line(message, 200)} (press e for details, R to reconnect)",
+            severity="error",
+            markup=False,
+        )
+
+    def listing_finished(self, name: str, listing: Listing, was_refresh: bool) -> None:
+        screen = self.screen
+        status = screen.catalogue.servers[name]
+        if listing.error is not None:
+            kept = " (kept the last good listing)" if was_refresh else ""
+            screen.notify(
+                f"{sanitize_line(name, 40)}: {sanitize_line(redact(listing.error, status.spec), 200)}{kept}",
+                severity="error",
+                markup=False,
+            )
+        elif listing.stopped_by is not None:
+            screen.notify(
+                f"{sanitize_line(name, 40)}: stopped at the {listing.stopped_by} bound; press m for more",
+                severity="warning",
+                markup=False,
+            )
+        conn = screen.supervisor.connection(name)
+        if conn is not None:
+            self._tell_problems(name, conn)
+
+    async def resource_changed(self, name: str, uri: str) -> None:
+        """A followed resource changed: re-read it when it is the one previewed (coalesced upstream)."""
+        self.mark_resources()
+        await self.screen.reread_if_previewed(name, uri)
+
+    def list_changed(self, name: str, kind: Kind) -> None:
+        from explorer.screens.prompts import PromptsScreen
+
+        for screen in self.screen.app.screen_stack:
+            if isinstance(screen, PromptsScreen) and kind == "prompts":
+                screen.action_refresh()
+        self.statuses_changed()
+
+    def server_voice(self, name: str, news: LogEntry | Progress) -> None:
+        from explorer.screens.server_overview import ServerOverview
+
+        for screen in self.screen.app.screen_stack:
+            if isinstance(screen, ServerOverview) and screen.status.name == name:
+                screen.add_voice(news)
+
+    def keeps_changing(self, name: str) -> None:
+        self.screen.notify(
+            f"{sanitize_line(name, 40)} keeps changing: its listing is now refreshed at most every 30 s.",
+            severity="warning",
+            markup=False,
+        )
+
+    # -- not the supervisor's: what the screen asks of its listener
+
+    def mark_resources(self) -> None:
+        """Followed (pinned) resources and ones that changed since they were last read, marked in the tree."""
+        supervisor = self.screen.supervisor
+        marks = {uri: "changed" for _server, uri in supervisor.changed}
+        marks.update({uri: "following" for _server, uri in supervisor.pinned})
+        self.screen.tree_widget.set_markers(marks=marks)
+
+    def flush_tree(self) -> None:
+        """Redraw the tree and the server bar from the catalogue now."""
+        self._flush_timer = None
+        self._flushed_once = True
+        screen = self.screen
+        tree = screen.tree_widget
+        servers = screen.catalogue.servers.values()
+        tree.show_servers = len(screen.catalogue.servers) > 1
+        tree.incomplete_servers = {s.name for s in servers if s.state in ("incomplete", "failed")}
+        listing = {s.name: s.items_seen for s in servers if s.state == "listing"}
+        tree.set_markers(listing=listing, stale=[s.name for s in servers if s.state == "failed"])
+        self.mark_resources()
+        tree.model_changed()
+        self.statuses_changed()
+
+    def _tell_problems(self, name: str, conn: ServerConnection) -> None:
+        """Junk a server wrote between its messages was ignored; say so once (it explains odd gaps)."""
+        problems = conn.problems.describe()
+        if problems is not None and self._problems_told.get(name) != problems:
+            self._problems_told[name] = problems
+            self.screen.notify(
+                f"{sanitize_line(name, 40)} {sanitize_line(problems, 200)}; ignored them",
+                severity="warning",
+                markup=False,
+            )
