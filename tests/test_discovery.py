@@ -1,4 +1,4 @@
-"""Bounded, streamed discovery (design.md, "Listing rules") against a scripted fake connection.
+"""Bounded, streamed discovery (docs/architecture.md, "Discovery") against a scripted fake connection.
 
 The fake answers `resources/list` and `resources/templates/list` from a table keyed by the cursor it
 receives, so a test fails loudly (AssertionError out of `list_server`) when the explorer asks for a

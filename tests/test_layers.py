@@ -122,3 +122,15 @@ def test_no_private_name_is_imported_from_another_module() -> None:
                     if alias.name.startswith("_") and not alias.name.startswith("__"):
                         imported.append(f"{module_name(path)} imports {node.module}.{alias.name}")
     assert imported == [], "\n".join(imported)
+
+
+def test_docstrings_cite_only_files_in_the_repository() -> None:
+    """The design notes outside the repository are not shipped: the code cites `docs/architecture.md`."""
+    outside = ("design.md", "shared/notes", "landscape.md", "mcp-sdk.md")
+    cited = [
+        f"{module_name(path)}: {name}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for name in outside
+        if name in path.read_text(encoding="utf-8")
+    ]
+    assert cited == [], "\n".join(cited)

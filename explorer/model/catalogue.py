@@ -1,9 +1,9 @@
 """What the explorer knows about every server: state, identity, listing, and the merged URI tree.
 
-Rules it enforces (design.md, "Listing rules"): the first listing is merged into the tree page by
-page so the user browses while a big server is still listing; a refresh is built aside and
-replaces the server's entries only when it completes, so a failed refresh keeps the last good
-listing on screen; one server's failure never touches another's entries.
+Rules it enforces (docs/architecture.md, "The data path"): the first listing is merged into the tree
+page by page so the user browses while a big server is still listing; a refresh is built aside and
+replaces the server's entries only when it completes, so a failed refresh keeps the last good listing
+on screen; one server's failure never touches another's entries.
 """
 
 from __future__ import annotations
