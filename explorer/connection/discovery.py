@@ -43,10 +43,7 @@ from explorer.connection.errors import (
     ServerFault,
 )
 from explorer.model.entries import (
-    PromptEntry,
     ResourceEntry,
-    TemplateEntry,
-    ToolEntry,
     plain_entry,
     plain_shape,
     shared_mime,
@@ -64,10 +61,10 @@ from explorer.model.listing import (
     resource_in_prefix,
     template_in_prefix,
 )
+from explorer.model.page_items import ITEM_KEYS, item_problem, page_of
 
 PageCallback = Callable[[Page], Awaitable[None] | None]
 _SHARED_BOUNDS = ("max_seconds", "max_bytes", INTERRUPTED)  # a server's budget, not one list's
-_KEYS: dict[Kind, str] = {"resources": "uri", "templates": "uriTemplate", "prompts": "name", "tools": "name"}
 _PREFIXED: tuple[Kind, ...] = ("resources", "templates")  # the lists SEP-1269 filters
 _MAX_SKIP_REASONS = 20
 
@@ -475,15 +472,15 @@ def _parse_page(
     skipped = 0
     duplicates = 0
     kept: list[Any] = []
-    key_field = _KEYS[kind]
+    key_field = ITEM_KEYS[kind]
     consumed = skip
     prefix = result.prefix if kind == "templates" else None
     for index in range(skip, len(items)):
         if len(kept) >= room:
-            return _page(server, kind, number, kept, skipped, duplicates), consumed, True
+            return page_of(server, kind, number, kept, skipped, duplicates), consumed, True
         consumed = index + 1
         item = items[index]
-        problem = _item_problem(kind, item)
+        problem = item_problem(kind, item)
         if problem is not None:
             skipped += 1
             if len(result.skip_reasons) < _MAX_SKIP_REASONS:
@@ -498,7 +495,7 @@ def _parse_page(
             continue
         state.seen_keys.add(key)
         kept.append(item)
-    return _page(server, kind, number, kept, skipped, duplicates), consumed, False
+    return page_of(server, kind, number, kept, skipped, duplicates), consumed, False
 
 
 def _parse_resources(
@@ -544,7 +541,7 @@ def _parse_resources(
                 seen.add(uri)
                 kept.append(make(server, uri, name, None if mime is None else mimes(mime), shape))
                 continue
-        problem = _item_problem("resources", item)
+        problem = item_problem("resources", item)
         if problem is not None:
             skipped += 1
             if len(result.skip_reasons) < _MAX_SKIP_REASONS:
@@ -561,46 +558,3 @@ def _parse_resources(
         kept.append(ResourceEntry.listed(server, item))
     page = Page(server, "resources", number, resources=tuple(kept), skipped=skipped, duplicates=duplicates)
     return page, consumed, cut
-
-
-def _page(server: str, kind: Kind, number: int, items: list[Any], skipped: int, duplicates: int) -> Page:
-    if kind == "templates":
-        templates = tuple(TemplateEntry(server, i["uriTemplate"], i["name"], i) for i in items)
-        return Page(server, kind, number, templates=templates, skipped=skipped, duplicates=duplicates)
-    if kind == "prompts":
-        prompts = tuple(PromptEntry(server, i["name"], i) for i in items)
-        return Page(server, kind, number, prompts=prompts, skipped=skipped, duplicates=duplicates)
-    tools = tuple(ToolEntry(server, i["name"], i) for i in items)
-    return Page(server, kind, number, tools=tools, skipped=skipped, duplicates=duplicates)
-
-
-_OPTIONAL_STRINGS: dict[Kind, tuple[str, ...]] = {
-    "resources": ("title", "description", "mimeType"),
-    "templates": ("title", "description", "mimeType"),
-    # Prompts and tools keep odd fields: what reads them says what is wrong (a prompt's arguments, say).
-    "prompts": (),
-    "tools": (),
-}
-
-
-def _item_problem(kind: Kind, item: object) -> str | None:
-    """Why an item cannot be used, or None."""
-    if not isinstance(item, dict):
-        return f"not an object ({type(item).__name__})"
-    key = _KEYS[kind]
-    if not isinstance(item.get(key), str):
-        return f"'{key}' missing or not a string"
-    if key != "name" and not isinstance(item.get("name"), str):
-        return "'name' missing or not a string"
-    for optional in _OPTIONAL_STRINGS[kind]:
-        value = item.get(optional)
-        if value is not None and not isinstance(value, str):
-            return f"'{optional}' is not a string"
-    if kind == "resources":
-        size = item.get("size")
-        if size is not None and (not isinstance(size, int) or isinstance(size, bool)):
-            return "'size' is not an integer"
-    annotations = item.get("annotations")
-    if annotations is not None and not isinstance(annotations, dict):
-        return "'annotations' is not an object"
-    return None

@@ -7,7 +7,7 @@ back to "which template of which server, with which values". Filling goes throug
 API: `parse_template`, `too_large`, `expand`, `match`, `match_readings`, `diagnose`, `match_all`,
 `round_trips` (see each docstring). Modules: `percent` (RFC 3986 characters, pct-encoding both ways),
 `syntax` (types, parsing, limits), `expansion` (`expand`, the `uritemplate` fixes), `pattern` (template
--> parts and value shapes), `matching` (`match`, `match_readings`, `match_all`, `round_trips`),
+-> parts and value shapes), `matching` (`match`, `match_readings`, `match_all`), `round_trip` (`round_trips`),
 `diagnose` (why a URI does not match).
 Values are ``str``, a list of ``str`` or a ``dict`` of ``str``; a variable that is missing or ``None`` is
 undefined and expands to nothing, as are an empty list and an empty dict (RFC 6570 section 2.3).
@@ -108,8 +108,9 @@ from __future__ import annotations
 
 from explorer.model.templates.diagnose import diagnose
 from explorer.model.templates.expansion import expand
-from explorer.model.templates.matching import match, match_all, match_readings, round_trips
+from explorer.model.templates.matching import match, match_all, match_readings
 from explorer.model.templates.percent import RESERVED, UNRESERVED
+from explorer.model.templates.round_trip import round_trips
 from explorer.model.templates.syntax import (
     MAX_TEMPLATE_CHARS,
     MAX_TEMPLATE_VARIABLES,
