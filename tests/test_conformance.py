@@ -5,7 +5,7 @@ installed by `scripts/install-conformance.sh`) starts each scenario's servers an
 `tests/fixtures/conformance_client.py SERVER_URL`, which writes the scenario's data into an explorer
 config and runs `mcp-url-explorer servers --auth-flow fetch`. A scenario passes when the suite says so
 (every check SUCCESS, no warning, the client exited as the scenario expects). The README's conformance
-table lists the same results; the three scenarios that do not pass are asserted to fail for exactly the
+table lists the same results; the scenarios that do not pass are asserted to fail for exactly the
 reason the README gives.
 """
 
@@ -49,6 +49,7 @@ PASSING = [
     "auth/offline-access-not-supported",
     "auth/client-credentials-jwt",
     "auth/client-credentials-basic",
+    "auth/cross-app-access-complete-flow",
 ]
 
 
@@ -132,8 +133,16 @@ def test_a_root_metadata_document_naming_another_issuer_is_refused(tmp_path: Pat
     assert found["client-registration"] == {"FAILURE"}  # "Expected Check Missing": nothing was sent
 
 
-def test_cross_app_access_is_not_implemented(tmp_path: Path) -> None:
-    """cross-app-access-complete-flow (SEP-990) needs an enterprise IdP token exchange the explorer lacks."""
+def test_enterprise_managed_authorization_prints_no_id_token_nor_secret(tmp_path: Path) -> None:
+    """cross-app-access-complete-flow (SEP-990): the ID token is exchanged at the IdP, the ID-JAG at the
+    authorization server; neither the ID token, the client secret nor a token is printed."""
     code, output, checks = run_scenario("auth/cross-app-access-complete-flow", tmp_path)
-    assert code != 0
-    assert statuses(checks)["complete-flow-token-exchange"] == {"FAILURE"}, output[-4000:]
+    assert code == 0, output[-4000:]
+    found = statuses(checks)
+    assert found["complete-flow-token-exchange"] == {"SUCCESS"}
+    assert found["complete-flow-jwt-bearer"] == {"SUCCESS"}
+    printed = "".join(next(tmp_path.rglob(name)).read_text() for name in ("stdout.txt", "stderr.txt"))
+    assert "conformance-test-xaa-secret" not in printed
+    assert "eyJ" not in printed  # no JWT (the ID token, the ID-JAG) in what the explorer printed
+    assert "test-token-" not in printed
+    assert "(oauth: identity_assertion)" in printed and "Tools:        1 in 1 page" in printed  # it listed

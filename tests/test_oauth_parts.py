@@ -55,7 +55,11 @@ def test_the_oauth_table_is_read_with_env_values(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("table", "problem"),
     [
-        ('grant = "password"\n', '"grant" must be "authorization_code" or "client_credentials"'),
+        ('grant = "password"\n', '"grant" must be one of authorization_code, client_credentials, identity_'),
+        (
+            'grant = "identity_assertion"\nclient_id = "a"\n',
+            "needs client_secret, id_token, idp_token_endpoint",
+        ),
         ('grant = "client_credentials"\n', 'the client_credentials grant needs "client_id"'),
         ('grant = "client_credentials"\nclient_id = "a"\n', 'needs "client_secret", or "private_key"'),
         ('private_key = "x"\n', 'a private key is used only with grant = "client_credentials"'),
@@ -142,3 +146,111 @@ def test_the_signing_algorithm_follows_the_key() -> None:
     assert (
         signing_algorithm_of(pem(rsa.generate_private_key(public_exponent=65537, key_size=2048))) == "RS256"
     )
+
+
+# ------------------------------------------------------------------------ enterprise-managed (SEP-990)
+
+ID_TOKEN = "eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ1c2VyIn0.c2lnbmF0dXJl"
+
+
+def test_the_identity_assertion_grant_reads_its_id_token_from_a_file_and_masks_it(tmp_path: Path) -> None:
+    (tmp_path / "id.jwt").write_text(ID_TOKEN + "\n")
+    spec = load(
+        tmp_path,
+        'grant = "identity_assertion"\nclient_id = "app"\nclient_secret = "${env:APP_SECRET}"\n'
+        'id_token_file = "id.jwt"\nidp_token_endpoint = "https://idp.test/token"\n'
+        'idp_client_id = "idp-app"\n',
+        APP_SECRET=SECRET,
+    )
+    oauth = spec.oauth
+    assert oauth is not None and oauth.grant == "identity_assertion"
+    assert oauth.id_token == ID_TOKEN and oauth.idp_client_id == "idp-app"  # the file's newline is gone
+    said = redact(f"the IdP said {ID_TOKEN} and {SECRET}", spec)
+    assert said == "the IdP said *** and ***"
+    assert ID_TOKEN not in repr(spec) and "oauth: identity_assertion" in spec.describe()
+
+
+def test_the_token_exchange_asks_the_idp_for_an_id_jag_for_this_server() -> None:
+    from explorer.auth.identity_assertion import exchange_form
+    from explorer.config.spec import OAuthSettings
+
+    public = OAuthSettings(grant="identity_assertion", id_token=ID_TOKEN, idp_client_id="idp-app")
+    form = exchange_form(public, "https://as.test", "https://h.test/mcp")
+    assert form == {
+        "grant_type": "urn:ietf:params:oauth:grant-type:token-exchange",
+        "subject_token": ID_TOKEN,
+        "subject_token_type": "urn:ietf:params:oauth:token-type:id_token",
+        "requested_token_type": "urn:ietf:params:oauth:token-type:id-jag",
+        "audience": "https://as.test",
+        "resource": "https://h.test/mcp",
+        "client_id": "idp-app",  # a public client names itself; a confidential one uses Basic auth
+    }
+    confidential = OAuthSettings(id_token=ID_TOKEN, idp_client_id="idp-app", idp_client_secret="x")
+    assert "client_id" not in exchange_form(confidential, "https://as.test", "https://h.test/mcp")
+
+
+def test_what_the_idp_answers_instead_of_an_id_jag_is_one_sentence() -> None:
+    from mcp.client.auth import OAuthTokenError
+
+    from explorer.auth.identity_assertion import ID_JAG_TYPE, id_jag_from
+
+    assert id_jag_from(200, {"access_token": "jag", "issued_token_type": ID_JAG_TYPE}) == "jag"
+    with pytest.raises(OAuthTokenError) as refused:
+        id_jag_from(400, {"error": "invalid_grant", "error_description": "expired\x1b[31m"})
+    message = str(refused.value)
+    assert message.startswith("the identity provider refused the token exchange (400): invalid_grant")
+    assert "\x1b" not in message  # the IdP's text is sanitized like any server string
+    with pytest.raises(OAuthTokenError, match="issued a urn:ietf:params:oauth:token-type:access_token"):
+        id_jag_from(
+            200, {"access_token": "t", "issued_token_type": "urn:ietf:params:oauth:token-type:access_token"}
+        )
+    with pytest.raises(OAuthTokenError, match="has no access_token"):
+        id_jag_from(200, {"issued_token_type": ID_JAG_TYPE})
+
+
+@pytest.mark.anyio
+async def test_without_an_issuer_the_authorization_server_comes_from_the_resource_metadata() -> None:
+    from explorer.auth.identity_assertion import IssuerFromResource
+
+    asked: list[str] = []
+    built: list[str] = []
+
+    class Stamp(httpx2.Auth):
+        async def async_auth_flow(self, request: httpx2.Request):  # type: ignore[no-untyped-def,override]
+            request.headers["Authorization"] = "Bearer from-the-sdk"
+            yield request
+
+    def build(issuer: str) -> httpx2.Auth:
+        built.append(issuer)
+        return Stamp()
+
+    def answer(request: httpx2.Request) -> httpx2.Response:
+        asked.append(request.url.path)
+        if request.url.path == "/.well-known/oauth-protected-resource/mcp":
+            return httpx2.Response(
+                200, json={"resource": "https://h.test/mcp", "authorization_servers": ["https://as.test/"]}
+            )
+        if request.url.path == "/mcp":
+            return httpx2.Response(200, json={"auth": request.headers.get("authorization")})
+        return httpx2.Response(404)
+
+    auth = IssuerFromResource("https://h.test/mcp", build)
+    async with httpx2.AsyncClient(transport=httpx2.MockTransport(answer), auth=auth) as client:
+        first = await client.post("https://h.test/mcp", json={})
+        second = await client.post("https://h.test/mcp", json={})
+    assert first.json() == second.json() == {"auth": "Bearer from-the-sdk"}
+    assert built == ["https://as.test/"]  # looked up once per connection
+    assert asked == ["/.well-known/oauth-protected-resource/mcp", "/mcp", "/mcp"]
+
+
+@pytest.mark.anyio
+async def test_a_server_without_resource_metadata_says_to_set_the_issuer() -> None:
+    from mcp.client.auth import OAuthFlowError
+
+    from explorer.auth.identity_assertion import IssuerFromResource
+
+    auth = IssuerFromResource("https://h.test/mcp", lambda issuer: httpx2.Auth())
+    transport = httpx2.MockTransport(lambda request: httpx2.Response(404))
+    async with httpx2.AsyncClient(transport=transport, auth=auth) as client:
+        with pytest.raises(OAuthFlowError, match=r'set "issuer" in its \[servers.NAME.oauth\] table'):
+            await client.post("https://h.test/mcp", json={})

@@ -1,6 +1,7 @@
 """One server's OAuth login: the SDK's client auth (`mcp.client.auth`) fitted to the explorer.
 
-The flow itself is the SDK's `OAuthClientProvider` (and its client-credentials extensions): protected
+The flow itself is the SDK's `OAuthClientProvider` (and its client-credentials and identity-assertion
+extensions, the latter with the identity provider's leg in `identity_assertion.py`): protected
 resource and authorization server discovery, dynamic registration or a pre-registered client or a client
 ID metadata document, PKCE S256, the `resource` parameter, scope selection and step-up, refresh. What is
 added here, and why:
@@ -28,6 +29,7 @@ from urllib.parse import urlsplit
 import httpx2
 
 from explorer import __version__, sdk_door
+from explorer.auth.identity_assertion import identity_assertion_auth
 from explorer.auth.redirect import (
     LoopbackListener,
     Redirected,
@@ -101,6 +103,7 @@ class Login:
     options: AuthOptions
     problem: str | None = None  # why the login failed, one sentence
     authorizations: int = 0  # interactive (or client-credentials) authorizations this connection
+    presented: bool = False  # a request of this connection went out with a token of the login
     tokens: ServerTokens = field(init=False)
     auth: httpx2.Auth = field(init=False)
 
@@ -108,14 +111,14 @@ class Login:
         assert self.spec.url is not None
         self.tokens = ServerTokens(self.spec.url)
         provider = _build_provider(self)
-        self.tokens.context = provider.context
+        self.tokens.context = getattr(provider, "context", None)  # the SDK's OAuthClientProvider has one
         self.auth = _Watched(provider, self)
 
     @property
     def logged_in(self) -> bool:
         """The connection presented a token (stored, refreshed or new)."""
         context = self.tokens.context
-        return context is not None and context.current_tokens is not None
+        return self.presented or (context is not None and context.current_tokens is not None)
 
     def failed(self, exc: BaseException) -> None:
         if self.problem is None:
@@ -204,6 +207,8 @@ class _Watched(httpx2.Auth):
             while True:
                 if outgoing is not request:
                     outgoing.extensions = {**outgoing.extensions, AUTH_REQUEST: True}
+                elif "authorization" in outgoing.headers:
+                    self._login.presented = True
                 response = yield outgoing
                 outgoing = await flow.asend(response)
         except StopAsyncIteration:
@@ -218,13 +223,16 @@ class _Watched(httpx2.Auth):
 # ------------------------------------------------------------------------------------------------ providers
 
 
-def _build_provider(login: Login) -> OAuthClientProvider:
+def _build_provider(login: Login) -> httpx2.Auth:
     settings = login.spec.oauth or OAuthSettings()
     with warnings.catch_warnings():
         # Omitting the issuer of client credentials is deprecated in the SDK; it stays optional here.
         warnings.simplefilter("ignore")
         if settings.grant == "client_credentials":
             return _client_credentials_provider(login, settings)
+        if settings.grant == "identity_assertion":
+            assert login.spec.url is not None
+            return identity_assertion_auth(login.spec.url, settings, login.tokens)
         return _code_provider(login, settings)
 
 

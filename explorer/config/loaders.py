@@ -17,7 +17,7 @@ import re
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from explorer.config.checks import header_name_problem, header_value_problem, url_problem
 from explorer.config.dotenv import load_env_file
@@ -25,6 +25,7 @@ from explorer.config.inputs import parse_inputs
 from explorer.config.spec import (
     Config,
     ConfigError,
+    Grant,
     InputPrompt,
     ListingBounds,
     OAuthSettings,
@@ -112,8 +113,14 @@ _OAUTH_STRINGS = (
     "issuer",
     "client_metadata_url",
     "flow",
+    "id_token",
+    "idp_token_endpoint",
+    "idp_client_id",
+    "idp_client_secret",
 )
-_OAUTH_KEYS = frozenset({*_OAUTH_STRINGS, "grant", "private_key_file", "scopes", "redirect_port"})
+_OAUTH_FILES = ("private_key_file", "id_token_file")
+_OAUTH_KEYS = frozenset({*_OAUTH_STRINGS, *_OAUTH_FILES, "grant", "scopes", "redirect_port"})
+_GRANTS = ("authorization_code", "client_credentials", "identity_assertion")
 _SECRET_METHODS = ("client_secret_basic", "client_secret_post")
 _SIGNING_ALGORITHMS = (
     "RS256",
@@ -311,8 +318,8 @@ class _Loader:
         if unknown:
             self.warn(f"{where}: unknown setting(s) {', '.join(unknown)} ignored")
         grant = self.opt_str(raw, "grant", where, expand) or "authorization_code"
-        if grant not in ("authorization_code", "client_credentials"):
-            raise self.error(f'{where}: "grant" must be "authorization_code" or "client_credentials"')
+        if grant not in _GRANTS:
+            raise self.error(f'{where}: "grant" must be one of {", ".join(_GRANTS)}')
         values = {key: self.opt_str(raw, key, where, expand) for key in _OAUTH_STRINGS}
         key_file = self.opt_str(raw, "private_key_file", where, expand)
         if key_file is not None:
@@ -321,6 +328,12 @@ class _Loader:
             values["private_key"] = _read_text(
                 self.base_dir / Path(key_file).expanduser(), f"{where} key file"
             )
+        token_file = self.opt_str(raw, "id_token_file", where, expand)
+        if token_file is not None:
+            if values["id_token"] is not None:
+                raise self.error(f'{where} has both "id_token" and "id_token_file"; keep one')
+            token_path = self.base_dir / Path(token_file).expanduser()
+            values["id_token"] = _read_text(token_path, f"{where} ID token file").strip()
         scopes_raw = raw.get("scopes")
         if isinstance(scopes_raw, str):
             scopes = tuple(expand(scopes_raw).split())
@@ -349,13 +362,21 @@ class _Loader:
                     f'{where}: the client_credentials grant needs "client_secret", or "private_key" / '
                     '"private_key_file" for private_key_jwt'
                 )
-        elif values["private_key"] is not None:
+        elif grant == "identity_assertion":
+            wanted = ("client_id", "client_secret", "id_token", "idp_token_endpoint")
+            missing = [key for key in wanted if values[key] is None]
+            if missing:
+                raise self.error(
+                    f"{where}: the identity_assertion grant needs {', '.join(missing)} "
+                    '(the ID token may come from "id_token_file")'
+                )
+        if grant != "client_credentials" and values["private_key"] is not None:
             raise self.error(f'{where}: a private key is used only with grant = "client_credentials"')
         metadata_url = values["client_metadata_url"]
         if metadata_url is not None and not metadata_url.lower().startswith("https://"):
             raise self.error(f'{where}: "client_metadata_url" must be an https:// URL')
         return OAuthSettings(
-            grant="client_credentials" if grant == "client_credentials" else "authorization_code",
+            grant=cast(Grant, grant),  # one of _GRANTS, checked above
             client_id=values["client_id"],
             client_secret=values["client_secret"],
             private_key=values["private_key"],
@@ -366,6 +387,10 @@ class _Loader:
             client_metadata_url=metadata_url,
             redirect_port=port,
             flow=values["flow"],
+            id_token=values["id_token"],
+            idp_token_endpoint=values["idp_token_endpoint"],
+            idp_client_id=values["idp_client_id"],
+            idp_client_secret=values["idp_client_secret"],
         )
 
     def env_file(self, raw: dict[str, Any], where: str, expand: Expander) -> dict[str, str]:

@@ -25,7 +25,7 @@ from urllib.parse import quote, quote_plus, unquote, unquote_plus, urlsplit
 from explorer.sanitize import sanitize, sanitize_line
 
 Transport = Literal["stdio", "http", "sse"]
-Grant = Literal["authorization_code", "client_credentials"]
+Grant = Literal["authorization_code", "client_credentials", "identity_assertion"]
 MASK = "***"
 
 # Values shorter than this are not scrubbed by `redact`: `DEBUG=1` is no secret, and masking every "1" in a
@@ -88,9 +88,16 @@ class OAuthSettings:
     client_metadata_url: str | None = None  # an HTTPS client ID metadata document (CIMD)
     redirect_port: int | None = None  # the loopback port a pre-registered client's redirect URI uses
     flow: str | None = None  # how this server's login is approved (browser, print, fetch); None: the run's
+    # Enterprise-managed authorization (SEP-990, grant = "identity_assertion"): the user's ID token from
+    # their identity provider is exchanged there for an ID-JAG, which the authorization server takes.
+    id_token: str | None = None
+    idp_token_endpoint: str | None = None
+    idp_client_id: str | None = None
+    idp_client_secret: str | None = None
 
     def secret_values(self) -> list[str]:
-        return [value for value in (self.client_secret, self.private_key) if value]
+        secrets = (self.client_secret, self.private_key, self.id_token, self.idp_client_secret)
+        return [value for value in secrets if value]
 
     def __repr__(self) -> str:
         secret = MASK if self.client_secret else None

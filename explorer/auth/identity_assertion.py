@@ -1,0 +1,169 @@
+"""Enterprise-managed authorization (SEP-990): the user's identity provider vouches for them.
+
+Two legs. Leg 1 is here: the user's ID token from their identity provider (IdP) is exchanged at the IdP's
+token endpoint (RFC 8693 token exchange) for an Identity Assertion Authorization Grant (an ID-JAG),
+addressed to the MCP server's authorization server (`audience`) and to the MCP server (`resource`). Leg 2
+is the SDK's `IdentityAssertionOAuthProvider`: the ID-JAG goes to the authorization server's token
+endpoint (RFC 7523 jwt-bearer grant) with the explorer's client credentials there, for an access token,
+which is stored and reused like any other.
+
+The SDK takes the authorization server as configuration (`issuer`), never from the MCP server, so a server
+cannot have the ID-JAG and the client secret sent elsewhere; `issuer` in the config pins it that way.
+Without it the explorer reads the server's protected resource metadata (RFC 9728) once per connection and
+uses the first authorization server listed there: convenient, and weaker (the README says so).
+
+Getting the ID token (logging in at the IdP) is the identity provider's business: the config takes one
+(`id_token`, `${env:NAME}` or `id_token_file`), e.g. printed by the IdP's own command-line tool.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Callable, Generator
+from typing import Any
+
+import httpx2
+
+from explorer.config.spec import OAuthSettings
+from explorer.sanitize import sanitize_line
+
+TOKEN_EXCHANGE_GRANT = "urn:ietf:params:oauth:grant-type:token-exchange"
+ID_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:id_token"
+ID_JAG_TYPE = "urn:ietf:params:oauth:token-type:id-jag"
+EXCHANGE_TIMEOUT = 30.0
+
+
+def exchange_form(settings: OAuthSettings, audience: str, resource: str) -> dict[str, str]:
+    """The RFC 8693 request body that asks the IdP for an ID-JAG (client auth aside)."""
+    assert settings.id_token is not None
+    form = {
+        "grant_type": TOKEN_EXCHANGE_GRANT,
+        "subject_token": settings.id_token,
+        "subject_token_type": ID_TOKEN_TYPE,
+        "requested_token_type": ID_JAG_TYPE,
+        "audience": audience,
+        "resource": resource,
+    }
+    if settings.idp_client_id is not None and settings.idp_client_secret is None:
+        form["client_id"] = settings.idp_client_id  # a public client names itself in the body
+    return form
+
+
+def id_jag_from(status: int, body: Any) -> str:
+    """The ID-JAG out of the IdP's answer, or `OAuthTokenError` saying what the IdP said instead."""
+    from mcp.client.auth import OAuthTokenError
+
+    if status != 200 or not isinstance(body, dict):
+        said = ""
+        if isinstance(body, dict):
+            parts = [body.get("error"), body.get("error_description")]
+            said = ": " + sanitize_line(" - ".join(p for p in parts if isinstance(p, str)), 200)
+        raise OAuthTokenError(f"the identity provider refused the token exchange ({status}){said}")
+    token = body.get("access_token")
+    issued = body.get("issued_token_type")
+    if not isinstance(token, str) or not token:
+        raise OAuthTokenError("the identity provider's token exchange answer has no access_token")
+    if issued is not None and issued != ID_JAG_TYPE:
+        kind = sanitize_line(str(issued), 100)
+        raise OAuthTokenError(f"the identity provider issued a {kind}, not an ID-JAG")
+    return token
+
+
+def assertion_provider(settings: OAuthSettings) -> Callable[[str, str], Any]:
+    """Leg 1 as the SDK's `assertion_provider(audience, resource)`: a fresh ID-JAG for each exchange."""
+
+    async def fetch_id_jag(audience: str, resource: str) -> str:
+        assert settings.idp_token_endpoint is not None
+        form = exchange_form(settings, audience, resource)
+        async with httpx2.AsyncClient(timeout=EXCHANGE_TIMEOUT) as client:
+            if settings.idp_client_id is not None and settings.idp_client_secret is not None:
+                basic = httpx2.BasicAuth(settings.idp_client_id, settings.idp_client_secret)
+                response = await client.post(settings.idp_token_endpoint, data=form, auth=basic)
+            else:
+                response = await client.post(settings.idp_token_endpoint, data=form)
+        try:
+            body: Any = response.json()
+        except ValueError:
+            body = None
+        return id_jag_from(response.status_code, body)
+
+    return fetch_id_jag
+
+
+class IssuerFromResource(httpx2.Auth):
+    """The SDK provider, built once the authorization server is known from the server's own metadata.
+
+    Used only when the config names no `issuer`: the first request of a connection is preceded by the
+    protected resource metadata lookups (path-based, then root well-known), then everything is the SDK's.
+    """
+
+    requires_response_body = True
+
+    def __init__(self, server_url: str, build: Callable[[str], httpx2.Auth]) -> None:
+        self._server_url = server_url
+        self._build = build
+        self._inner: httpx2.Auth | None = None
+
+    def sync_auth_flow(self, request: httpx2.Request) -> Generator[httpx2.Request, httpx2.Response, None]:
+        raise RuntimeError("the explorer's OAuth login runs on the async client only")
+
+    async def async_auth_flow(
+        self, request: httpx2.Request
+    ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        from mcp.client.auth import OAuthFlowError
+        from mcp.client.auth.utils import (
+            build_protected_resource_metadata_discovery_urls,
+            create_oauth_metadata_request,
+            handle_protected_resource_response,
+        )
+
+        if self._inner is None:
+            issuer: str | None = None
+            for url in build_protected_resource_metadata_discovery_urls(None, self._server_url):
+                response = yield create_oauth_metadata_request(url)
+                metadata = await handle_protected_resource_response(response)
+                if metadata is not None and metadata.authorization_servers:
+                    issuer = str(metadata.authorization_servers[0])
+                    break
+            if issuer is None:
+                raise OAuthFlowError(
+                    "the server publishes no protected resource metadata naming its authorization server; "
+                    'set "issuer" in its [servers.NAME.oauth] table'
+                )
+            self._inner = self._build(issuer)
+        flow = self._inner.async_auth_flow(request)
+        try:
+            outgoing = await flow.__anext__()
+            while True:
+                response = yield outgoing
+                outgoing = await flow.asend(response)
+        except StopAsyncIteration:
+            return
+        finally:
+            await flow.aclose()
+
+
+def identity_assertion_auth(server_url: str, settings: OAuthSettings, storage: Any) -> httpx2.Auth:
+    """The whole SEP-990 login for one server: leg 1 here, leg 2 the SDK's, tokens in `storage`."""
+    from mcp.client.auth.extensions.identity_assertion import IdentityAssertionOAuthProvider
+
+    assert settings.client_id is not None and settings.client_secret is not None
+    client_id, client_secret = settings.client_id, settings.client_secret
+    post = settings.token_endpoint_auth_method == "client_secret_post"
+    scope = " ".join(settings.scopes) or None
+
+    def build(issuer: str) -> httpx2.Auth:
+        return IdentityAssertionOAuthProvider(
+            server_url,
+            storage,
+            client_id,
+            client_secret,
+            issuer,
+            assertion_provider(settings),
+            scope=scope,
+            # RFC 8414's default for a token endpoint that says nothing; `client_secret_post` on request.
+            token_endpoint_auth_method="client_secret_post" if post else "client_secret_basic",
+        )
+
+    if settings.issuer is not None:
+        return build(settings.issuer)
+    return IssuerFromResource(server_url, build)
