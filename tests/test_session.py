@@ -243,7 +243,9 @@ async def test_a_server_that_never_answers_times_out(tmp_path: Path) -> None:
         # Only that request failed: the connection still answers.
         assert (await conn.list_prompts())[0]["name"] == "greet"
 
-    assert 0.9 <= waited < 10
+    # It waited the whole second (a busy machine only makes this longer); the message says which timeout
+    # fired, so no upper bound on the wall clock is needed to tell it from another one.
+    assert waited >= 0.9
     assert info.value.message == "listing resources: the server did not answer after 1 s (timeout)"
 
 
