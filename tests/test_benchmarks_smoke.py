@@ -94,3 +94,26 @@ def test_sanitize_benchmark_small() -> None:
 def test_resource_tree_benchmark_small() -> None:
     out = run("bench_resource_tree.py", "--scale", "0.01", "--presses", "3", "--no-stock-50k")
     assert out.strip()
+
+
+def test_blob_benchmark_small() -> None:
+    out = run("bench_blob.py", "--megabytes", "2")
+    for label in ("whole blob (baseline)", "decode_prefix, one line", "decode_prefix, 76-character lines"):
+        assert label in out, out
+
+
+def test_pathological_template_benchmark_small() -> None:
+    lines = run("bench_template_pathological.py", "--length", "200").splitlines()
+    assert [line.split()[0] for line in lines[1:6]] == [
+        "adjacent",
+        "list-items",
+        "dashes",
+        "reserved",
+        "dicts",
+    ]
+    assert all(line.endswith("x") for line in lines[1:6])
+
+
+def test_preview_benchmark_one_round() -> None:
+    out = run("bench_preview.py", "--rounds", "1")
+    assert all(name in out for name in ("1 KB", "1 MB", "200k-char line")), out
