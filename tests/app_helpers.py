@@ -15,7 +15,7 @@ from explorer.config import ListingBounds, ServerSpec
 from explorer.screens.main import MainScreen
 from explorer.widgets.preview import ContentPreview, TextView
 from explorer.widgets.resource_tree import ResourceTree
-from tests.conftest import FIXTURES
+from tests.helpers.paths import FIXTURES
 
 SIZE = (120, 36)
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import raw_server, run_cli
+from tests.helpers.cli import raw_server, run_cli
 
 
 def tree_json(*args: str) -> tuple[int, dict[str, Any], str]:

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, CliResult, demo_server
+from tests.helpers.cli import CliResult, demo_server
+from tests.helpers.paths import ROOT
 
 SECRET = "pty-typed-secret-4242"
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tests.conftest import raw_server, run_cli
+from tests.helpers.cli import raw_server, run_cli
 
 pytestmark = pytest.mark.parametrize("protocol", ["auto", "legacy"])
 

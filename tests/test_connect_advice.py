@@ -14,7 +14,8 @@ import pytest
 from explorer.config import ServerSpec
 from explorer.connection.challenge import parse_challenge
 from explorer.connection.session import ServerConnection
-from tests.conftest import FIXTURES, raw_server, run_cli
+from tests.helpers.cli import raw_server, run_cli
+from tests.helpers.paths import FIXTURES
 
 pytestmark = pytest.mark.anyio
 

@@ -19,7 +19,7 @@ from explorer.model.copy_as import (
     text_for_clipboard,
     uri_for_clipboard,
 )
-from tests.conftest import run_cli
+from tests.helpers.cli import run_cli
 
 
 def test_jsonrpc_requests_are_valid_json_rpc() -> None:

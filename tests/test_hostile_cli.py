@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import FIXTURES, CliResult, raw_server, run_cli
+from tests.helpers.cli import CliResult, raw_server, run_cli
+from tests.helpers.paths import FIXTURES
 
 HOSTILE = (
     "[@click=app.quit]x[/] [/b] \x1b[2J\x1b]0;pwned\x07 \x1b]8;;http://evil.test\x1b\\link\x1b]8;;\x1b\\ "

@@ -20,13 +20,13 @@ from explorer.screens.goto import GoToDialog, GoToTarget
 from explorer.screens.template_form import TemplateFormScreen
 from explorer.widgets.detail import DetailPane
 from tests.app_helpers import SIZE, main_screen, make_app, raw_spec, tree_lines, wait_for, wait_settled
-from tests.conftest import CliResult, raw_server, run_cli
 from tests.fixtures.raw_server import (
     QUERY_VARIABLES,
     huge_template,
     long_literal_template,
     many_query_template,
 )
+from tests.helpers.cli import CliResult, raw_server, run_cli
 
 PROTOCOL = ("--protocol", "legacy")
 HUGE_WHY = "1,200 variables; the limit is 256"

@@ -36,7 +36,7 @@ from tests.app_helpers import (
     wait_for,
     wait_settled,
 )
-from tests.conftest import FIXTURES
+from tests.helpers.paths import FIXTURES
 
 pytestmark = pytest.mark.anyio
 

@@ -21,7 +21,8 @@ from pathlib import Path
 import httpx2
 import pytest
 
-from tests.conftest import ROOT, run_cli
+from tests.helpers.cli import run_cli
+from tests.helpers.paths import ROOT
 
 
 @dataclass

@@ -21,7 +21,7 @@ from tests.app_helpers import (
     wait_for,
     wait_settled,
 )
-from tests.conftest import demo_server, run_cli
+from tests.helpers.cli import demo_server, run_cli
 
 pytestmark = pytest.mark.anyio
 

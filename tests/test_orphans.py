@@ -25,7 +25,8 @@ from textual.pilot import Pilot
 
 from explorer.connection import stdio
 from tests.app_helpers import SIZE, make_app, wait_settled
-from tests.conftest import ROOT, run_cli
+from tests.helpers.cli import run_cli
+from tests.helpers.paths import ROOT
 from tests.hostile_helpers import (
     hostile_server,
     hostile_spec,

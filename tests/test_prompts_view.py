@@ -307,7 +307,7 @@ async def test_copy_as_gives_the_command_line_that_runs_the_prompt_again() -> No
     import shlex
 
     from explorer.screens.copy_as import CopyAsDialog
-    from tests.conftest import run_cli
+    from tests.helpers.cli import run_cli
 
     app = make_app(demo_spec())
     async with app.run_test(size=SIZE) as pilot:

@@ -16,8 +16,8 @@ import pytest
 from explorer.config import ServerSpec
 from explorer.connection.errors import ServerFault
 from explorer.connection.session import ServerConnection
-from tests.conftest import FIXTURES
 from tests.fixtures.raw_server import HOSTILE
+from tests.helpers.paths import FIXTURES
 
 pytestmark = pytest.mark.anyio
 

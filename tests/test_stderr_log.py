@@ -8,7 +8,7 @@ from explorer.connection import stderr_log
 from explorer.connection.stderr_log import begin_run
 from explorer.connection.transports import tail
 from explorer.paths import server_log_path
-from tests.conftest import raw_server, run_cli
+from tests.helpers.cli import raw_server, run_cli
 
 
 def test_the_first_connection_of_a_run_empties_the_log(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ import pytest
 from explorer.config import ListingBounds, ServerSpec
 from explorer.connection.supervisor import Settings, Supervisor
 from explorer.model.listing import INTERRUPTED
-from tests.conftest import ROOT
+from tests.helpers.paths import ROOT
 
 pytestmark = pytest.mark.anyio
 
