@@ -26,6 +26,7 @@ from tests.app_helpers import (
 pytestmark = pytest.mark.anyio
 
 
+@pytest.mark.slow
 async def test_demo_tree_browse_and_read_markdown() -> None:
     app = make_app(demo_spec())
     async with app.run_test(size=SIZE) as pilot:
@@ -53,6 +54,7 @@ def resolved(dialog: object, uri: str) -> bool:
     return isinstance(dialog, GoToDialog) and dialog.resolution is not None and dialog.resolution.uri == uri
 
 
+@pytest.mark.slow
 async def test_go_to_a_templated_uri_reads_it_with_the_values() -> None:
     app = make_app(demo_spec())
     async with app.run_test(size=SIZE) as pilot:
@@ -68,6 +70,7 @@ async def test_go_to_a_templated_uri_reads_it_with_the_values() -> None:
         await wait_for(pilot, lambda: '"service": "checkout"' in preview_text(app))
 
 
+@pytest.mark.slow
 async def test_go_to_unknown_uri_names_the_nearest_prefix() -> None:
     app = make_app(demo_spec())
     async with app.run_test(size=SIZE) as pilot:
@@ -83,6 +86,7 @@ async def test_go_to_unknown_uri_names_the_nearest_prefix() -> None:
         assert not isinstance(app.screen, GoToDialog)
 
 
+@pytest.mark.slow
 async def test_filter_keeps_matches_and_escape_clears() -> None:
     app = make_app(demo_spec())
     async with app.run_test(size=SIZE) as pilot:
@@ -100,6 +104,7 @@ async def test_filter_keeps_matches_and_escape_clears() -> None:
         assert any("metrics://" in line for line in tree_lines(app))
 
 
+@pytest.mark.slow
 async def test_one_failing_server_leaves_the_other_working_and_shows_its_error() -> None:
     app = make_app(raw_spec("good", resources=30), raw_spec("broken", "exit-at-start"))
     async with app.run_test(size=SIZE) as pilot:
@@ -161,6 +166,7 @@ async def test_refresh_keeps_the_listing_on_screen() -> None:
         assert screen.catalogue.servers["fx"].state == "ready"
 
 
+@pytest.mark.slow
 @pytest.mark.interop
 async def test_reference_and_demo_servers_together(reference_server: str) -> None:
     from tests.app_helpers import stdio_spec
@@ -180,6 +186,7 @@ async def test_reference_and_demo_servers_together(reference_server: str) -> Non
         assert "2025-11-25" in bar and "2026-07-28" in bar
 
 
+@pytest.mark.slow
 async def test_tree_is_usable_while_50000_resources_stream_in() -> None:
     app = make_app(raw_spec("big", "slow-list", resources=50_000, page_size=500, delay=0.05))
     async with app.run_test(size=SIZE) as pilot:
@@ -201,6 +208,7 @@ async def test_tree_is_usable_while_50000_resources_stream_in() -> None:
         assert widget.cursor_node is on_node  # the cursor stayed on its node as siblings arrived
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("protocol", ["auto", "legacy"])
 async def test_a_changed_list_refreshes_the_tree_in_both_eras(protocol: str) -> None:
     from explorer.config import ServerSpec

@@ -13,6 +13,8 @@ import pytest
 
 from tests.helpers.cli import raw_server, run_cli
 
+pytestmark = pytest.mark.slow
+
 
 def tree_json(*args: str) -> tuple[int, dict[str, Any], str]:
     result = run_cli("tree", "--json", *args)

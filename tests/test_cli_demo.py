@@ -10,6 +10,8 @@ import pytest
 
 from tests.helpers.cli import demo_server, run_cli
 
+pytestmark = pytest.mark.slow
+
 ERAS = pytest.mark.parametrize(("protocol", "version"), [("auto", "2026-07-28"), ("legacy", "2025-11-25")])
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from tests.helpers.cli import raw_server, run_cli
 
-pytestmark = pytest.mark.parametrize("protocol", ["auto", "legacy"])
+pytestmark = [pytest.mark.parametrize("protocol", ["auto", "legacy"]), pytest.mark.slow]
 
 
 def tree_json(*args: str) -> tuple[int, dict[str, object], str]:

@@ -11,6 +11,8 @@ import pytest
 
 from tests.helpers.cli import demo_server, raw_server, run_cli
 
+pytestmark = pytest.mark.slow
+
 CLOCK = "metrics://live/clock"
 FAST = ("-e", "EXPLORER_DEMO_TICK_SECONDS=0.2")
 

@@ -228,6 +228,7 @@ def test_a_specific_mime_beats_the_extension() -> None:
     assert one({"uri": "file:///notes.txt", "mimeType": "text/x-python", "text": "x"}).language == "python"
 
 
+@pytest.mark.slow
 def test_every_language_name_is_a_pygments_lexer() -> None:
     names = {lang for lang in contents_module.CODE_MIMES.values()}
     names |= {lang for kind, lang in contents_module.EXTENSIONS.values() if lang}
@@ -359,6 +360,7 @@ def test_blob_over_the_cap_is_cut() -> None:
     assert c.truncated and c.size == len(data) and c.data == data[:1000]
 
 
+@pytest.mark.slow
 def test_fifty_megabyte_blob_is_decoded_only_up_to_the_cap(monkeypatch: pytest.MonkeyPatch) -> None:
     """A scan in C and a decode of the capped prefix (timed by benchmarks/bench_blob.py)."""
     size = 50_000_000
@@ -402,6 +404,7 @@ def test_unpadded_base64_is_accepted() -> None:
     assert c.data == b"ABCD" and c.size == 4
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(
     data=st.binary(max_size=300),

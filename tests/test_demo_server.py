@@ -535,6 +535,7 @@ async def test_list_changed_in_the_handshake_era(monkeypatch: pytest.MonkeyPatch
     assert note.startswith("# ") and "list_changed" in note
 
 
+@pytest.mark.slow
 async def test_listen_in_the_modern_era() -> None:
     async with connect("auto", tick_seconds=0.1, change_seconds=0.3) as client:
         assert client.protocol_version == "2026-07-28"
@@ -562,6 +563,7 @@ async def test_no_inbox_when_disabled(monkeypatch: pytest.MonkeyPatch) -> None:
 # --- stdio ------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", MODES)
 async def test_stdio_subprocess(mode: str, tmp_path: Path) -> None:
     params = StdioServerParameters(

@@ -124,6 +124,7 @@ async def move_to(pilot: Pilot[object], tree: ResourceTree, label: str) -> None:
     assert tree.visible_rows()[tree.cursor_line][1] == label
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_drill_a_demo_template_region_then_service_then_read() -> None:
     app = make_app(demo_spec())
@@ -161,6 +162,7 @@ async def test_drill_a_demo_template_region_then_service_then_read() -> None:
         assert tree.open_drills == [(LATEST, ())]
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_drilled_path_template_browses_like_a_directory() -> None:
     app = make_app(demo_spec())
@@ -182,6 +184,7 @@ async def test_drilled_path_template_browses_like_a_directory() -> None:
         )
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_a_server_without_completions_says_so_and_enter_opens_the_form() -> None:
     app = make_app(raw_spec("fx", resources=10))

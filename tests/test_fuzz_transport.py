@@ -27,6 +27,8 @@ from explorer.connection.session import ServerConnection
 from explorer.connection.stdio import mask_secrets
 from tests.helpers.paths import FIXTURES
 
+pytestmark = pytest.mark.slow
+
 FUZZ = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 SESSION_BOUND = 20.0  # seconds; a hang fails the example instead of the whole run
 

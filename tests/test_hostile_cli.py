@@ -22,6 +22,8 @@ import pytest
 from tests.helpers.cli import CliResult, raw_server, run_cli
 from tests.helpers.paths import FIXTURES
 
+pytestmark = pytest.mark.slow
+
 HOSTILE = (
     "[@click=app.quit]x[/] [/b] \x1b[2J\x1b]0;pwned\x07 \x1b]8;;http://evil.test\x1b\\link\x1b]8;;\x1b\\ "
     "\x9b31m c1 \u202eevil\u202c zero\u200bwidth nul\x00"

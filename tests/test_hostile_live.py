@@ -12,7 +12,7 @@ from explorer.app import ExplorerApp
 from explorer.widgets.preview import ContentPreview
 from tests.app_helpers import SIZE, main_screen, make_app, raw_spec, wait_for, wait_settled
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 
 async def calls(app: ExplorerApp, server: str) -> dict[str, int]:

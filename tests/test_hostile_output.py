@@ -25,6 +25,8 @@ from tests.hostile_helpers import (
     longest_mark_run,
 )
 
+pytestmark = pytest.mark.slow
+
 PROTOCOL = ("--protocol", "legacy")
 INVISIBLE_ESCAPES = (
     "\\u115f",

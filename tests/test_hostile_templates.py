@@ -28,6 +28,8 @@ from tests.fixtures.raw_server import (
 )
 from tests.helpers.cli import CliResult, raw_server, run_cli
 
+pytestmark = pytest.mark.slow
+
 PROTOCOL = ("--protocol", "legacy")
 HUGE_WHY = "1,200 variables; the limit is 256"
 LONG_WHY = "30,020 characters; the limit is 8,192"

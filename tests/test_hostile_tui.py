@@ -95,6 +95,7 @@ async def read_stats(app: ExplorerApp, server: str) -> dict[str, int]:
 # --------------------------------------------------------------------------------------------- hostile
 
 
+@pytest.mark.slow
 async def test_hostile_strings_are_escaped_everywhere_and_markup_never_runs() -> None:
     app = make_app(raw_spec("evil", "hostile", resources=21))
     async with app.run_test(size=SIZE) as pilot:
@@ -242,6 +243,7 @@ async def test_failed_refresh_keeps_the_last_good_listing() -> None:
         assert any("fixture://" in line for line in tree_lines(app))
 
 
+@pytest.mark.slow
 async def test_late_answer_is_a_timeout_then_the_connection_still_works() -> None:
     app = make_app(raw_spec("late", "late-answer", resources=20, delay=2.0), timeout=1.0)
     async with app.run_test(size=SIZE) as pilot:
@@ -256,6 +258,7 @@ async def test_late_answer_is_a_timeout_then_the_connection_still_works() -> Non
         assert app.is_running
 
 
+@pytest.mark.slow
 async def test_a_hanging_server_does_not_disturb_the_other() -> None:
     app = make_app(raw_spec("good", resources=30), raw_spec("stuck", "hang-list"), timeout=3.0)
     async with app.run_test(size=SIZE) as pilot:
@@ -295,6 +298,7 @@ async def test_junk_on_stdout_and_unknown_ids_are_ignored_with_a_warning() -> No
 # ---------------------------------------------------------------------------------------- protocol quirks
 
 
+@pytest.mark.slow
 async def test_read_errors_and_invalid_base64_in_the_preview() -> None:
     app = make_app(raw_spec("fx", "read-errors", "bad-base64", resources=5))
     async with app.run_test(size=SIZE) as pilot:
@@ -309,6 +313,7 @@ async def test_read_errors_and_invalid_base64_in_the_preview() -> None:
         assert app.is_running
 
 
+@pytest.mark.slow
 async def test_a_50_mb_read_is_capped_with_load_all_and_memory_is_bounded() -> None:
     app = make_app(raw_spec("big", "big-read", resources=5))
     async with app.run_test(size=SIZE) as pilot:
@@ -336,6 +341,7 @@ async def test_a_50_mb_read_is_capped_with_load_all_and_memory_is_bounded() -> N
         assert app.is_running
 
 
+@pytest.mark.slow
 async def test_a_notification_storm_is_coalesced_and_keys_stay_responsive() -> None:
     app = make_app(raw_spec("storm", "storm-on-read", resources=20, storm=5000))
     async with app.run_test(size=SIZE) as pilot:
@@ -378,6 +384,7 @@ async def test_a_notification_storm_is_coalesced_and_keys_stay_responsive() -> N
 SECRET = "SECRET456"
 
 
+@pytest.mark.slow
 async def test_env_token_is_masked_on_screen_in_dialogs_screenshots_and_logs(isolated_home: Path) -> None:
     args = (str(FIXTURES / "raw_server.py"), "--mode", "echo-secrets", "--mode", "templates-error")
     leaky = ServerSpec(

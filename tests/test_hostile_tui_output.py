@@ -64,6 +64,7 @@ async def test_a_run_of_combining_marks_is_capped_on_screen() -> None:
         assert app.is_running
 
 
+@pytest.mark.slow
 async def test_copying_a_uri_with_control_characters_percent_encodes_them_and_says_so() -> None:
     app = make_app(hostile_spec("evil", "hostile", resources=11))
     async with app.run_test(size=SIZE) as pilot:
@@ -95,6 +96,7 @@ async def test_copying_a_uri_with_control_characters_percent_encodes_them_and_sa
         assert all(ord(c) >= 0x20 for c in app.clipboard)
 
 
+@pytest.mark.slow
 async def test_malformed_prompt_data_is_shown_with_what_is_wrong() -> None:
     app = make_app(hostile_spec("bad", "bad-prompts"))
     async with app.run_test(size=SIZE) as pilot:

@@ -19,6 +19,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 import explorer
 
 PACKAGE = Path(explorer.__file__).resolve().parent
@@ -126,6 +128,7 @@ def test_the_core_module_list_is_discovered_from_the_package() -> None:
     assert any(name.startswith("explorer.widgets.") for name in all_modules())
 
 
+@pytest.mark.slow
 def test_no_core_module_imports_textual_or_rich() -> None:
     core = core_modules()
     # explorer.app and explorer.theming are controls: the probe must see the UI there, or it proves nothing.
@@ -180,6 +183,7 @@ def test_expand_does_not_import_mcp_or_the_ui() -> None:
     assert not loaded & {"mcp", "textual", "rich"}, sorted(loaded & {"mcp", "textual", "rich"})
 
 
+@pytest.mark.slow
 def test_the_cli_probe_sees_mcp_when_a_command_needs_it() -> None:
     """Control for the two tests above: a command talking to a server loads the SDK; the probe sees it."""
     output, code, loaded = run_cli_probe("-s", "mcp-url-explorer-no-such-command-42", "prompts")
@@ -213,7 +217,8 @@ def test_no_test_module_imports_from_conftest() -> None:
         f"{path.relative_to(tests.parent)}:{line}"
         for path in sorted(tests.rglob("*.py"))
         if "fixtures" not in path.relative_to(tests).parts
-        for line in conftest_imports(path.read_text(encoding="utf-8"))
+        if "conftest" in (text := path.read_text(encoding="utf-8"))
+        for line in conftest_imports(text)
     ]
     assert offenders == [], f"import helpers from tests/helpers/ instead of conftest: {offenders}"
 

@@ -19,7 +19,7 @@ from explorer.widgets.frame_list import FrameList
 from explorer.widgets.preview import ContentPreview
 from tests.app_helpers import SIZE, demo_spec, main_screen, make_app, preview_text, wait_for, wait_settled
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 CLOCK = "metrics://live/clock"
 

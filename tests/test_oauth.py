@@ -24,6 +24,8 @@ import pytest
 from tests.helpers.cli import run_cli
 from tests.helpers.paths import ROOT
 
+pytestmark = pytest.mark.slow
+
 
 @dataclass
 class Protected:

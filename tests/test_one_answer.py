@@ -23,7 +23,7 @@ from tests.app_helpers import (
 )
 from tests.helpers.cli import demo_server, run_cli
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 LATEST = "metrics://eu-west/checkout/latest"
 

@@ -37,7 +37,7 @@ from tests.hostile_helpers import (
     wait_all_gone_async,
 )
 
-pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
+pytestmark = [pytest.mark.skipif(sys.platform != "linux", reason="reads /proc"), pytest.mark.slow]
 
 
 def assert_nothing_left(pids: list[int]) -> None:

@@ -252,6 +252,7 @@ async def test_empty_and_no_contents() -> None:
         assert "(the server returned no contents)" in screen_text(app)
 
 
+@pytest.mark.slow
 async def test_several_contents_become_tabs() -> None:
     result = {
         "contents": [
@@ -375,6 +376,7 @@ class ViewWork:
         self.layouts = self.rows = self.widest = 0
 
 
+@pytest.mark.slow
 async def test_one_megabyte_text_stays_responsive(monkeypatch: pytest.MonkeyPatch) -> None:
     """Keys and paints cost the rows on screen, not the text's 11,000 lines (timed: bench_preview.py)."""
     text = "".join(f"line {i:06d} " + "lorem ipsum dolor sit amet " * 3 + "\n" for i in range(11_000))
@@ -406,6 +408,7 @@ async def test_one_megabyte_text_stays_responsive(monkeypatch: pytest.MonkeyPatc
         assert work.widest <= width and work.layouts == 0
 
 
+@pytest.mark.slow
 async def test_a_200k_character_line_wraps_and_scrolls_sideways(monkeypatch: pytest.MonkeyPatch) -> None:
     line = "".join(chr(ord("a") + i % 26) for i in range(200_000))
     work = ViewWork(monkeypatch)
@@ -509,6 +512,7 @@ async def test_highlighting_follows_the_theme() -> None:
         assert dark != light
 
 
+@pytest.mark.slow
 async def test_markdown_source_toggle_shows_what_rendering_hides() -> None:
     source = "# Title\n\n<script>alert(1)</script>\n\nText [x](https://evil.example/)\n"
     app = PreviewApp()

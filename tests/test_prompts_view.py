@@ -27,7 +27,7 @@ from tests.app_helpers import (
     wait_settled,
 )
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 
 def prompts_screen(app: ExplorerApp) -> PromptsScreen:

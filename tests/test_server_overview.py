@@ -10,7 +10,7 @@ from explorer.screens.server_overview import ServerOverview
 from explorer.widgets.server_bar import ServerBar
 from tests.app_helpers import SIZE, demo_spec, main_screen, make_app, raw_spec, wait_for, wait_settled
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 
 def bar_lines(app: object) -> list[str]:

@@ -24,7 +24,7 @@ from explorer.widgets.preview import ContentPreview
 from explorer.widgets.resource_tree import ResourceTree
 from tests.app_helpers import demo_spec, main_screen, make_app, stdio_spec, wait_for, wait_settled
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 SMALL = (80, 24)
 LATEST = "metrics://{region}/{service}/latest"

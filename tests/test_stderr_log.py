@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from explorer.connection import stderr_log
 from explorer.connection.stderr_log import begin_run
 from explorer.connection.transports import tail
@@ -43,6 +45,7 @@ def test_a_log_over_the_cap_keeps_its_newest_part(tmp_path: Path) -> None:
     assert "line 019999" in text and "line 000000" not in text
 
 
+@pytest.mark.slow
 def test_an_error_quotes_only_this_runs_stderr() -> None:
     spec = raw_server("exit-at-start")
     log = server_log_path("raw_server.py")

@@ -18,7 +18,7 @@ from explorer.connection.supervisor import Settings, Supervisor
 from explorer.model.listing import INTERRUPTED
 from tests.helpers.paths import ROOT
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 FIXTURE = ROOT / "benchmarks" / "fixture_server.py"
 

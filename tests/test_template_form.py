@@ -24,7 +24,7 @@ from tests.app_helpers import (
     wait_settled,
 )
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 LATEST = "metrics://{region}/{service}/latest"
 

@@ -791,6 +791,7 @@ def lost(parsed: ParsedTemplate, values: Mapping[str, Any]) -> str | None:
     return None
 
 
+@pytest.mark.slow
 @settings(
     max_examples=1000,
     deadline=None,

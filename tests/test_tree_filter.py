@@ -364,6 +364,7 @@ def listings(draw: st.DrawFn) -> tuple[list[ResourceEntry], list[TemplateEntry]]
     return resources, templates
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     listings(), st.one_of(uris(), st.sampled_from(["a", "b", "ab", "/", "?", "{", "zz", "x.", "s:/", "t:"]))

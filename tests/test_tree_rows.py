@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
@@ -251,7 +252,7 @@ class TreeRowsMachine(RuleBasedStateMachine):
         assert 0 <= self.cursor < len(self.rows)
 
 
-TestTreeRowsMachine = TreeRowsMachine.TestCase
+TestTreeRowsMachine = pytest.mark.slow(TreeRowsMachine.TestCase)
 TestTreeRowsMachine.settings = settings(
     max_examples=150, stateful_step_count=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )

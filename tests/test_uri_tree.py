@@ -90,6 +90,7 @@ uri_alphabet = st.sampled_from([*"ab:/?#%2F[]{}+.-é日 ", "://", "x://", "urn:"
 uri_like = st.lists(uri_alphabet, max_size=12).map("".join)
 
 
+@pytest.mark.slow
 @given(st.one_of(st.text(), uri_like))
 @settings(max_examples=500)
 def test_join_inverts_segment_for_every_string(uri: str) -> None:
@@ -412,6 +413,7 @@ def test_depth_first_rows_and_json() -> None:
     assert help_items[1]["count"] == 0  # a leaf: its resource is the node itself, nothing below
 
 
+@pytest.mark.slow
 def test_deep_uri_needs_no_recursion() -> None:
     depth = sys.getrecursionlimit() * 3
     uri = "x://h/" + "/".join("d" for _ in range(depth))
@@ -440,6 +442,7 @@ def test_prefix_query_walks_only_the_covering_subtree() -> None:
     assert tree.count_under("x://h/d17/f1").resources == 11
 
 
+@pytest.mark.slow
 @given(st.lists(st.tuples(st.sampled_from(["s1", "s2"]), uri_like), max_size=30))
 @settings(max_examples=200)
 def test_one_page_equals_one_by_one(page: list[tuple[str, str]]) -> None:
@@ -685,7 +688,7 @@ def _is_under(node: UriNode, top: UriNode) -> bool:
     return False
 
 
-TestTreeMachine = TreeMachine.TestCase
+TestTreeMachine = pytest.mark.slow(TreeMachine.TestCase)
 TestTreeMachine.settings = settings(
     max_examples=150, stateful_step_count=25, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
