@@ -18,18 +18,11 @@ from explorer.model.entries import ResourceEntry, TemplateEntry
 from explorer.model.uri_tree import PatternNode, UriNode, UriTree
 from explorer.theming import theme_variable_defaults
 from explorer.widgets.resource_tree import ResourceTree
+from tests.factories import res, tpl
 
 pytestmark = pytest.mark.anyio
 
 SIZE = (90, 30)
-
-
-def res(server: str, uri: str, name: str = "", **raw: object) -> ResourceEntry:
-    return ResourceEntry(server, uri, name or uri.rsplit("/", 1)[-1], {"uri": uri, "name": name, **raw})
-
-
-def tpl(server: str, text: str, name: str = "") -> TemplateEntry:
-    return TemplateEntry(server, text, name or text, {"uriTemplate": text})
 
 
 def demo_tree() -> UriTree:

@@ -21,16 +21,9 @@ from explorer.model.entries import ResourceEntry, TemplateEntry
 from explorer.model.tree_filter import compute_filter
 from explorer.model.tree_view import EXPAND_CHILDREN_LIMIT, Change, Node, Row, TreeRows
 from explorer.model.uri_tree import PatternNode, UriNode, UriTree
+from tests.factories import res, tpl
 
 SERVERS = ("s1", "s2", "s3")
-
-
-def res(server: str, uri: str) -> ResourceEntry:
-    return ResourceEntry(server, uri, uri.rsplit("/", 1)[-1], {"uri": uri})
-
-
-def tpl(server: str, text: str) -> TemplateEntry:
-    return TemplateEntry(server, text, text, {"uriTemplate": text})
 
 
 Line = tuple[int, str, Node, str, bool, bool, DrillKey | None]

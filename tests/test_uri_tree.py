@@ -21,6 +21,7 @@ from explorer.cli.tree_render import write_tree_json
 from explorer.model.entries import ResourceEntry, TemplateEntry
 from explorer.model.natural import natural_key
 from explorer.model.uri_tree import PatternNode, UriNode, UriTree, join_segments, segment_uri
+from tests.factories import res, tpl
 from tests.helpers.work import count_steps
 
 
@@ -29,14 +30,6 @@ def tree_json(tree: UriTree) -> Any:
     chunks: list[bytes] = []
     write_tree_json(tree, chunks.append)
     return json.loads(b"".join(chunks))
-
-
-def res(server: str, uri: str, name: str = "") -> ResourceEntry:
-    return ResourceEntry(server, uri, name or uri)
-
-
-def tpl(server: str, text: str, name: str = "") -> TemplateEntry:
-    return TemplateEntry(server, text, name or text)
 
 
 def all_nodes(tree: UriTree) -> Iterator[tuple[list[str], UriNode]]:
