@@ -5,7 +5,8 @@ from __future__ import annotations
 import shlex
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 
 from textual.pilot import Pilot
 from textual.widgets import Static
@@ -42,6 +43,24 @@ def raw_spec(name: str, *modes: str, **options: object) -> ServerSpec:
 
 def make_app(*specs: ServerSpec, timeout: float = 10.0, bounds: ListingBounds | None = None) -> ExplorerApp:
     return ExplorerApp(list(specs), timeout=timeout, bounds=bounds, remember_theme=False)
+
+
+@asynccontextmanager
+async def settled_app(
+    *specs: ServerSpec,
+    size: tuple[int, int] = SIZE,
+    timeout: float = 10.0,
+    bounds: ListingBounds | None = None,
+) -> AsyncIterator[tuple[ExplorerApp, Pilot[object]]]:
+    """The app on these servers, running headless at `size`, once every server is listed (or failed).
+
+    `async with settled_app(demo_spec()) as (app, pilot):` is the start every Pilot test of the main
+    screen needs.
+    """
+    app = make_app(*specs, timeout=timeout, bounds=bounds)
+    async with app.run_test(size=size) as pilot:
+        await wait_settled(pilot, app)
+        yield app, pilot
 
 
 def main_screen(app: ExplorerApp) -> MainScreen:

@@ -32,6 +32,7 @@ from tests.app_helpers import (
     make_app,
     preview_text,
     raw_spec,
+    settled_app,
     tree_lines,
     wait_for,
     wait_settled,
@@ -97,9 +98,7 @@ async def read_stats(app: ExplorerApp, server: str) -> dict[str, int]:
 
 @pytest.mark.slow
 async def test_hostile_strings_are_escaped_everywhere_and_markup_never_runs() -> None:
-    app = make_app(raw_spec("evil", "hostile", resources=21))
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(raw_spec("evil", "hostile", resources=21)) as (app, pilot):
         screen = main_screen(app)
         assert screen.catalogue.servers["evil"].state == "ready"
         uri = f"fixture://hostile/10/{HOSTILE}"
@@ -139,9 +138,7 @@ async def test_hostile_strings_are_escaped_everywhere_and_markup_never_runs() ->
 
 
 async def test_hostile_listing_error_in_notification_status_and_error_dialog() -> None:
-    app = make_app(raw_spec("evil", "hostile", "templates-error", resources=5))
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(raw_spec("evil", "hostile", "templates-error", resources=5)) as (app, pilot):
         status = main_screen(app).catalogue.servers["evil"]
         assert status.state == "failed" and "listing templates" in (status.error or "")
         assert any("listing templates: the server answered error -32603" in n for n in notifications(app))
@@ -160,9 +157,7 @@ async def test_hostile_listing_error_in_notification_status_and_error_dialog() -
 
 
 async def test_repeated_cursor_error_names_it_and_keeps_the_first_page() -> None:
-    app = make_app(raw_spec("loop", "repeat-cursor"))
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(raw_spec("loop", "repeat-cursor")) as (app, _pilot):
         screen = main_screen(app)
         status = screen.catalogue.servers["loop"]
         assert status.state == "failed" and "repeated cursor 'again'" in (status.error or "")
@@ -172,9 +167,9 @@ async def test_repeated_cursor_error_names_it_and_keeps_the_first_page() -> None
 
 
 async def test_endless_listing_stops_at_the_bound_marked_and_keys_still_work() -> None:
-    app = make_app(raw_spec("endless", "endless", page_size=50), bounds=ListingBounds(max_items=300))
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(
+        raw_spec("endless", "endless", page_size=50), bounds=ListingBounds(max_items=300)
+    ) as (app, pilot):
         screen = main_screen(app)
         status = screen.catalogue.servers["endless"]
         assert status.state == "incomplete" and status.listing is not None
@@ -209,9 +204,7 @@ async def test_empty_cursor_malformed_and_duplicates_on_screen() -> None:
 
 
 async def test_crash_mid_listing_keeps_items_marked_and_flooded_stderr_is_bounded() -> None:
-    app = make_app(raw_spec("dies", "exit-mid-list", "stderr-flood"))
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(raw_spec("dies", "exit-mid-list", "stderr-flood")) as (app, pilot):
         screen = main_screen(app)
         status = screen.catalogue.servers["dies"]
         assert status.state == "failed" and screen.catalogue.tree.root.resource_count == 100
@@ -228,9 +221,7 @@ async def test_crash_mid_listing_keeps_items_marked_and_flooded_stderr_is_bounde
 
 
 async def test_failed_refresh_keeps_the_last_good_listing() -> None:
-    app = make_app(raw_spec("flaky", "fail-refresh", resources=50))
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(raw_spec("flaky", "fail-refresh", resources=50)) as (app, pilot):
         screen = main_screen(app)
         assert screen.catalogue.tree.root.resource_count == 50
         await pilot.press("r")
@@ -245,9 +236,10 @@ async def test_failed_refresh_keeps_the_last_good_listing() -> None:
 
 @pytest.mark.slow
 async def test_late_answer_is_a_timeout_then_the_connection_still_works() -> None:
-    app = make_app(raw_spec("late", "late-answer", resources=20, delay=2.0), timeout=1.0)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(raw_spec("late", "late-answer", resources=20, delay=2.0), timeout=1.0) as (
+        app,
+        pilot,
+    ):
         screen = main_screen(app)
         status = screen.catalogue.servers["late"]
         assert status.state == "failed" and "did not answer after 1 s (timeout)" in (status.error or "")
@@ -300,9 +292,7 @@ async def test_junk_on_stdout_and_unknown_ids_are_ignored_with_a_warning() -> No
 
 @pytest.mark.slow
 async def test_read_errors_and_invalid_base64_in_the_preview() -> None:
-    app = make_app(raw_spec("fx", "read-errors", "bad-base64", resources=5))
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(raw_spec("fx", "read-errors", "bad-base64", resources=5)) as (app, pilot):
         screen = main_screen(app)
         for code in (-32602, -32002, -32603, 0):
             screen.read("fx", f"err://{code}")
@@ -315,9 +305,7 @@ async def test_read_errors_and_invalid_base64_in_the_preview() -> None:
 
 @pytest.mark.slow
 async def test_a_50_mb_read_is_capped_with_load_all_and_memory_is_bounded() -> None:
-    app = make_app(raw_spec("big", "big-read", resources=5))
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(raw_spec("big", "big-read", resources=5)) as (app, pilot):
         gc.collect()
         before = rss_bytes()
         peak_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
@@ -343,9 +331,7 @@ async def test_a_50_mb_read_is_capped_with_load_all_and_memory_is_bounded() -> N
 
 @pytest.mark.slow
 async def test_a_notification_storm_is_coalesced_and_keys_stay_responsive() -> None:
-    app = make_app(raw_spec("storm", "storm-on-read", resources=20, storm=5000))
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(raw_spec("storm", "storm-on-read", resources=20, storm=5000)) as (app, pilot):
         screen = main_screen(app)
         # The screen's work for the server's news: counted, so the test says how much the UI did per
         # notification (nothing), rather than how long the keys took (which depends on the machine).
@@ -401,9 +387,7 @@ async def test_env_token_is_masked_on_screen_in_dialogs_screenshots_and_logs(iso
         args=(str(FIXTURES / "raw_server.py"), "--mode", "echo-secrets", "--mode", "exit-at-start"),
         env={"TOKEN": SECRET},
     )
-    app = make_app(leaky, dead)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(leaky, dead) as (app, pilot):
         screen = main_screen(app)
         assert "credentials *** rejected" in (screen.catalogue.servers["leaky"].error or "")
         shown = [screen_text(app)]
