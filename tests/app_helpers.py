@@ -7,6 +7,7 @@ import sys
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from typing import Any
 
 from textual.pilot import Pilot
 from textual.widgets import Static
@@ -51,7 +52,7 @@ async def settled_app(
     size: tuple[int, int] = SIZE,
     timeout: float = 10.0,
     bounds: ListingBounds | None = None,
-) -> AsyncIterator[tuple[ExplorerApp, Pilot[object]]]:
+) -> AsyncIterator[tuple[ExplorerApp, Pilot[int]]]:
     """The app on these servers, running headless at `size`, once every server is listed (or failed).
 
     `async with settled_app(demo_spec()) as (app, pilot):` is the start every Pilot test of the main
@@ -70,7 +71,7 @@ def main_screen(app: ExplorerApp) -> MainScreen:
     raise AssertionError("no main screen")
 
 
-async def wait_for(pilot: Pilot[object], predicate: Callable[[], bool], timeout: float = 20.0) -> None:
+async def wait_for(pilot: Pilot[Any], predicate: Callable[[], bool], timeout: float = 20.0) -> None:
     """Let the app run until `predicate()` holds; fail with a clear message after `timeout`."""
     deadline = time.monotonic() + timeout
     while not predicate():
@@ -79,7 +80,7 @@ async def wait_for(pilot: Pilot[object], predicate: Callable[[], bool], timeout:
         await pilot.pause(0.05)
 
 
-async def wait_settled(pilot: Pilot[object], app: ExplorerApp, timeout: float = 30.0) -> None:
+async def wait_settled(pilot: Pilot[Any], app: ExplorerApp, timeout: float = 30.0) -> None:
     """Every server connected and listed (or failed)."""
     screen = main_screen(app)
     await wait_for(pilot, lambda: all(not s.busy for s in screen.catalogue.servers.values()), timeout)
