@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Sets up everything the tests need (a venv with the project and its test extra, the npm reference
-# server) and runs the whole test suite on both cores. Extra arguments go to pytest.
+# server) and runs the whole test suite on both cores. Extra arguments go to pytest, e.g. the fast lane:
+#   scripts/test.sh -m "not interop and not slow"
+# The pip step runs only when pyproject.toml changed since the last install into this venv (a stamp in
+# .venv keyed on its hash); the npm installs keep their own stamps and return at once when done.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
@@ -8,8 +11,14 @@ PYTHON="${PYTHON:-python3}"
 if [[ ! -x .venv/bin/python ]]; then
   "$PYTHON" -m venv .venv
 fi
-.venv/bin/python -m pip install --quiet --upgrade pip
-.venv/bin/python -m pip install --quiet -e ".[test]"
+KEY="$(.venv/bin/python -c 'import hashlib, sys; print(hashlib.sha256(open(sys.argv[1], "rb").read()).hexdigest()[:16])' pyproject.toml)"
+STAMP=".venv/.test-sh-installed-$KEY"
+if [[ ! -f "$STAMP" ]]; then
+  .venv/bin/python -m pip install --quiet --upgrade pip
+  .venv/bin/python -m pip install --quiet -e ".[test]"
+  rm -f .venv/.test-sh-installed-*
+  touch "$STAMP"
+fi
 scripts/install-npm-servers.sh
 scripts/install-conformance.sh
 exec .venv/bin/python -m pytest -n 2 --dist loadgroup "$@"

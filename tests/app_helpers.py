@@ -5,7 +5,9 @@ from __future__ import annotations
 import shlex
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any
 
 from textual.pilot import Pilot
 from textual.widgets import Static
@@ -15,7 +17,7 @@ from explorer.config import ListingBounds, ServerSpec
 from explorer.screens.main import MainScreen
 from explorer.widgets.preview import ContentPreview, TextView
 from explorer.widgets.resource_tree import ResourceTree
-from tests.conftest import FIXTURES
+from tests.helpers.paths import FIXTURES
 
 SIZE = (120, 36)
 
@@ -44,6 +46,24 @@ def make_app(*specs: ServerSpec, timeout: float = 10.0, bounds: ListingBounds | 
     return ExplorerApp(list(specs), timeout=timeout, bounds=bounds, remember_theme=False)
 
 
+@asynccontextmanager
+async def settled_app(
+    *specs: ServerSpec,
+    size: tuple[int, int] = SIZE,
+    timeout: float = 10.0,
+    bounds: ListingBounds | None = None,
+) -> AsyncIterator[tuple[ExplorerApp, Pilot[int]]]:
+    """The app on these servers, running headless at `size`, once every server is listed (or failed).
+
+    `async with settled_app(demo_spec()) as (app, pilot):` is the start every Pilot test of the main
+    screen needs.
+    """
+    app = make_app(*specs, timeout=timeout, bounds=bounds)
+    async with app.run_test(size=size) as pilot:
+        await wait_settled(pilot, app)
+        yield app, pilot
+
+
 def main_screen(app: ExplorerApp) -> MainScreen:
     for screen in app.screen_stack:
         if isinstance(screen, MainScreen):
@@ -51,7 +71,7 @@ def main_screen(app: ExplorerApp) -> MainScreen:
     raise AssertionError("no main screen")
 
 
-async def wait_for(pilot: Pilot[object], predicate: Callable[[], bool], timeout: float = 20.0) -> None:
+async def wait_for(pilot: Pilot[Any], predicate: Callable[[], bool], timeout: float = 20.0) -> None:
     """Let the app run until `predicate()` holds; fail with a clear message after `timeout`."""
     deadline = time.monotonic() + timeout
     while not predicate():
@@ -60,7 +80,7 @@ async def wait_for(pilot: Pilot[object], predicate: Callable[[], bool], timeout:
         await pilot.pause(0.05)
 
 
-async def wait_settled(pilot: Pilot[object], app: ExplorerApp, timeout: float = 30.0) -> None:
+async def wait_settled(pilot: Pilot[Any], app: ExplorerApp, timeout: float = 30.0) -> None:
     """Every server connected and listed (or failed)."""
     screen = main_screen(app)
     await wait_for(pilot, lambda: all(not s.busy for s in screen.catalogue.servers.values()), timeout)

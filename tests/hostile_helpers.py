@@ -10,7 +10,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from explorer.config import ServerSpec
-from tests.conftest import FIXTURES, CliResult
+from tests.helpers.cli import CliResult
+from tests.helpers.paths import FIXTURES
 
 HOSTILE_SERVER = FIXTURES / "hostile_server.py"
 

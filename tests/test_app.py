@@ -18,6 +18,7 @@ from tests.app_helpers import (
     make_app,
     preview_text,
     raw_spec,
+    settled_app,
     tree_lines,
     wait_for,
     wait_settled,
@@ -26,10 +27,9 @@ from tests.app_helpers import (
 pytestmark = pytest.mark.anyio
 
 
+@pytest.mark.slow
 async def test_demo_tree_browse_and_read_markdown() -> None:
-    app = make_app(demo_spec())
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(demo_spec()) as (app, pilot):
         screen = main_screen(app)
         status = screen.catalogue.servers["demo"]
         assert status.state == "ready" and len(status.listing.resources) >= 2000  # type: ignore[union-attr]
@@ -53,10 +53,9 @@ def resolved(dialog: object, uri: str) -> bool:
     return isinstance(dialog, GoToDialog) and dialog.resolution is not None and dialog.resolution.uri == uri
 
 
+@pytest.mark.slow
 async def test_go_to_a_templated_uri_reads_it_with_the_values() -> None:
-    app = make_app(demo_spec())
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(demo_spec()) as (app, pilot):
         await pilot.press("g")
         assert isinstance(app.screen, GoToDialog)
         dialog = app.screen
@@ -68,10 +67,9 @@ async def test_go_to_a_templated_uri_reads_it_with_the_values() -> None:
         await wait_for(pilot, lambda: '"service": "checkout"' in preview_text(app))
 
 
+@pytest.mark.slow
 async def test_go_to_unknown_uri_names_the_nearest_prefix() -> None:
-    app = make_app(demo_spec())
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(demo_spec()) as (app, pilot):
         await pilot.press("g")
         dialog = app.screen
         assert isinstance(dialog, GoToDialog)
@@ -83,10 +81,9 @@ async def test_go_to_unknown_uri_names_the_nearest_prefix() -> None:
         assert not isinstance(app.screen, GoToDialog)
 
 
+@pytest.mark.slow
 async def test_filter_keeps_matches_and_escape_clears() -> None:
-    app = make_app(demo_spec())
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(demo_spec()) as (app, pilot):
         await pilot.press("slash")
         for key in "glossary":
             await pilot.press(key)
@@ -100,10 +97,12 @@ async def test_filter_keeps_matches_and_escape_clears() -> None:
         assert any("metrics://" in line for line in tree_lines(app))
 
 
+@pytest.mark.slow
 async def test_one_failing_server_leaves_the_other_working_and_shows_its_error() -> None:
-    app = make_app(raw_spec("good", resources=30), raw_spec("broken", "exit-at-start"))
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(raw_spec("good", resources=30), raw_spec("broken", "exit-at-start")) as (
+        app,
+        pilot,
+    ):
         screen = main_screen(app)
         good, broken = screen.catalogue.servers["good"], screen.catalogue.servers["broken"]
         assert good.state == "ready" and broken.state == "failed"
@@ -118,9 +117,7 @@ async def test_one_failing_server_leaves_the_other_working_and_shows_its_error()
 
 
 async def test_server_dying_mid_listing_keeps_what_was_listed() -> None:
-    app = make_app(raw_spec("dies", "exit-mid-list"))
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(raw_spec("dies", "exit-mid-list")) as (app, _pilot):
         status = main_screen(app).catalogue.servers["dies"]
         assert status.state == "failed"
         assert main_screen(app).catalogue.tree.root.resource_count == 100
@@ -128,9 +125,7 @@ async def test_server_dying_mid_listing_keeps_what_was_listed() -> None:
 
 
 async def test_incomplete_listing_is_marked_and_continues_with_m() -> None:
-    app = make_app(raw_spec("big", resources=300), bounds=ListingBounds(max_pages=2))
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(raw_spec("big", resources=300), bounds=ListingBounds(max_pages=2)) as (app, pilot):
         screen = main_screen(app)
         status = screen.catalogue.servers["big"]
         assert status.state == "incomplete" and screen.catalogue.tree.root.resource_count == 200
@@ -141,18 +136,14 @@ async def test_incomplete_listing_is_marked_and_continues_with_m() -> None:
 
 
 async def test_read_error_is_shown_in_the_preview() -> None:
-    app = make_app(raw_spec("fx", resources=5))
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(raw_spec("fx", resources=5)) as (app, pilot):
         main_screen(app).read("fx", "fixture://does/not/exist")
         await wait_for(pilot, lambda: "-32002" in preview_text(app))
         assert app.is_running
 
 
 async def test_refresh_keeps_the_listing_on_screen() -> None:
-    app = make_app(raw_spec("fx", resources=50))
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(raw_spec("fx", resources=50)) as (app, pilot):
         screen = main_screen(app)
         await pilot.press("r")
         assert screen.catalogue.tree.root.resource_count == 50  # the old listing stays meanwhile
@@ -161,13 +152,12 @@ async def test_refresh_keeps_the_listing_on_screen() -> None:
         assert screen.catalogue.servers["fx"].state == "ready"
 
 
+@pytest.mark.slow
 @pytest.mark.interop
 async def test_reference_and_demo_servers_together(reference_server: str) -> None:
     from tests.app_helpers import stdio_spec
 
-    app = make_app(demo_spec(), stdio_spec("everything", reference_server))
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(demo_spec(), stdio_spec("everything", reference_server)) as (app, pilot):
         screen = main_screen(app)
         assert [s.state for s in screen.catalogue.servers.values()] == ["ready", "ready"]
         assert screen.tree_widget.show_servers
@@ -180,6 +170,7 @@ async def test_reference_and_demo_servers_together(reference_server: str) -> Non
         assert "2025-11-25" in bar and "2026-07-28" in bar
 
 
+@pytest.mark.slow
 async def test_tree_is_usable_while_50000_resources_stream_in() -> None:
     app = make_app(raw_spec("big", "slow-list", resources=50_000, page_size=500, delay=0.05))
     async with app.run_test(size=SIZE) as pilot:
@@ -201,6 +192,7 @@ async def test_tree_is_usable_while_50000_resources_stream_in() -> None:
         assert widget.cursor_node is on_node  # the cursor stayed on its node as siblings arrived
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("protocol", ["auto", "legacy"])
 async def test_a_changed_list_refreshes_the_tree_in_both_eras(protocol: str) -> None:
     from explorer.config import ServerSpec

@@ -34,6 +34,7 @@ class FormApp(App[None]):
 FIELDS = [FieldSpec("a", "{a}", True), FieldSpec("b", "{b}", False)]
 
 
+@pytest.mark.slow
 async def test_typing_is_debounced_and_stale_answers_are_dropped() -> None:
     calls: list[tuple[str, str, dict[str, str]]] = []
     cancelled: list[str] = []

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.helpers.paths import ROOT
 
 BENCH = ROOT / "benchmarks"
 
@@ -40,6 +40,7 @@ def test_template_match_benchmark_quick_prints_a_row_per_size() -> None:
     assert all(len(line.split()) == 8 for line in lines[1:])  # every figure of every row
 
 
+@pytest.mark.slow
 def test_listing_benchmark_quick_compares_every_contender_with_the_sdk_loop(tmp_path: Path) -> None:
     rows_file = tmp_path / "rows.json"
     out = run("bench_listing.py", "--quick", "--json", str(rows_file))
@@ -58,6 +59,7 @@ def test_listing_benchmark_quick_compares_every_contender_with_the_sdk_loop(tmp_
     assert rows[0]["vs_sdk"] == 1.0 and "x SDK" in out
 
 
+@pytest.mark.slow
 def test_tui_benchmark_lists_to_the_end_and_reports_memory_and_pauses() -> None:
     result = json.loads(run("bench_tui.py", "--count", "3000", "--no-baseline", "--json"))
     assert result["state"] == "ready" and result["resources"] == 3000
@@ -65,6 +67,7 @@ def test_tui_benchmark_lists_to_the_end_and_reports_memory_and_pauses() -> None:
         assert result[key] >= 0, key
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform == "win32", reason="the first frame is read from a pseudo-terminal")
 def test_startup_benchmark_times_help_expand_and_the_first_frame() -> None:
     out = run("bench_startup.py", "--rounds", "1")
@@ -82,15 +85,44 @@ def test_json_benchmark_measures_the_sdk_parse_and_the_standard_library() -> Non
     assert "pydantic validate_json" in out and "json.dumps(indent=2)" in out and "orjson" in out
 
 
+@pytest.mark.slow
 def test_uri_tree_benchmark_small() -> None:
     out = run("bench_uri_tree.py", "--scale", "0.02")
     assert "memory per stored resource" in out and "insert all" in out
 
 
+@pytest.mark.slow
 def test_sanitize_benchmark_small() -> None:
     assert run("bench_sanitize.py", "--size", "20000").strip()
 
 
+@pytest.mark.slow
 def test_resource_tree_benchmark_small() -> None:
     out = run("bench_resource_tree.py", "--scale", "0.01", "--presses", "3", "--no-stock-50k")
     assert out.strip()
+
+
+@pytest.mark.slow
+def test_blob_benchmark_small() -> None:
+    out = run("bench_blob.py", "--megabytes", "2")
+    for label in ("whole blob (baseline)", "decode_prefix, one line", "decode_prefix, 76-character lines"):
+        assert label in out, out
+
+
+@pytest.mark.slow
+def test_pathological_template_benchmark_small() -> None:
+    lines = run("bench_template_pathological.py", "--length", "200").splitlines()
+    assert [line.split()[0] for line in lines[1:6]] == [
+        "adjacent",
+        "list-items",
+        "dashes",
+        "reserved",
+        "dicts",
+    ]
+    assert all(line.endswith("x") for line in lines[1:6])
+
+
+@pytest.mark.slow
+def test_preview_benchmark_one_round() -> None:
+    out = run("bench_preview.py", "--rounds", "1")
+    assert all(name in out for name in ("1 KB", "1 MB", "200k-char line")), out

@@ -11,7 +11,9 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import raw_server, run_cli
+from tests.helpers.cli import raw_server, run_cli
+
+pytestmark = pytest.mark.slow
 
 
 def tree_json(*args: str) -> tuple[int, dict[str, Any], str]:

@@ -9,7 +9,7 @@ from explorer.config import ServerSpec
 from explorer.connection.discovery import Listing, Page
 from explorer.connection.session import ServerIdentity
 from explorer.model.catalogue import Catalogue, ServerStatus
-from explorer.model.entries import ResourceEntry, TemplateEntry
+from tests.factories import res, tpl
 
 
 def spec(name: str) -> ServerSpec:
@@ -23,14 +23,6 @@ def identity() -> ServerIdentity:
 def now(status: ServerStatus) -> ServerStatus:
     """The same status, read again after the catalogue changed it (mypy would keep an earlier narrowing)."""
     return status
-
-
-def res(server: str, uri: str) -> ResourceEntry:
-    return ResourceEntry(server, uri, uri.rsplit("/", 1)[-1])
-
-
-def tpl(server: str, text: str) -> TemplateEntry:
-    return TemplateEntry(server, text, "template")
 
 
 def page(server: str, number: int, *uris: str, templates: tuple[str, ...] = ()) -> Page:

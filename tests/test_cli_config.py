@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, CliResult, demo_server
+from tests.helpers.cli import CliResult, demo_server
+from tests.helpers.paths import ROOT
 
 SECRET = "pty-typed-secret-4242"
 
@@ -98,6 +99,7 @@ def test_locate_configs_lists_each_found_file_with_its_server_count(home: Path, 
     assert empty.stderr.startswith("note: no MCP client config found")
 
 
+@pytest.mark.slow
 def test_tree_without_c_uses_the_demo_and_names_the_found_configs(home: Path) -> None:
     desktop = put(home / ".config/Claude/claude_desktop_config.json", {"mcpServers": {"mine": demo_entry()}})
     result = run("tree", "--depth", "1", "--max-pages", "1", home=home)
@@ -108,6 +110,7 @@ def test_tree_without_c_uses_the_demo_and_names_the_found_configs(home: Path) ->
     )
 
 
+@pytest.mark.slow
 def test_c_client_name_uses_its_servers_and_says_which_files(home: Path, tmp_path: Path) -> None:
     desktop = put(
         home / ".config/Claude/claude_desktop_config.json",
@@ -124,6 +127,7 @@ def test_c_client_name_uses_its_servers_and_says_which_files(home: Path, tmp_pat
     ]
 
 
+@pytest.mark.slow
 def test_unknown_config_name_is_one_line_naming_the_choices(home: Path) -> None:
     message = one_line_usage_error(run("tree", "-c", "claud-desktop", home=home))
     assert "claude-desktop, claude-code, vscode, cursor, windsurf" in message
@@ -158,6 +162,7 @@ def test_a_missing_input_without_a_terminal_is_exit_2_naming_it(home: Path, tmp_
     assert not out.exists()  # nothing was started
 
 
+@pytest.mark.slow
 def test_input_option_reaches_the_server_and_is_masked(
     home: Path, tmp_path: Path, isolated_home: Path
 ) -> None:
@@ -171,6 +176,7 @@ def test_input_option_reaches_the_server_and_is_masked(
         assert SECRET not in log.read_text(errors="replace")
 
 
+@pytest.mark.slow
 def test_on_a_terminal_a_password_input_is_asked_on_stderr_without_echo(home: Path, tmp_path: Path) -> None:
     script, out = env_dumper(tmp_path)
     config = input_config(tmp_path, script)
@@ -213,6 +219,7 @@ def test_on_a_terminal_a_password_input_is_asked_on_stderr_without_echo(home: Pa
     assert json.loads(out.read_text())["TOKEN"] == SECRET
 
 
+@pytest.mark.slow
 def test_env_option_sets_the_environment_of_s_servers(home: Path, tmp_path: Path) -> None:
     script, out = env_dumper(tmp_path)
     spec = shlex.join([sys.executable, script])
@@ -245,6 +252,7 @@ def test_usage_errors_are_one_line(home: Path, args: list[str], expected: str) -
     assert expected in one_line_usage_error(run("tree", *args, "-s", demo_server(), home=home))
 
 
+@pytest.mark.slow
 def test_config_problems_are_one_line(home: Path, tmp_path: Path) -> None:
     missing_cwd = put(tmp_path / "cwd.json", {"mcpServers": {"s": demo_entry(cwd=str(tmp_path / "gone"))}})
     assert f'server "s": cwd {tmp_path / "gone"} does not exist' in one_line_usage_error(
@@ -264,6 +272,7 @@ def test_config_problems_are_one_line(home: Path, tmp_path: Path) -> None:
     assert "envFile" in one_line_usage_error(run("tree", "-c", str(env_file), home=home))
 
 
+@pytest.mark.slow
 def test_non_utf8_expand_arguments_are_one_line(home: Path) -> None:
     template = one_line_usage_error(run("expand", b"x://{a}\xff", "a=1", home=home))
     assert "the template is not valid UTF-8" in template

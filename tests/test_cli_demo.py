@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import demo_server, run_cli
+from tests.helpers.cli import demo_server, run_cli
+
+pytestmark = pytest.mark.slow
 
 ERAS = pytest.mark.parametrize(("protocol", "version"), [("auto", "2026-07-28"), ("legacy", "2025-11-25")])
 

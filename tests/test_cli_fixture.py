@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from tests.conftest import raw_server, run_cli
+from tests.helpers.cli import raw_server, run_cli
 
-pytestmark = pytest.mark.parametrize("protocol", ["auto", "legacy"])
+pytestmark = [pytest.mark.parametrize("protocol", ["auto", "legacy"]), pytest.mark.slow]
 
 
 def tree_json(*args: str) -> tuple[int, dict[str, object], str]:

@@ -17,12 +17,17 @@ import sys
 import time
 from typing import Any
 
+import pytest
+
 from explorer.cli.output import encode_json
 from explorer.cli.tree_render import write_document
 from explorer.model.entries import ResourceEntry
 from explorer.model.uri_tree import UriTree
 from explorer.sanitize import json_escape_unsafe
-from tests.conftest import ROOT, demo_server, run_cli
+from tests.helpers.cli import demo_server, run_cli
+from tests.helpers.paths import ROOT
+
+pytestmark = pytest.mark.slow
 
 FIXTURE = ROOT / "benchmarks" / "fixture_server.py"
 

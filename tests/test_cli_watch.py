@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import demo_server, raw_server, run_cli
+from tests.helpers.cli import demo_server, raw_server, run_cli
+
+pytestmark = pytest.mark.slow
 
 CLOCK = "metrics://live/clock"
 FAST = ("-e", "EXPLORER_DEMO_TICK_SECONDS=0.2")

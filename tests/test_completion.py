@@ -21,6 +21,7 @@ pytestmark = pytest.mark.anyio
 LATEST = "metrics://{region}/{service}/latest"
 
 
+@pytest.mark.slow
 async def test_template_suggestions_follow_the_context() -> None:
     regions = [r for r in REGION_SERVICES if set(REGION_SERVICES[r]) != set(REGION_SERVICES["eu-west"])]
     async with ServerConnection(demo_spec(), timeout=20) as conn:
@@ -38,6 +39,7 @@ async def test_template_suggestions_follow_the_context() -> None:
         assert same.values == west.values
 
 
+@pytest.mark.slow
 async def test_prompt_suggestions_follow_the_context() -> None:
     async with ServerConnection(demo_spec(), timeout=20) as conn:
         completer = Completer(conn)
@@ -49,6 +51,7 @@ async def test_prompt_suggestions_follow_the_context() -> None:
         assert nothing.ok and nothing.values == []
 
 
+@pytest.mark.slow
 async def test_reserved_and_explode_variables_complete_segment_wise() -> None:
     async with ServerConnection(demo_spec(), timeout=20) as conn:
         completer = Completer(conn)

@@ -264,6 +264,7 @@ def test_settings_load_by_name_and_notes_found_configs_only_when_nothing_is_conf
 # ------------------------------------------------------------------------------------------- the TUI
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_tui_offers_found_configs_and_the_palette_opens_one(tmp_path: Path) -> None:
     context = host(tmp_path)

@@ -198,6 +198,7 @@ def demo_with_input(name: str, prompt: InputPrompt) -> ServerSpec:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_tui_asks_in_a_masked_dialog_once_then_connects() -> None:
     prompt = InputPrompt("sub", "Which sub-command", password=True)
@@ -218,6 +219,7 @@ async def test_tui_asks_in_a_masked_dialog_once_then_connects() -> None:
             assert status.spec.env == {"TOKEN": "demo-server"} and status.spec.inputs == ()
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_tui_cancelled_input_leaves_the_server_unconnected_and_asks_again() -> None:
     app = make_app(demo_with_input("one", InputPrompt("sub")))

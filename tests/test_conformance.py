@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import FIXTURES, ROOT
+from tests.helpers.paths import FIXTURES, ROOT
 
 pytestmark = [pytest.mark.interop, pytest.mark.slow]
 

@@ -14,9 +14,10 @@ import pytest
 from explorer.config import ServerSpec
 from explorer.connection.challenge import parse_challenge
 from explorer.connection.session import ServerConnection
-from tests.conftest import FIXTURES, raw_server, run_cli
+from tests.helpers.cli import raw_server, run_cli
+from tests.helpers.paths import FIXTURES
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 
 def test_a_handshake_only_server_under_the_modern_era_is_named_with_what_to_do() -> None:

@@ -21,7 +21,7 @@ from explorer.widgets.server_bar import ServerBar
 from tests.app_helpers import SIZE, demo_spec, main_screen, wait_for, wait_settled
 from tests.test_oauth import Protected, start_protected
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 
 @pytest.fixture

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from explorer.config import ServerSpec
 from explorer.model.copy_as import (
     Clip,
@@ -19,7 +21,7 @@ from explorer.model.copy_as import (
     text_for_clipboard,
     uri_for_clipboard,
 )
-from tests.conftest import run_cli
+from tests.helpers.cli import run_cli
 
 
 def test_jsonrpc_requests_are_valid_json_rpc() -> None:
@@ -66,6 +68,7 @@ def test_config_servers_are_named_through_the_file() -> None:
     assert bare.startswith("env TOKEN=*** ") and "abc123456" not in bare
 
 
+@pytest.mark.slow
 def test_the_copied_command_line_reproduces_the_read() -> None:
     spec = ServerSpec(
         name="demo", transport="stdio", command=sys.executable, args=("-m", "explorer", "demo-server")

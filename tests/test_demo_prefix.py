@@ -112,6 +112,7 @@ async def test_the_capability_is_advertised(mode: str) -> None:
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", MODES)
 async def test_paging_by_prefix_gives_exactly_the_filtered_list_in_order(mode: str) -> None:
     walked: dict[str, list[str]] = {}
@@ -320,6 +321,7 @@ async def raw_demo(era: str) -> AsyncIterator[RawStdio]:
             await process.stdin.aclose()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("era", ["handshake", "modern"])
 async def test_prefix_listing_over_stdio(era: str) -> None:
     prefix = "file:///workspace/tidewater/data/stations/"

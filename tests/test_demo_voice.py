@@ -262,6 +262,7 @@ def test_the_instructions_describe_the_voice() -> None:
 # --- over stdio, as raw JSON-RPC --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("era", ["handshake", "modern"])
 async def test_log_and_progress_over_stdio(era: str) -> None:
     async with raw_demo(era) as raw:

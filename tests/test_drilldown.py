@@ -17,15 +17,13 @@ from explorer.model.uri_tree import PatternNode
 from explorer.screens.template_form import TemplateFormScreen
 from explorer.widgets.resource_tree import ResourceTree
 from tests.app_helpers import (
-    SIZE,
     demo_spec,
     main_screen,
-    make_app,
     preview_text,
     raw_spec,
+    settled_app,
     tree_lines,
     wait_for,
-    wait_settled,
 )
 
 LATEST = "metrics://{region}/{service}/latest"
@@ -124,11 +122,10 @@ async def move_to(pilot: Pilot[object], tree: ResourceTree, label: str) -> None:
     assert tree.visible_rows()[tree.cursor_line][1] == label
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_drill_a_demo_template_region_then_service_then_read() -> None:
-    app = make_app(demo_spec())
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(demo_spec()) as (app, pilot):
         tree = main_screen(app).tree_widget
         assert tree.select_prefix(LATEST)
         await pilot.press("right")  # drill the template
@@ -161,11 +158,10 @@ async def test_drill_a_demo_template_region_then_service_then_read() -> None:
         assert tree.open_drills == [(LATEST, ())]
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_drilled_path_template_browses_like_a_directory() -> None:
-    app = make_app(demo_spec())
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(demo_spec()) as (app, pilot):
         tree = main_screen(app).tree_widget
         assert tree.select_prefix("file:///{+path}")
         await pilot.press("space")
@@ -182,11 +178,10 @@ async def test_drilled_path_template_browses_like_a_directory() -> None:
         )
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_a_server_without_completions_says_so_and_enter_opens_the_form() -> None:
-    app = make_app(raw_spec("fx", resources=10))
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(raw_spec("fx", resources=10)) as (app, pilot):
         tree = main_screen(app).tree_widget
         assert tree.select_prefix("fixture://items/{group}/item-{n}")
         await pilot.press("right")

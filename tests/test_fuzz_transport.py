@@ -25,7 +25,9 @@ from explorer.connection import stdio
 from explorer.connection.errors import ServerFault
 from explorer.connection.session import ServerConnection
 from explorer.connection.stdio import mask_secrets
-from tests.conftest import FIXTURES
+from tests.helpers.paths import FIXTURES
+
+pytestmark = pytest.mark.slow
 
 FUZZ = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 SESSION_BOUND = 20.0  # seconds; a hang fails the example instead of the whole run

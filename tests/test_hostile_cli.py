@@ -14,13 +14,15 @@ import json
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import FIXTURES, CliResult, raw_server, run_cli
+from tests.helpers.cli import CliResult, raw_server, run_cli
+from tests.helpers.paths import FIXTURES
+
+pytestmark = pytest.mark.slow
 
 HOSTILE = (
     "[@click=app.quit]x[/] [/b] \x1b[2J\x1b]0;pwned\x07 \x1b]8;;http://evil.test\x1b\\link\x1b]8;;\x1b\\ "
@@ -184,11 +186,11 @@ def test_text_tree_exit_mid_list_names_the_exit_and_the_last_stderr_line() -> No
 
 
 def test_hang_at_initialize_times_out_in_one_sentence() -> None:
-    started = time.monotonic()
+    # The sentence names the 1 s timeout, so it is that timeout that ended the run (run_cli's own
+    # timeout only stops a CLI that would hang for good).
     result = run_cli("tree", *PROTOCOL, "--timeout", "1", "-s", raw_server("hang-init"))
     assert result.code == 1, result
     assert_one_clear_error(result, "connecting: the server did not answer after 1 s (timeout)")
-    assert time.monotonic() - started < 20
 
 
 def test_answer_after_the_timeout_is_a_timeout_not_a_crash() -> None:

@@ -10,9 +10,9 @@ import pytest
 
 from explorer.app import ExplorerApp
 from explorer.widgets.preview import ContentPreview
-from tests.app_helpers import SIZE, main_screen, make_app, raw_spec, wait_for, wait_settled
+from tests.app_helpers import SIZE, main_screen, make_app, raw_spec, settled_app, wait_for, wait_settled
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 
 async def calls(app: ExplorerApp, server: str) -> dict[str, int]:
@@ -48,9 +48,7 @@ async def test_a_flood_of_updates_costs_a_few_reads_and_the_ui_stays_responsive(
 
 
 async def test_a_server_that_always_changes_is_paced_and_the_user_is_told() -> None:
-    app = make_app(raw_spec("restless", "changed-after-list", resources=30))
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(raw_spec("restless", "changed-after-list", resources=30)) as (app, pilot):
         screen = main_screen(app)
         told = lambda: any("keeps changing" in n.message for n in app._notifications)  # noqa: E731
         await wait_for(pilot, told, timeout=40)
@@ -63,9 +61,7 @@ async def test_a_server_that_always_changes_is_paced_and_the_user_is_told() -> N
 
 async def test_a_resource_announced_changed_on_every_read_is_read_at_a_bounded_pace() -> None:
     spec = raw_spec("loop", "updated-on-read", caps="resources,subscribe")
-    app = make_app(spec)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(spec) as (app, pilot):
         screen = main_screen(app)
         screen.read("loop", "storm://updates")
         await pilot.pause(4)

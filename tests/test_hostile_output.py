@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli
+from tests.helpers.cli import run_cli
 from tests.hostile_helpers import (
     HOSTILE_SERVER,
     assert_no_traceback,
@@ -24,6 +24,8 @@ from tests.hostile_helpers import (
     invisible_or_control,
     longest_mark_run,
 )
+
+pytestmark = pytest.mark.slow
 
 PROTOCOL = ("--protocol", "legacy")
 INVISIBLE_ESCAPES = (

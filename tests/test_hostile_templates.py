@@ -19,14 +19,22 @@ from explorer.app import ExplorerApp
 from explorer.screens.goto import GoToDialog, GoToTarget
 from explorer.screens.template_form import TemplateFormScreen
 from explorer.widgets.detail import DetailPane
-from tests.app_helpers import SIZE, main_screen, make_app, raw_spec, tree_lines, wait_for, wait_settled
-from tests.conftest import CliResult, raw_server, run_cli
+from tests.app_helpers import (
+    main_screen,
+    raw_spec,
+    settled_app,
+    tree_lines,
+    wait_for,
+)
 from tests.fixtures.raw_server import (
     QUERY_VARIABLES,
     huge_template,
     long_literal_template,
     many_query_template,
 )
+from tests.helpers.cli import CliResult, raw_server, run_cli
+
+pytestmark = pytest.mark.slow
 
 PROTOCOL = ("--protocol", "legacy")
 HUGE_WHY = "1,200 variables; the limit is 256"
@@ -154,9 +162,10 @@ def resolved(dialog: GoToDialog, uri: str) -> bool:
 
 @pytest.mark.anyio
 async def test_the_app_lives_and_marks_templates_too_large_to_use() -> None:
-    app = make_app(raw_spec("hostile", "huge-template", "long-literal-template", resources=3))
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(raw_spec("hostile", "huge-template", "long-literal-template", resources=3)) as (
+        app,
+        pilot,
+    ):
         screen = main_screen(app)
         assert screen.catalogue.servers["hostile"].state == "ready"
         for template, why in ((huge_template(), HUGE_WHY), (long_literal_template(), LONG_WHY)):
@@ -186,9 +195,7 @@ async def test_the_app_lives_and_marks_templates_too_large_to_use() -> None:
 
 @pytest.mark.anyio
 async def test_go_to_with_a_long_uri_answers_from_a_worker_and_keys_still_work() -> None:
-    app = make_app(raw_spec("many", "many-query-vars", resources=3))
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(raw_spec("many", "many-query-vars", resources=3)) as (app, pilot):
         await pilot.press("g")
         dialog = app.screen
         assert isinstance(dialog, GoToDialog)
@@ -210,9 +217,7 @@ async def test_go_to_with_a_long_uri_answers_from_a_worker_and_keys_still_work()
 
 @pytest.mark.anyio
 async def test_go_to_prefers_the_reading_with_the_most_variables_and_lists_the_other() -> None:
-    app = make_app(raw_spec("docs", "ambiguous-template", resources=3))
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(raw_spec("docs", "ambiguous-template", resources=3)) as (app, pilot):
         chosen: list[GoToTarget | None] = []
         dialog = GoToDialog(main_screen(app).catalogue.tree)
         app.push_screen(dialog, chosen.append)

@@ -18,7 +18,13 @@ from explorer.config import ServerSpec
 from explorer.screens.copy_as import CopyAsDialog
 from explorer.screens.prompts import PromptsScreen
 from explorer.widgets.server_bar import ServerBar
-from tests.app_helpers import SIZE, main_screen, make_app, preview_text, tree_lines, wait_for, wait_settled
+from tests.app_helpers import (
+    main_screen,
+    preview_text,
+    settled_app,
+    tree_lines,
+    wait_for,
+)
 from tests.fixtures.raw_server import HOSTILE
 from tests.hostile_helpers import HOSTILE_SERVER, hostile_spec, invisible_or_control, longest_mark_run
 
@@ -32,9 +38,7 @@ def bar_text(app: ExplorerApp) -> str:
 
 
 async def test_invisible_characters_in_a_server_name_are_escaped_and_the_status_stays_on_the_bar() -> None:
-    app = make_app(hostile_spec("inv", "invisible", resources=3))
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(hostile_spec("inv", "invisible", resources=3)) as (app, pilot):
         bar = bar_text(app)
         assert not invisible_or_control(bar), bar
         assert "inv\\u115f\\u1160\\u3164\\uffa0" in bar
@@ -51,9 +55,7 @@ async def test_invisible_characters_in_a_server_name_are_escaped_and_the_status_
 
 
 async def test_a_run_of_combining_marks_is_capped_on_screen() -> None:
-    app = make_app(hostile_spec("zalgo", "zalgo", resources=3))
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(hostile_spec("zalgo", "zalgo", resources=3)) as (app, pilot):
         assert longest_mark_run(bar_text(app)) <= 8 and "[+4992 combining marks]" in bar_text(app)
         screen = main_screen(app)
         screen.read("zalgo", "fixture://items/0/item-1")
@@ -64,10 +66,9 @@ async def test_a_run_of_combining_marks_is_capped_on_screen() -> None:
         assert app.is_running
 
 
+@pytest.mark.slow
 async def test_copying_a_uri_with_control_characters_percent_encodes_them_and_says_so() -> None:
-    app = make_app(hostile_spec("evil", "hostile", resources=11))
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(hostile_spec("evil", "hostile", resources=11)) as (app, pilot):
         screen = main_screen(app)
         uri = f"fixture://hostile/10/{HOSTILE}"
         assert screen.tree_widget.select_prefix(uri)
@@ -95,10 +96,9 @@ async def test_copying_a_uri_with_control_characters_percent_encodes_them_and_sa
         assert all(ord(c) >= 0x20 for c in app.clipboard)
 
 
+@pytest.mark.slow
 async def test_malformed_prompt_data_is_shown_with_what_is_wrong() -> None:
-    app = make_app(hostile_spec("bad", "bad-prompts"))
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(hostile_spec("bad", "bad-prompts")) as (app, pilot):
         await pilot.press("p")
         await wait_for(pilot, lambda: isinstance(app.screen, PromptsScreen))
         screen = app.screen
@@ -132,9 +132,7 @@ async def test_a_secrets_encodings_are_masked_in_the_preview_and_the_server_bar(
     spec = ServerSpec(
         name="leaky", transport="stdio", command=sys.executable, args=args, env={"TOKEN": SECRET}
     )
-    app = make_app(spec)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(spec) as (app, pilot):
         assert "leaky-*** 1.0+***" in bar_text(app)
         main_screen(app).read("leaky", "err://-32603")
         await wait_for(pilot, lambda: "rejected" in preview_text(app))

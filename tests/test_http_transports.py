@@ -14,7 +14,9 @@ from typing import ClassVar
 
 import pytest
 
-from tests.conftest import LOOPBACK_PRELOAD, REFERENCE_ENTRY, run_cli
+from tests.helpers.cli import run_cli
+from tests.helpers.npm import REFERENCE_ENTRY
+from tests.helpers.paths import LOOPBACK_PRELOAD
 
 pytestmark = pytest.mark.interop
 

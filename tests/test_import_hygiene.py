@@ -7,16 +7,19 @@ One interpreter imports the heavy third-party libraries once (the MCP SDK costs 
 core modules need it), checks that this brought in neither Textual nor Rich nor any `explorer`
 module, then forks one child per module. Each child imports just its module, so what that module pulls
 in, and only that, shows up in the child's `sys.modules`: the same verdict per module as a new
-interpreter, for a fraction of the time. (The suite is POSIX-only already: conftest uses `fcntl`.)
+interpreter, for a fraction of the time. (The suite is POSIX-only already: tests/helpers/npm.py uses `fcntl`.)
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 import explorer
 
@@ -125,6 +128,7 @@ def test_the_core_module_list_is_discovered_from_the_package() -> None:
     assert any(name.startswith("explorer.widgets.") for name in all_modules())
 
 
+@pytest.mark.slow
 def test_no_core_module_imports_textual_or_rich() -> None:
     core = core_modules()
     # explorer.app and explorer.theming are controls: the probe must see the UI there, or it proves nothing.
@@ -179,9 +183,54 @@ def test_expand_does_not_import_mcp_or_the_ui() -> None:
     assert not loaded & {"mcp", "textual", "rich"}, sorted(loaded & {"mcp", "textual", "rich"})
 
 
+@pytest.mark.slow
 def test_the_cli_probe_sees_mcp_when_a_command_needs_it() -> None:
     """Control for the two tests above: a command talking to a server loads the SDK; the probe sees it."""
     output, code, loaded = run_cli_probe("-s", "mcp-url-explorer-no-such-command-42", "prompts")
 
     assert code == 1, output
     assert "mcp" in loaded
+
+
+def conftest_imports(source: str) -> list[int]:
+    """Lines of `source` that import from a conftest module (by any spelling)."""
+    found: list[int] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom):
+            names = [node.module or ""] + [f"{node.module or ''}.{alias.name}" for alias in node.names]
+        elif isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        else:
+            continue
+        if any(name == "conftest" or name.endswith(".conftest") for name in names):
+            found.append(node.lineno)
+    return found
+
+
+def test_no_test_module_imports_from_conftest() -> None:
+    """conftest.py holds fixtures and hooks; helpers live in plain modules that tests import by name.
+
+    (pytest loads conftest itself; importing it as a module as well runs it twice under two names.)
+    """
+    tests = Path(__file__).resolve().parent
+    offenders = [
+        f"{path.relative_to(tests.parent)}:{line}"
+        for path in sorted(tests.rglob("*.py"))
+        if "fixtures" not in path.relative_to(tests).parts
+        if "conftest" in (text := path.read_text(encoding="utf-8"))
+        for line in conftest_imports(text)
+    ]
+    assert offenders == [], f"import helpers from tests/helpers/ instead of conftest: {offenders}"
+
+
+def test_the_conftest_check_sees_every_spelling() -> None:
+    spellings = [
+        "from tests.conftest import run_cli",
+        "from .conftest import run_cli",
+        "from conftest import run_cli",
+        "import tests.conftest",
+        "from tests import conftest",
+        "def f():\n    from tests.conftest import ROOT",
+    ]
+    assert [conftest_imports(text) for text in spellings] == [[1], [1], [1], [1], [1], [2]]
+    assert conftest_imports("from tests.helpers.cli import run_cli\nimport conftest_like") == []

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tests.conftest import demo_server, run_cli
+from tests.helpers.cli import demo_server, run_cli
 
 pytestmark = pytest.mark.interop
 

@@ -18,7 +18,7 @@ from explorer.connection.live import ListChanged, LogEntry, News, Progress, Reso
 from explorer.connection.session import ServerConnection
 from explorer.connection.wire import WireLog
 
-pytestmark = [pytest.mark.anyio, pytest.mark.parametrize("protocol", ["legacy", "auto"])]
+pytestmark = [pytest.mark.anyio, pytest.mark.parametrize("protocol", ["legacy", "auto"]), pytest.mark.slow]
 
 CLOCK = "metrics://live/clock"
 

@@ -17,9 +17,18 @@ from explorer.screens.protocol_log import ProtocolLogScreen, parse_filter
 from explorer.screens.server_overview import ServerOverview
 from explorer.widgets.frame_list import FrameList
 from explorer.widgets.preview import ContentPreview
-from tests.app_helpers import SIZE, demo_spec, main_screen, make_app, preview_text, wait_for, wait_settled
+from tests.app_helpers import (
+    SIZE,
+    demo_spec,
+    main_screen,
+    make_app,
+    preview_text,
+    settled_app,
+    wait_for,
+    wait_settled,
+)
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 CLOCK = "metrics://live/clock"
 
@@ -64,9 +73,7 @@ async def test_the_previewed_resource_follows_its_changes_then_stops(protocol: s
 
 
 async def test_the_protocol_log_shows_filters_and_exports_frames(isolated_home: Path) -> None:
-    app = make_app(demo_spec())
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(demo_spec()) as (app, pilot):
         await pilot.press("L")
         await wait_for(pilot, lambda: isinstance(app.screen, ProtocolLogScreen))
         log = app.screen
@@ -94,9 +101,7 @@ def test_filter_words() -> None:
 
 
 async def test_the_servers_log_entries_reach_its_screen() -> None:
-    app = make_app(demo_spec())
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(demo_spec()) as (app, pilot):
         screen = main_screen(app)
         screen.read("demo", "docs://no/such/resource")  # the demo logs a warning about it
         await wait_for(
@@ -118,9 +123,7 @@ async def test_the_servers_log_entries_reach_its_screen() -> None:
 
 
 async def test_a_killed_server_is_failed_with_its_entries_kept_and_reconnects() -> None:
-    app = make_app(demo_spec())
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(demo_spec()) as (app, pilot):
         screen = main_screen(app)
         status = screen.catalogue.servers["demo"]
         before = screen.catalogue.tree.root.resource_count
@@ -140,9 +143,7 @@ async def test_a_killed_server_is_failed_with_its_entries_kept_and_reconnects() 
 
 
 async def test_back_forward_and_bookmarks(isolated_home: Path) -> None:
-    app = make_app(demo_spec())
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(demo_spec()) as (app, pilot):
         screen = main_screen(app)
         screen.read("demo", "docs://handbook/welcome")
         await wait_for(pilot, lambda: "Welcome" in preview_text(app))
@@ -169,9 +170,7 @@ async def test_back_forward_and_bookmarks(isolated_home: Path) -> None:
 async def test_the_reference_servers_updates_reach_the_preview(reference_server: str) -> None:
     from tests.app_helpers import stdio_spec
 
-    app = make_app(stdio_spec("everything", reference_server))
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(stdio_spec("everything", reference_server)) as (app, pilot):
         screen = main_screen(app)
         uri = "demo://resource/static/document/architecture.md"
         screen.read("everything", uri)

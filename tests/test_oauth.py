@@ -21,7 +21,10 @@ from pathlib import Path
 import httpx2
 import pytest
 
-from tests.conftest import ROOT, run_cli
+from tests.helpers.cli import run_cli
+from tests.helpers.paths import ROOT
+
+pytestmark = pytest.mark.slow
 
 
 @dataclass

@@ -17,13 +17,14 @@ from tests.app_helpers import (
     main_screen,
     make_app,
     raw_spec,
+    settled_app,
     tree_lines,
     wait_for,
     wait_settled,
 )
-from tests.conftest import demo_server, run_cli
+from tests.helpers.cli import demo_server, run_cli
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 LATEST = "metrics://eu-west/checkout/latest"
 
@@ -33,9 +34,7 @@ def test_one_size_formatter_in_decimal_units() -> None:
 
 
 async def test_after_a_go_to_c_y_and_the_details_act_on_the_uri_gone_to() -> None:
-    app = make_app(demo_spec())
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(demo_spec()) as (app, pilot):
         screen = main_screen(app)
         target = GoToTarget(
             uri=LATEST,
@@ -64,9 +63,7 @@ async def test_enter_gets_a_prompt_without_arguments_and_the_list_takes_j_and_k(
 
     from explorer.screens.prompts import PromptFormScreen, PromptsScreen
 
-    app = make_app(replace(demo_spec(), env={"EXPLORER_DEMO_CHANGE_SECONDS": "1"}))
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(replace(demo_spec(), env={"EXPLORER_DEMO_CHANGE_SECONDS": "1"})) as (app, pilot):
         await pilot.press("p")
         await wait_for(pilot, lambda: isinstance(app.screen, PromptsScreen))
         prompts = app.screen
@@ -119,9 +116,7 @@ async def test_a_failed_servers_entries_are_dimmed_and_followed_resources_marked
     from explorer.connection.stdio import live_server_groups
     from tests.app_helpers import tree_lines
 
-    app = make_app(replace(demo_spec(), env={"EXPLORER_DEMO_TICK_SECONDS": "0.3"}))
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(replace(demo_spec(), env={"EXPLORER_DEMO_TICK_SECONDS": "0.3"})) as (app, pilot):
         screen = main_screen(app)
         screen.tree_widget.select_prefix("metrics://live/clock")
         await pilot.press("s")
@@ -138,9 +133,7 @@ async def test_a_link_to_a_uri_in_rendered_markdown_opens_the_go_to_box() -> Non
     from explorer.screens.goto import GoToDialog
     from explorer.widgets.preview import ContentPreview
 
-    app = make_app(demo_spec())
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(demo_spec()) as (app, pilot):
         preview = main_screen(app).query_one(ContentPreview)
         preview.post_message(ContentPreview.LinkClicked(preview, "https://example.test/not-opened"))
         await pilot.pause(0.2)
@@ -170,9 +163,7 @@ async def test_the_handbook_counts_the_same_in_tree_text_json_and_the_tui() -> N
     assert line.endswith(f"({expected})")
     assert _json_node(data["tree"], "docs://handbook")["count"] == expected
 
-    app = make_app(demo_spec())
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(demo_spec()) as (app, pilot):
         tree = main_screen(app).tree_widget
         assert tree.select_prefix("docs://handbook")  # its row on screen, as the user would find it
         await wait_for(pilot, lambda: any(" handbook " in row for row in tree_lines(app)))
@@ -186,9 +177,7 @@ async def test_the_filter_keeps_the_templates_tree_prefix_keeps() -> None:
     cli_templates = {t["uriTemplate"] for t in data["templates"]}
     assert "metrics://{region}/{service}/latest" in cli_templates
 
-    app = make_app(demo_spec())
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(demo_spec()) as (app, _pilot):
         tree = main_screen(app).tree_widget
         summary = tree.set_filter(prefix)
         assert summary is not None and summary.mode == "prefix"

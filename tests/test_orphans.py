@@ -24,8 +24,9 @@ import pytest
 from textual.pilot import Pilot
 
 from explorer.connection import stdio
-from tests.app_helpers import SIZE, make_app, wait_settled
-from tests.conftest import ROOT, run_cli
+from tests.app_helpers import SIZE, make_app, settled_app, wait_settled
+from tests.helpers.cli import run_cli
+from tests.helpers.paths import ROOT
 from tests.hostile_helpers import (
     hostile_server,
     hostile_spec,
@@ -36,7 +37,7 @@ from tests.hostile_helpers import (
     wait_all_gone_async,
 )
 
-pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
+pytestmark = [pytest.mark.skipif(sys.platform != "linux", reason="reads /proc"), pytest.mark.slow]
 
 
 def assert_nothing_left(pids: list[int]) -> None:
@@ -118,9 +119,10 @@ def test_the_tui_leaves_no_process_behind_after_q(mode: str, tmp_path: Path) -> 
 async def test_closing_the_app_stops_a_server_that_left_a_child(tmp_path: Path) -> None:
     """With Pilot: the connection's own shutdown (no exit-time safety net) ends the whole group."""
     pid_file = tmp_path / "pids"
-    app = make_app(hostile_spec("lingering", "leaves-child", resources=3, pid_file=pid_file))
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(hostile_spec("lingering", "leaves-child", resources=3, pid_file=pid_file)) as (
+        _app,
+        pilot,
+    ):
         pids = read_pids(pid_file)
         await pilot.press("q")
     left = await wait_all_gone_async(pids, pgid=pids[0])

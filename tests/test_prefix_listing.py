@@ -182,6 +182,7 @@ async def test_a_stopped_listing_keeps_what_arrived_is_marked_and_continues_to_t
     assert resumed.duplicates == 0
 
 
+@pytest.mark.slow
 async def test_a_stop_while_a_page_is_on_its_way_keeps_the_cursor_of_that_page() -> None:
     conn = PrefixServer("honours", page=4, delay=0.2)
     stop = ListingStop()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -189,6 +190,7 @@ shaped = st.fixed_dictionaries(
 )
 
 
+@pytest.mark.slow
 @given(st.one_of(json_values, shaped))
 def test_no_input_makes_the_parser_raise(raw: Any) -> None:
     parse_prompt(raw)

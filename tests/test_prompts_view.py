@@ -20,14 +20,13 @@ from tests.app_helpers import (
     SIZE,
     demo_spec,
     main_screen,
-    make_app,
     raw_spec,
+    settled_app,
     stdio_spec,
     wait_for,
-    wait_settled,
 )
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 
 def prompts_screen(app: ExplorerApp) -> PromptsScreen:
@@ -76,9 +75,7 @@ def result_text(app: ExplorerApp) -> str:
 
 
 async def test_lists_every_prompt_and_a_failing_server_line() -> None:
-    app = make_app(demo_spec(), raw_spec("broken", "exit-at-start"))
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(demo_spec(), raw_spec("broken", "exit-at-start")) as (app, pilot):
         screen = await open_prompts(pilot, app)
         text = list_text(screen)
         for prompt in PROMPTS:
@@ -95,9 +92,7 @@ async def test_lists_every_prompt_and_a_failing_server_line() -> None:
 
 
 async def test_embedded_resource_renders_and_opens_in_the_tree() -> None:
-    app = make_app(demo_spec())
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(demo_spec()) as (app, pilot):
         await open_prompts(pilot, app)
         form_screen = await fill_prompt(pilot, app, "summarize-chapter")
         form = form_screen.query_one(ArgumentForm)
@@ -123,9 +118,7 @@ async def test_embedded_resource_renders_and_opens_in_the_tree() -> None:
 
 
 async def test_image_prompt_shows_format_dimensions_and_picture() -> None:
-    app = make_app(demo_spec())
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(demo_spec()) as (app, pilot):
         await open_prompts(pilot, app)
         await fill_prompt(pilot, app, "describe-logo")
         await pilot.press("enter")  # no required argument: enter gets it
@@ -140,9 +133,7 @@ async def test_image_prompt_shows_format_dimensions_and_picture() -> None:
 
 
 async def test_missing_required_argument_is_caught_before_sending() -> None:
-    app = make_app(demo_spec())
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(demo_spec()) as (app, pilot):
         await open_prompts(pilot, app)
         form_screen = await fill_prompt(pilot, app, "incident-review")
         labels = "\n".join(str(w.render()) for w in form_screen.query(".field-label").results(Static))
@@ -161,9 +152,7 @@ async def test_missing_required_argument_is_caught_before_sending() -> None:
 
 
 async def test_server_error_is_shown_with_its_code() -> None:
-    app = make_app(demo_spec())
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(demo_spec()) as (app, pilot):
         await open_prompts(pilot, app)
         form_screen = await fill_prompt(pilot, app, "summarize-chapter")
         form_screen.query_one(ArgumentForm).set_text("chapter", "no-such-chapter")
@@ -176,9 +165,7 @@ async def test_server_error_is_shown_with_its_code() -> None:
 
 
 async def test_incident_review_service_suggestions_follow_region() -> None:
-    app = make_app(demo_spec())
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(demo_spec()) as (app, pilot):
         await open_prompts(pilot, app)
         form_screen = await fill_prompt(pilot, app, "incident-review")
         form = form_screen.query_one(ArgumentForm)
@@ -196,9 +183,7 @@ def test_error_headlines() -> None:
 
 
 async def test_reference_completable_prompt_names_depend_on_department(reference_server: str) -> None:
-    app = make_app(stdio_spec("everything", reference_server), timeout=20)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(stdio_spec("everything", reference_server), timeout=20) as (app, pilot):
         screen = await open_prompts(pilot, app)
         assert "completable-prompt" in list_text(screen)
         form_screen = await fill_prompt(pilot, app, "completable-prompt")
@@ -222,9 +207,7 @@ async def test_reference_completable_prompt_names_depend_on_department(reference
 
 
 async def test_reference_prompt_error_is_shown(reference_server: str) -> None:
-    app = make_app(stdio_spec("everything", reference_server), timeout=20)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(stdio_spec("everything", reference_server), timeout=20) as (app, pilot):
         await open_prompts(pilot, app)
         form_screen = await fill_prompt(pilot, app, "resource-prompt")
         form = form_screen.query_one(ArgumentForm)
@@ -286,9 +269,7 @@ async def test_result_view_renders_every_block_kind_safely() -> None:
 
 
 async def test_hostile_server_prompt_is_listed_and_shown_escaped() -> None:
-    app = make_app(raw_spec("hostile", "hostile"))
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(raw_spec("hostile", "hostile")) as (app, pilot):
         screen = await open_prompts(pilot, app)
         assert "greet" in list_text(screen) and "who*" in list_text(screen)
         form_screen = await fill_prompt(pilot, app, "greet")
@@ -307,11 +288,9 @@ async def test_copy_as_gives_the_command_line_that_runs_the_prompt_again() -> No
     import shlex
 
     from explorer.screens.copy_as import CopyAsDialog
-    from tests.conftest import run_cli
+    from tests.helpers.cli import run_cli
 
-    app = make_app(demo_spec())
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(demo_spec()) as (app, pilot):
         await open_prompts(pilot, app)
         await fill_prompt(pilot, app, "describe-logo")
         await pilot.press("enter")

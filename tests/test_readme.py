@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from scripts.keymap_table import table
-from tests.conftest import ROOT
+from tests.helpers.paths import ROOT
 
 
 def readme_keymap_table() -> str:

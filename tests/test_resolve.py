@@ -7,14 +7,7 @@ import pytest
 from explorer.model.entries import ResourceEntry, TemplateEntry
 from explorer.model.resolve import resolve, resolve_uri, snapshot, too_large_for
 from explorer.model.uri_tree import UriTree
-
-
-def res(server: str, uri: str) -> ResourceEntry:
-    return ResourceEntry(server, uri, uri)
-
-
-def tpl(server: str, text: str) -> TemplateEntry:
-    return TemplateEntry(server, text, text)
+from tests.factories import res, tpl
 
 
 def two_servers() -> UriTree:

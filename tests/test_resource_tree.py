@@ -18,18 +18,11 @@ from explorer.model.entries import ResourceEntry, TemplateEntry
 from explorer.model.uri_tree import PatternNode, UriNode, UriTree
 from explorer.theming import theme_variable_defaults
 from explorer.widgets.resource_tree import ResourceTree
+from tests.factories import res, tpl
 
 pytestmark = pytest.mark.anyio
 
 SIZE = (90, 30)
-
-
-def res(server: str, uri: str, name: str = "", **raw: object) -> ResourceEntry:
-    return ResourceEntry(server, uri, name or uri.rsplit("/", 1)[-1], {"uri": uri, "name": name, **raw})
-
-
-def tpl(server: str, text: str, name: str = "") -> TemplateEntry:
-    return TemplateEntry(server, text, name or text, {"uriTemplate": text})
 
 
 def demo_tree() -> UriTree:
@@ -138,6 +131,7 @@ async def test_initial_view_shows_top_level_rows_with_counts() -> None:
         assert view.cursor_node is tree.root
 
 
+@pytest.mark.slow
 async def test_expand_collapse_and_move_by_keys() -> None:
     tree = demo_tree()
     app = TreeApp(tree)
@@ -480,6 +474,7 @@ async def test_chain_row_splits_when_a_page_adds_a_branch() -> None:
         assert view.visible_rows() == snapshot
 
 
+@pytest.mark.slow
 async def test_incremental_updates_match_a_full_rebuild() -> None:
     """Random pages, refreshes, removals, filters, expansions, collapses: `model_changed` equals `rebuild`."""
     rng = random.Random(1234)
@@ -566,6 +561,7 @@ async def test_incremental_updates_match_a_full_rebuild() -> None:
 HOSTILE = ["[@click=app.quit]x[/]", "[/b]", "\x1b[2J", "a\u202eb", "\x9b31m", "[link=https://evil]y[/link]"]
 
 
+@pytest.mark.slow
 async def test_hostile_names_render_literally_and_do_nothing() -> None:
     tree = UriTree()
     tree.add_resources(res("[@click=app.quit]srv[/]", f"evil://h/{text}", text) for text in HOSTILE)
@@ -747,6 +743,7 @@ def pages(entries: list[ResourceEntry], size: int) -> Iterable[list[ResourceEntr
         yield entries[start : start + size]
 
 
+@pytest.mark.slow
 async def test_50000_resources_usable_while_pages_stream_in() -> None:
     rng = random.Random(7)
     entries = [
@@ -814,6 +811,7 @@ def requested(app: TreeApp) -> list[ResourceTree.DrillRequested]:
     return [m for m in app.messages if isinstance(m, ResourceTree.DrillRequested)]
 
 
+@pytest.mark.slow
 async def test_drill_keys_messages_and_virtual_rows() -> None:
     tree = drill_tree()
     app = TreeApp(tree)

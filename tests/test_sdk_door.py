@@ -58,6 +58,7 @@ def _private_uses(path: Path) -> list[str]:
     return uses
 
 
+@pytest.mark.slow
 def test_no_module_but_the_door_reaches_a_private_sdk_name() -> None:
     found = {
         str(path.relative_to(PACKAGE.parent)): uses
@@ -81,6 +82,7 @@ def test_the_check_sees_a_private_use(tmp_path: Path) -> None:
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_a_live_session_has_the_dispatcher_the_raw_requests_go_through() -> None:
     """The dispatcher is an instance attribute, so only a live session can show it is still there."""

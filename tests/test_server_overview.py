@@ -8,9 +8,15 @@ from textual.widgets import OptionList, Static, TabbedContent
 
 from explorer.screens.server_overview import ServerOverview
 from explorer.widgets.server_bar import ServerBar
-from tests.app_helpers import SIZE, demo_spec, main_screen, make_app, raw_spec, wait_for, wait_settled
+from tests.app_helpers import (
+    demo_spec,
+    main_screen,
+    raw_spec,
+    settled_app,
+    wait_for,
+)
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 
 def bar_lines(app: object) -> list[str]:
@@ -18,9 +24,7 @@ def bar_lines(app: object) -> list[str]:
 
 
 async def test_a_tools_only_server_is_connected_and_its_row_says_what_it_offers() -> None:
-    app = make_app(raw_spec("files", caps="tools", tools=12), demo_spec())
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(raw_spec("files", caps="tools", tools=12), demo_spec()) as (app, _pilot):
         screen = main_screen(app)
         status = screen.catalogue.servers["files"]
         assert status.state == "ready" and status.error is None
@@ -30,9 +34,7 @@ async def test_a_tools_only_server_is_connected_and_its_row_says_what_it_offers(
 
 
 async def test_selecting_a_server_row_opens_its_overview_with_tools() -> None:
-    app = make_app(raw_spec("files", caps="tools,prompts", tools=3))
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(raw_spec("files", caps="tools,prompts", tools=3)) as (app, pilot):
         screen = main_screen(app)
         screen.query_one(ServerBar).focus()
         await pilot.press("enter")
@@ -56,9 +58,7 @@ async def test_selecting_a_server_row_opens_its_overview_with_tools() -> None:
 
 
 async def test_i_opens_the_overview_of_the_highlighted_nodes_server() -> None:
-    app = make_app(demo_spec())
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(demo_spec()) as (app, pilot):
         await pilot.press("i")
         await wait_for(pilot, lambda: isinstance(app.screen, ServerOverview))
         facts = str(app.screen.query_one("#overview-text", Static).render())

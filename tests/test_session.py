@@ -16,8 +16,8 @@ import pytest
 from explorer.config import ServerSpec
 from explorer.connection.errors import ServerFault
 from explorer.connection.session import ServerConnection
-from tests.conftest import FIXTURES
 from tests.fixtures.raw_server import HOSTILE
+from tests.helpers.paths import FIXTURES
 
 pytestmark = pytest.mark.anyio
 
@@ -77,6 +77,7 @@ async def test_identity_of_a_handshake_era_server(tmp_path: Path) -> None:
         assert identity.instructions == "A fixture."
 
 
+@pytest.mark.slow
 async def test_demo_server_in_auto_mode_speaks_the_modern_era() -> None:
     async with ServerConnection(demo_spec(), protocol="auto") as conn:
         identity = conn.identity
@@ -90,6 +91,7 @@ async def test_demo_server_in_auto_mode_speaks_the_modern_era() -> None:
         assert isinstance(page.get("nextCursor"), str)
 
 
+@pytest.mark.slow
 async def test_demo_server_in_legacy_mode_uses_the_handshake() -> None:
     async with ServerConnection(demo_spec(), protocol="legacy") as conn:
         identity = conn.identity
@@ -100,6 +102,7 @@ async def test_demo_server_in_legacy_mode_uses_the_handshake() -> None:
         assert identity.has("completions")
 
 
+@pytest.mark.slow
 async def test_a_pinned_modern_version_still_learns_who_the_server_is() -> None:
     async with ServerConnection(demo_spec(), protocol="2026-07-28") as conn:
         identity = conn.identity
@@ -234,6 +237,7 @@ async def test_a_server_exiting_mid_listing_names_its_last_stderr_line(tmp_path:
     assert "panic: index out of range while listing page 2 (fixture)" in info.value.message
 
 
+@pytest.mark.slow
 async def test_a_server_that_never_answers_times_out(tmp_path: Path) -> None:
     async with ServerConnection(raw_spec("hang-list"), timeout=1, stderr_log=tmp_path / "raw.log") as conn:
         started = time.monotonic()
@@ -243,7 +247,9 @@ async def test_a_server_that_never_answers_times_out(tmp_path: Path) -> None:
         # Only that request failed: the connection still answers.
         assert (await conn.list_prompts())[0]["name"] == "greet"
 
-    assert 0.9 <= waited < 10
+    # It waited the whole second (a busy machine only makes this longer); the message says which timeout
+    # fired, so no upper bound on the wall clock is needed to tell it from another one.
+    assert waited >= 0.9
     assert info.value.message == "listing resources: the server did not answer after 1 s (timeout)"
 
 

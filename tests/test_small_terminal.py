@@ -22,9 +22,15 @@ from explorer.screens.template_form import TemplateFormScreen
 from explorer.widgets.argument_form import ArgumentForm
 from explorer.widgets.preview import ContentPreview
 from explorer.widgets.resource_tree import ResourceTree
-from tests.app_helpers import demo_spec, main_screen, make_app, stdio_spec, wait_for, wait_settled
+from tests.app_helpers import (
+    demo_spec,
+    main_screen,
+    settled_app,
+    stdio_spec,
+    wait_for,
+)
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 SMALL = (80, 24)
 LATEST = "metrics://{region}/{service}/latest"
@@ -47,9 +53,7 @@ def in_sight(app: ExplorerApp, widget: Widget) -> bool:
 
 
 async def test_template_form_keeps_its_uri_preview_hints_and_suggestions_in_sight() -> None:
-    app = make_app(demo_spec())
-    async with app.run_test(size=SMALL) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(demo_spec(), size=SMALL) as (app, pilot):
         assert main_screen(app).tree_widget.select_prefix(LATEST)
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, TemplateFormScreen) and app.screen.is_mounted)
@@ -59,20 +63,18 @@ async def test_template_form_keeps_its_uri_preview_hints_and_suggestions_in_sigh
         form.set_text("region", "eu-west")
         form.focus_field("service")
         await wait_for(pilot, lambda: len(form.suggestion_values) > 2)  # every service of eu-west
-        await pilot.pause(0.2)
         preview = screen.query_one("#tf-preview", Static)
         status = screen.query_one("#tf-status", Static)
-        assert "metrics://eu-west//latest" in str(preview.render())
-        assert in_sight(app, preview) and in_sight(app, status)
-        assert in_sight(app, form.input_for("service"))
         suggestions = screen.query_one("#suggestions")
-        assert in_sight(app, suggestions)
+        wanted = (preview, status, form.input_for("service"), suggestions)
+        # The suggestions' layout lands a frame or two after their values (later on a busy machine):
+        # wait for it rather than for a fixed time.
+        await wait_for(pilot, lambda: all(in_sight(app, widget) for widget in wanted))
+        assert "metrics://eu-west//latest" in str(preview.render())
 
 
 async def test_prompt_form_keeps_its_hints_in_sight_and_scrolls_to_the_focused_field() -> None:
-    app = make_app(demo_spec())
-    async with app.run_test(size=SMALL) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(demo_spec(), size=SMALL) as (app, pilot):
         await pilot.press("p")
         await wait_for(pilot, lambda: isinstance(app.screen, PromptsScreen) and app.screen.is_mounted)
         prompts = app.screen
@@ -91,9 +93,7 @@ async def test_prompt_form_keeps_its_hints_in_sight_and_scrolls_to_the_focused_f
 
 
 async def test_every_key_of_the_footer_is_in_sight_on_the_prompts_view_with_a_result() -> None:
-    app = make_app(demo_spec())
-    async with app.run_test(size=SMALL) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(demo_spec(), size=SMALL) as (app, pilot):
         await pilot.press("p")
         await wait_for(pilot, lambda: isinstance(app.screen, PromptsScreen) and app.screen.is_mounted)
         prompts = app.screen
@@ -112,9 +112,7 @@ async def test_every_key_of_the_footer_is_in_sight_on_the_prompts_view_with_a_re
 
 
 async def test_connect_dialog_keeps_its_buttons_in_sight() -> None:
-    app = make_app(demo_spec())
-    async with app.run_test(size=SMALL) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(demo_spec(), size=SMALL) as (app, pilot):
         await pilot.press("n")
         await wait_for(pilot, lambda: isinstance(app.screen, ConnectDialog) and app.screen.is_mounted)
         await pilot.pause(0.2)
@@ -129,9 +127,7 @@ async def test_error_dialog_with_a_long_stderr_keeps_its_buttons_in_sight() -> N
         f"{sys.executable} -c \"import sys; [print(f'line {{i}} of the log', file=sys.stderr)"
         ' for i in range(80)]; sys.exit(3)"',
     )
-    app = make_app(demo_spec(), loud)
-    async with app.run_test(size=SMALL) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(demo_spec(), loud, size=SMALL) as (app, pilot):
         await pilot.press("e")
         await wait_for(pilot, lambda: isinstance(app.screen, ErrorDialog) and app.screen.is_mounted)
         await pilot.pause(0.2)
@@ -143,9 +139,7 @@ async def test_error_dialog_with_a_long_stderr_keeps_its_buttons_in_sight() -> N
 
 @pytest.mark.parametrize(("size", "stacked"), [((80, 24), False), ((80, 48), True), ((160, 48), False)])
 async def test_main_panes_stack_only_when_narrow_and_tall(size: tuple[int, int], stacked: bool) -> None:
-    app = make_app(demo_spec())
-    async with app.run_test(size=size) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(demo_spec(), size=size) as (app, _pilot):
         screen = main_screen(app)
         tree = screen.query_one(ResourceTree).region
         preview = screen.query_one(ContentPreview).region

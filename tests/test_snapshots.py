@@ -32,7 +32,7 @@ NARROW_TALL = (80, 48)
 THEMES = ["explorer-dark", "explorer-light", "explorer-high-contrast", "explorer-dusk"]
 LATEST = "metrics://{region}/{service}/latest"
 PYTHON_FILE = "file:///workspace/tidewater/src/tidewater/harmonics/constituents/lunar.py"
-pytestmark = pytest.mark.xdist_group("snapshots")
+pytestmark = [pytest.mark.xdist_group("snapshots"), pytest.mark.slow]
 
 
 @pytest.fixture(autouse=True)

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from explorer.connection import stderr_log
 from explorer.connection.stderr_log import begin_run
 from explorer.connection.transports import tail
 from explorer.paths import server_log_path
-from tests.conftest import raw_server, run_cli
+from tests.helpers.cli import raw_server, run_cli
 
 
 def test_the_first_connection_of_a_run_empties_the_log(tmp_path: Path) -> None:
@@ -43,6 +45,7 @@ def test_a_log_over_the_cap_keeps_its_newest_part(tmp_path: Path) -> None:
     assert "line 019999" in text and "line 000000" not in text
 
 
+@pytest.mark.slow
 def test_an_error_quotes_only_this_runs_stderr() -> None:
     spec = raw_server("exit-at-start")
     log = server_log_path("raw_server.py")

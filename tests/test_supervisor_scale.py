@@ -16,9 +16,9 @@ import pytest
 from explorer.config import ListingBounds, ServerSpec
 from explorer.connection.supervisor import Settings, Supervisor
 from explorer.model.listing import INTERRUPTED
-from tests.conftest import ROOT
+from tests.helpers.paths import ROOT
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 FIXTURE = ROOT / "benchmarks" / "fixture_server.py"
 

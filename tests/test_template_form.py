@@ -19,12 +19,12 @@ from tests.app_helpers import (
     make_app,
     preview_text,
     raw_spec,
+    settled_app,
     stdio_spec,
     wait_for,
-    wait_settled,
 )
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 LATEST = "metrics://{region}/{service}/latest"
 
@@ -57,9 +57,7 @@ async def open_form(pilot: object, app: ExplorerApp, template: str) -> TemplateF
 
 
 async def test_suggestions_use_the_other_values_as_context() -> None:
-    app = make_app(demo_spec())
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(demo_spec()) as (app, pilot):
         screen = await open_form(pilot, app, LATEST)
         form = screen.query_one(ArgumentForm)
         assert "latest-metrics" in static(screen, "#tf-header")
@@ -83,9 +81,7 @@ async def test_suggestions_use_the_other_values_as_context() -> None:
 
 
 async def test_preview_encodes_and_submit_reads_into_the_preview() -> None:
-    app = make_app(demo_spec())
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(demo_spec()) as (app, pilot):
         screen = await open_form(pilot, app, LATEST)
         form = screen.query_one(ArgumentForm)
         form.set_text("region", "eu-west")
@@ -102,9 +98,7 @@ async def test_preview_encodes_and_submit_reads_into_the_preview() -> None:
 
 
 async def test_empty_required_field_blocks_submit() -> None:
-    app = make_app(demo_spec())
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(demo_spec()) as (app, pilot):
         screen = await open_form(pilot, app, LATEST)
         form = screen.query_one(ArgumentForm)
         form.set_text("region", "eu-west")
@@ -119,9 +113,7 @@ async def test_empty_required_field_blocks_submit() -> None:
 
 
 async def test_explode_variable_takes_several_values() -> None:
-    app = make_app(demo_spec())
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(demo_spec()) as (app, pilot):
         screen = await open_form(pilot, app, "metrics://rollup{/segments*}")
         form = screen.query_one(ArgumentForm)
         label = "\n".join(str(w.render()) for w in screen.query(".field-label").results(Static))
@@ -167,9 +159,7 @@ async def test_value_that_cannot_round_trip_is_a_field_error() -> None:
 
 
 async def test_history_is_offered_next_time() -> None:
-    app = make_app(demo_spec())
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(demo_spec()) as (app, pilot):
         screen = await open_form(pilot, app, LATEST)
         service = next(iter(REGION_SERVICES["eu-west"]))
         form = screen.query_one(ArgumentForm)
@@ -190,9 +180,7 @@ async def test_history_is_offered_next_time() -> None:
 
 
 async def test_server_without_completions_and_hostile_metadata() -> None:
-    app = make_app(raw_spec("raw", "hostile"))
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(raw_spec("raw", "hostile")) as (app, pilot):
         tree = main_screen(app).catalogue.tree
         evil = next(
             e.uri_template for e in tree.templates_under("") if e.uri_template.startswith("fixture://evil")
@@ -214,9 +202,7 @@ async def test_server_without_completions_and_hostile_metadata() -> None:
 
 
 async def test_reference_server_templates_fill_and_read(reference_server: str) -> None:
-    app = make_app(stdio_spec("everything", reference_server), timeout=20)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_settled(pilot, app)
+    async with settled_app(stdio_spec("everything", reference_server), timeout=20) as (app, pilot):
         screen = await open_form(pilot, app, "demo://resource/dynamic/text/{resourceId}")
         assert "from the server's completions" in static(screen, "#tf-meta")
         await pilot.press("3")

@@ -136,6 +136,7 @@ BIG_TEMPLATES: dict[str, tuple[str, str, Callable[[dict[str, Any] | None], bool]
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(BIG_TEMPLATES))
 def test_templates_at_the_limits_never_recurse(name: str) -> None:
     template, uri, expected = BIG_TEMPLATES[name]
@@ -184,6 +185,7 @@ def named_cases(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
     return template, values
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(named_cases())
 def test_many_named_variables_come_back_exactly(case: tuple[str, dict[str, Any]]) -> None:

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import re
 import string
-import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -52,6 +51,7 @@ from explorer.model.templates import (
     parse_template,
     round_trips,
 )
+from tests.helpers.work import count_steps
 
 # RFC 6570 section 3.2, "example values"
 RFC: dict[str, Any] = {
@@ -791,6 +791,7 @@ def lost(parsed: ParsedTemplate, values: Mapping[str, Any]) -> str | None:
     return None
 
 
+@pytest.mark.slow
 @settings(
     max_examples=1000,
     deadline=None,
@@ -842,11 +843,15 @@ def test_match_and_diagnose_never_crash(uri: str) -> None:
     ids=["adjacent", "list-items", "dashes", "reserved", "dicts"],
 )
 def test_pathological_inputs_stay_fast(template: str, uri: str) -> None:
-    """Backtracking is bounded: adjacent expressions cannot make a long URI hang the UI."""
-    started = time.perf_counter()
-    values = match(template, uri)
-    diagnose(template, uri)
-    assert time.perf_counter() - started < 3.0
+    """Backtracking is bounded: adjacent expressions cannot make a long URI hang the UI.
+
+    The search has a step budget: today the worst of these runs about 2 million Python lines, and the work
+    stops growing with the URI's length; unbounded backtracking over 2,000 characters takes billions.
+    """
+    with count_steps() as steps:
+        values = match(template, uri)
+        diagnose(template, uri)
+    assert steps.lines < 5_000_000, steps.lines
     if values is not None:
         assert expand(template, values) == uri
 

@@ -286,6 +286,7 @@ def test_schema_problems_are_one_clear_sentence(tmp_path: Path, text: str, probl
     assert isinstance(caught.value, ValueError)
 
 
+@pytest.mark.slow
 def test_pathological_yaml_is_an_error_not_a_crash(tmp_path: Path) -> None:
     with pytest.raises(ThemeError, match="nested too deeply"):
         load_theme_file(write(tmp_path, "deep.yaml", "[" * 100_000))
@@ -431,6 +432,7 @@ def test_the_colour_checker_itself() -> None:
     assert _hex_in_python('CSS = "#facade { color: $accent; }"\nT = "#x1 and #deface-id"') == []
 
 
+@pytest.mark.slow
 def test_no_hex_colour_outside_the_themes_folder() -> None:
     offenders = []
     for path in sorted((ROOT / "explorer").rglob("*")):

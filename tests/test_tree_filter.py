@@ -17,17 +17,7 @@ from explorer.model.entries import ResourceEntry, TemplateEntry
 from explorer.model.listing import template_in_prefix
 from explorer.model.tree_filter import FilterResult, compute_filter, is_prefix_query
 from explorer.model.uri_tree import PatternNode, UriNode, UriTree
-
-
-def res(server: str, uri: str, name: str = "", title: str | None = None) -> ResourceEntry:
-    raw = {"uri": uri, "name": name or uri}
-    if title is not None:
-        raw["title"] = title
-    return ResourceEntry(server, uri, name or uri, raw)
-
-
-def tpl(server: str, text: str, name: str = "") -> TemplateEntry:
-    return TemplateEntry(server, text, name or text, {"uriTemplate": text})
+from tests.factories import res, tpl
 
 
 def sample_tree() -> tuple[UriTree, list[ResourceEntry], list[TemplateEntry]]:
@@ -364,6 +354,7 @@ def listings(draw: st.DrawFn) -> tuple[list[ResourceEntry], list[TemplateEntry]]
     return resources, templates
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     listings(), st.one_of(uris(), st.sampled_from(["a", "b", "ab", "/", "?", "{", "zz", "x.", "s:/", "t:"]))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
@@ -20,16 +21,9 @@ from explorer.model.entries import ResourceEntry, TemplateEntry
 from explorer.model.tree_filter import compute_filter
 from explorer.model.tree_view import EXPAND_CHILDREN_LIMIT, Change, Node, Row, TreeRows
 from explorer.model.uri_tree import PatternNode, UriNode, UriTree
+from tests.factories import res, tpl
 
 SERVERS = ("s1", "s2", "s3")
-
-
-def res(server: str, uri: str) -> ResourceEntry:
-    return ResourceEntry(server, uri, uri.rsplit("/", 1)[-1], {"uri": uri})
-
-
-def tpl(server: str, text: str) -> TemplateEntry:
-    return TemplateEntry(server, text, text, {"uriTemplate": text})
 
 
 Line = tuple[int, str, Node, str, bool, bool, DrillKey | None]
@@ -251,7 +245,7 @@ class TreeRowsMachine(RuleBasedStateMachine):
         assert 0 <= self.cursor < len(self.rows)
 
 
-TestTreeRowsMachine = TreeRowsMachine.TestCase
+TestTreeRowsMachine = pytest.mark.slow(TreeRowsMachine.TestCase)
 TestTreeRowsMachine.settings = settings(
     max_examples=150, stateful_step_count=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )

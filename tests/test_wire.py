@@ -11,7 +11,7 @@ import pytest
 from explorer.config import ServerSpec
 from explorer.connection.session import ServerConnection
 from explorer.connection.wire import WireLog
-from tests.conftest import FIXTURES
+from tests.helpers.paths import FIXTURES
 
 pytestmark = pytest.mark.anyio
 

@@ -1,0 +1,52 @@
+"""The CLI as a user runs it (a subprocess), and the -s SPECs of the servers the tests start."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+from dataclasses import dataclass
+
+from tests.helpers.paths import FIXTURES, ROOT
+
+
+@dataclass
+class CliResult:
+    code: int
+    stdout: str
+    stderr: str
+
+    def __str__(self) -> str:
+        return f"exit {self.code}\n--- stdout\n{self.stdout[-3000:]}\n--- stderr\n{self.stderr[-3000:]}"
+
+
+def run_cli(*args: str, timeout: float = 90.0, env: dict[str, str] | None = None) -> CliResult:
+    """Run `python -m explorer ARGS` as a user would, and capture what it printed."""
+    full_env = {**os.environ, **(env or {})}
+    full_env.pop("FORCE_COLOR", None)
+    proc = subprocess.run(
+        [sys.executable, "-m", "explorer", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=full_env,
+        cwd=ROOT,
+        check=False,
+    )
+    return CliResult(proc.returncode, proc.stdout, proc.stderr)
+
+
+def raw_server(*modes: str, **options: object) -> str:
+    """A -s SPEC that starts the raw fixture server with these fault modes."""
+    words = [sys.executable, str(FIXTURES / "raw_server.py")]
+    for mode in modes:
+        words += ["--mode", mode]
+    for key, value in options.items():
+        words += ["--" + key.replace("_", "-"), str(value)]
+    return shlex.join(words)
+
+
+def demo_server() -> str:
+    """A -s SPEC for the built-in demo server (what runs when nothing is configured)."""
+    return shlex.join([sys.executable, "-m", "explorer", "demo-server"])
