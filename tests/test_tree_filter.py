@@ -91,8 +91,12 @@ def pattern_for(tree: UriTree, text: str) -> PatternNode:
 
 
 def iter_nodes(tree: UriTree) -> list[UriNode]:
+    return iter_nodes_below(tree, tree.root)
+
+
+def iter_nodes_below(tree: UriTree, top: UriNode) -> list[UriNode]:
     found: list[UriNode] = []
-    stack = [tree.root]
+    stack = [top]
     while stack:
         node = stack.pop()
         found.append(node)
@@ -371,3 +375,30 @@ def test_filter_matches_brute_force_on_random_trees(
     tree.add_templates(kept_tpl)
     for query in {text, text[: len(text) // 2], text[:-1]} - {""}:
         check_against_brute(tree, kept_res, kept_tpl, query)
+
+
+@pytest.mark.parametrize("text", ["file:///etc", "file:", "file:/", "file://", "s://b", "s:/", "s:"])
+def test_templates_beside_the_path_count_like_tree_prefix(text: str) -> None:
+    """`file:{+path}` hangs under `file:`, beside `file://`: it can still expand under `file:///etc`."""
+    resources = [res("a", "file:///etc/hosts"), res("a", "s://b/c")]
+    templates = [tpl("a", "file:{+path}"), tpl("a", "file:///{+path}"), tpl("a", "s:/{x}b/ab")]
+    tree = UriTree()
+    tree.add_resources(resources)
+    tree.add_templates(templates)
+    result = check_against_brute(tree, resources, templates, text)
+    listed = {node.uri_template for node in result.matched if isinstance(node, PatternNode)}
+    inside = {
+        p.uri_template for top in result.whole for n in iter_nodes_below(tree, top) for p in tree.patterns(n)
+    }
+    expected = {entry.uri_template for entry in templates if template_in_prefix(entry.uri_template, text)}
+    assert listed | inside == expected
+    assert result.counts[tree.root] == result.total
+    for pattern in (p for p in result.matched if isinstance(p, PatternNode)):
+        assert pattern.parent in result.visible and pattern.parent in result.expand  # on screen
+
+
+def test_the_cursor_goes_to_the_template_with_the_longest_literal_part() -> None:
+    tree = UriTree()
+    tree.add_templates([tpl("a", "demo://a/{x}"), tpl("a", "demo://a/b{y}"), tpl("a", "demo://{+path}")])
+    result = compute_filter(tree, "demo://a/bc/d")
+    assert isinstance(result.first, PatternNode) and result.first.uri_template == "demo://a/b{y}"

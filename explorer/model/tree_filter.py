@@ -6,10 +6,13 @@ side may use it too.
 Two kinds of query, chosen by `is_prefix_query`:
 
 - **Prefix** (the text starts with a URI scheme, ``demo://docs/``, ``file:``, ``urn:``): the resources
-  and templates whose URI (template text) string-starts with the text, exactly as on the wire
-  (case-sensitive, percent-encoding kept). Answered from the trie: `UriTree.nearest`, then one bisect in
-  the sorted children of that node; matching children are taken as whole subtrees with their stored
-  counts. Cost O(depth + matching siblings), independent of the size of the tree: no scan.
+  whose URI string-starts with the text, exactly as on the wire (case-sensitive, percent-encoding kept),
+  and the templates that can expand to URIs under it (the text starts with it, or its literal part before
+  the first ``{`` leads the text: `tree --prefix` keeps the same ones, `template_in_prefix`). Answered from
+  the trie: `UriTree.nearest`, then one bisect in the sorted children of that node; matching children are
+  taken as whole subtrees with their stored counts, and templates are looked for only on the few nodes
+  whose text leads the text (`UriTree.nodes_leading_to`). Cost O(depth + matching siblings), independent
+  of the size of the tree: no scan.
 - **Substring** (anything else): the case-insensitive (`str.lower`) substring of a resource's URI, name or
   title, or of a template's text or name. A scan, in two passes over the public API. Pass 1 walks the
   nodes that have children or patterns and searches their children's segments in one C-level `find` over
@@ -25,8 +28,10 @@ descendants are shown without being listed). ``counts`` gives the number of matc
 templates) in the subtree of each listed `UriNode` (for descendants of a whole node, the node's own stored
 counts apply).
 ``expand`` lists the ancestors of the first `expand` matches (top-down, without duplicates): the nodes a
-view should open so those matches are on screen. "First" is tree order for a prefix query; a substring
-scan takes URI and template matches in walk order (by parent, depth first), then name-only matches.
+view should open so those matches are on screen. For a prefix query ``first`` (where the cursor goes) is
+what the text names most directly: a template whose text starts with it, else the first matching
+subtree, else the template with the longest literal part; a substring scan takes URI and template
+matches in walk order (by parent, depth first), then name-only matches.
 
 Thread safety: the scan only reads the tree. If pages are merged into the tree while a scan runs in
 another thread, the result may miss or half-see those pages (a name read during a merge is skipped, never
@@ -219,7 +224,7 @@ def _ancestors_top_down(node: UriNode) -> list[UriNode]:
 
 
 def _prefix_filter(tree: UriTree, text: str, version: int) -> FilterResult:
-    """URIs and template texts that string-start with `text`, from the trie (no scan)."""
+    """URIs that string-start with `text` and templates that can expand under it, from the trie (no scan)."""
     base = tree.nearest(text)
     if base.parent is not None and base.prefix == text:
         base = base.parent  # siblings such as ``wide2`` also start with ``.../wide``
@@ -253,11 +258,15 @@ def _prefix_filter(tree: UriTree, text: str, version: int) -> FilterResult:
         tops = tree.children(tree.root)
         lo, hi = _starting_with(tops, text)
         others = [top for top in tops[lo:hi] if top is not path[1]]
+    # Templates that can expand to URIs under `text` (the rule of `tree --prefix`) hang on the nodes whose
+    # text leads it: the path, and beside it a branch such as ``file:`` next to ``file://``.
+    on_path = set(path)
+    aside = [node for node in tree.nodes_leading_to(text) if node not in on_path]
     matched_patterns: list[PatternNode] = []
     own: dict[UriNode, int] = {}
-    for node in path:
+    for node in [*path, *aside]:
         for pattern in tree.patterns(node):
-            if template_in_prefix(pattern.uri_template, text):  # the rule of `tree --prefix`, too
+            if template_in_prefix(pattern.uri_template, text):
                 matched_patterns.append(pattern)
                 own[node] = own.get(node, 0) + 1
     whole.extend(others)
@@ -269,18 +278,34 @@ def _prefix_filter(tree: UriTree, text: str, version: int) -> FilterResult:
             running += sum(counts[top] for top in others)
         counts[node] = running
     total = running
+    shown_aside: list[UriNode] = []  # the branches beside the path that hold matched templates
+    for node in aside:
+        found = own.get(node, 0)
+        if not found:
+            continue
+        for ancestor in _ancestors_top_down(node):
+            counts[ancestor] = counts.get(ancestor, 0) + found  # the root too: it is on the path
+            if ancestor not in on_path and ancestor not in shown_aside:
+                shown_aside.append(ancestor)
+        total += found
     # The cursor goes to what the text names most directly: a template whose text starts with it (an
     # ancestor's patterns come before its children in display order), else the first subtree under it,
-    # else the most specific template that can expand to it (`demo://{+path}` only when nothing else).
+    # else the most specific template that can expand to it (the longest literal part: `demo://{+path}`
+    # only when nothing else).
     literal = [pattern for pattern in matched_patterns if pattern.uri_template.startswith(text)]
-    first: Node | None = (
-        literal[0] if literal else whole[0] if whole else matched_patterns[-1] if matched_patterns else None
-    )
+    first: Node | None = None
+    if literal:
+        first = literal[0]
+    elif whole:
+        first = whole[0]
+    elif matched_patterns:
+        first = max(matched_patterns, key=lambda pattern: len(pattern.literal_prefix))
     visible: set[Node] = set(whole)
     shown_path = [node for node in path if counts[node] or node.parent is None]  # the root is always shown
     visible.update(shown_path)
+    visible.update(shown_aside)
     visible.update(matched_patterns)
-    expand_nodes = tuple(shown_path) if total else ()
+    expand_nodes = (*shown_path, *shown_aside) if total else ()
     return FilterResult(
         text,
         "prefix",

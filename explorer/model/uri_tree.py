@@ -557,6 +557,11 @@ class UriTree:
                         stack.append((inner, offset + cut))
         return visited, whole
 
+    def nodes_leading_to(self, prefix: str) -> list[UriNode]:
+        """Nodes whose text is a proper string prefix of `prefix` (a few per level): where every template
+        that can expand to URIs under `prefix` hangs (`s:` as well as `s://` at the top)."""
+        return self._descend(prefix)[0] if prefix else []
+
     def resources_under(self, prefix: str) -> Iterator[ResourceEntry]:
         """Every entry (each server) whose URI starts with `prefix`, in tree order."""
         _, whole = self._descend(prefix, ordered=True)
