@@ -254,3 +254,121 @@ async def test_a_server_without_resource_metadata_says_to_set_the_issuer() -> No
     async with httpx2.AsyncClient(transport=transport, auth=auth) as client:
         with pytest.raises(OAuthFlowError, match=r'set "issuer" in its \[servers.NAME.oauth\] table'):
             await client.post("https://h.test/mcp", json={})
+
+
+IDP_TABLE = 'grant = "identity_assertion"\nclient_id = "app"\nclient_secret = "x-secret-1"\nid_token = "t"\n'
+
+
+@pytest.mark.parametrize(
+    ("extra", "problem"),
+    [
+        ('idp_token_endpoint = "http://idp.test/token"\n', '"idp_token_endpoint" must be https://'),
+        (
+            'idp_token_endpoint = "idp.test/token"\n',
+            '"idp_token_endpoint" must start with http:// or https://',
+        ),
+        (
+            'idp_token_endpoint = "https://idp.test/t"\nissuer = "http://as.test"\n',
+            '"issuer" must be https://',
+        ),
+        (
+            'idp_token_endpoint = "https://idp.test/t"\nidp_client_secret = "s"\n',
+            '"idp_client_secret" needs "idp_client_id"',
+        ),
+    ],
+)
+def test_the_identity_provider_is_reached_only_over_https(tmp_path: Path, extra: str, problem: str) -> None:
+    with pytest.raises(ConfigError) as raised:
+        load(tmp_path, IDP_TABLE + extra)
+    assert problem in str(raised.value)
+    local = load(tmp_path, IDP_TABLE + 'idp_token_endpoint = "http://127.0.0.1:9/token"\n')  # this machine
+    assert local.oauth is not None and local.oauth.idp_token_endpoint == "http://127.0.0.1:9/token"
+
+
+def test_identity_provider_keys_under_another_grant_are_a_warning(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(
+        '[servers.remote]\nurl = "https://h.test/mcp"\n\n[servers.remote.oauth]\nid_token = "t"\n'
+    )
+    config = load_config(path)
+    assert any("id_token ignored (used only with grant" in warning for warning in config.warnings)
+
+
+def test_an_id_token_file_is_read_again_at_each_exchange(tmp_path: Path) -> None:
+    from explorer.auth.identity_assertion import current_id_token
+
+    token_file = tmp_path / "id.jwt"
+    token_file.write_text("first-id-token\n")
+    spec = load(
+        tmp_path,
+        'grant = "identity_assertion"\nclient_id = "app"\nclient_secret = "x-secret-1"\n'
+        'id_token_file = "id.jwt"\nidp_token_endpoint = "https://idp.test/token"\n',
+    )
+    assert spec.oauth is not None and spec.oauth.id_token == "first-id-token"
+    token_file.write_text("second-id-token\n")  # the identity provider's tool logged in again
+    assert current_id_token(spec.oauth).id_token == "second-id-token"
+    assert redact("sent second-id-token", spec) == "sent ***"  # the new one is masked too
+
+
+def test_the_identity_providers_basic_credentials_are_form_encoded_like_the_sdks() -> None:
+    import base64
+
+    from explorer.auth.identity_assertion import basic_credentials
+
+    header = basic_credentials("idp app", "p%ss:wörd")
+    assert base64.b64decode(header.removeprefix("Basic ")).decode() == "idp%20app:p%25ss%3Aw%C3%B6rd"
+
+
+@pytest.mark.anyio
+async def test_an_identity_provider_that_cannot_be_reached_is_named() -> None:
+    import socket
+
+    from mcp.client.auth import OAuthTokenError
+
+    from explorer.auth.identity_assertion import assertion_provider
+    from explorer.config.spec import OAuthSettings
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    endpoint = f"http://127.0.0.1:{port}/token"
+    fetch = assertion_provider(OAuthSettings(id_token=ID_TOKEN, idp_token_endpoint=endpoint))
+    with pytest.raises(OAuthTokenError) as failed:
+        await fetch("https://as.test", "https://h.test/mcp")
+    assert str(failed.value).startswith(f"could not reach the identity provider at {endpoint}: ")
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("metadata", "problem"),
+    [
+        (
+            {"resource": "https://other.test/mcp", "authorization_servers": ["https://as.test"]},
+            "no protected",
+        ),
+        ({"resource": "https://h.test/mcp", "authorization_servers": ["http://as.test"]}, "not https"),
+    ],
+)
+async def test_an_authorization_server_from_metadata_must_be_this_servers_and_https(
+    metadata: dict[str, object], problem: str
+) -> None:
+    from mcp.client.auth import OAuthFlowError
+
+    from explorer.auth.identity_assertion import IssuerFromResource
+
+    built: list[str] = []
+
+    def build(issuer: str) -> httpx2.Auth:
+        built.append(issuer)
+        return httpx2.Auth()
+
+    def answer(request: httpx2.Request) -> httpx2.Response:
+        return (
+            httpx2.Response(200, json=metadata) if "well-known" in request.url.path else httpx2.Response(200)
+        )
+
+    auth = IssuerFromResource("https://h.test/mcp", build)
+    async with httpx2.AsyncClient(transport=httpx2.MockTransport(answer), auth=auth) as client:
+        with pytest.raises(OAuthFlowError, match=problem):
+            await client.post("https://h.test/mcp", json={})
+    assert built == []  # no provider: nothing is sent to that authorization server

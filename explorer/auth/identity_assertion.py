@@ -10,7 +10,10 @@ which is stored and reused like any other.
 The SDK takes the authorization server as configuration (`issuer`), never from the MCP server, so a server
 cannot have the ID-JAG and the client secret sent elsewhere; `issuer` in the config pins it that way.
 Without it the explorer reads the server's protected resource metadata (RFC 9728) once per connection and
-uses the first authorization server listed there: convenient, and weaker (the README says so).
+uses the first authorization server listed there, if the metadata is this server's (`resource`) and the
+authorization server is https (or loopback): convenient, and weaker (the README says so). The identity
+provider's endpoint comes only from the config, must be https (or loopback), and its redirects are not
+followed, so the ID token goes nowhere else. The ID token and the ID-JAG are masked like any secret.
 
 Getting the ID token (logging in at the IdP) is the identity provider's business: the config takes one
 (`id_token`, `${env:NAME}` or `id_token_file`), e.g. printed by the IdP's own command-line tool.
@@ -18,12 +21,18 @@ Getting the ID token (logging in at the IdP) is the identity provider's business
 
 from __future__ import annotations
 
+import base64
 from collections.abc import AsyncGenerator, Callable, Generator
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
+import anyio
 import httpx2
 
-from explorer.config.spec import OAuthSettings
+from explorer.config.checks import is_loopback_url
+from explorer.config.spec import OAuthSettings, add_runtime_secrets, mask_url
 from explorer.sanitize import sanitize_line
 
 TOKEN_EXCHANGE_GRANT = "urn:ietf:params:oauth:grant-type:token-exchange"
@@ -68,23 +77,61 @@ def id_jag_from(status: int, body: Any) -> str:
     return token
 
 
+def basic_credentials(client_id: str, client_secret: str) -> str:
+    """An `Authorization: Basic` value as RFC 6749 section 2.3.1 has it (each part form-encoded first),
+    the same way the SDK's leg 2 sends its client's."""
+    pair = f"{quote(client_id, safe='')}:{quote(client_secret, safe='')}"
+    return "Basic " + base64.b64encode(pair.encode()).decode()
+
+
+def current_id_token(settings: OAuthSettings) -> OAuthSettings:
+    """The settings with the ID token as it is now: a token file is read again at each exchange, since
+    ID tokens live about an hour and the identity provider's tool rewrites the file."""
+    from mcp.client.auth import OAuthTokenError
+
+    if settings.id_token_file is None:
+        return settings
+    try:
+        token = Path(settings.id_token_file).read_text(encoding="utf-8").strip()
+    except OSError as exc:
+        raise OAuthTokenError(f"could not read the ID token file: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise OAuthTokenError("the ID token file is not UTF-8 text") from exc
+    if not token:
+        raise OAuthTokenError("the ID token file is empty")
+    add_runtime_secrets([token])
+    return replace(settings, id_token=token)
+
+
 def assertion_provider(settings: OAuthSettings) -> Callable[[str, str], Any]:
     """Leg 1 as the SDK's `assertion_provider(audience, resource)`: a fresh ID-JAG for each exchange."""
 
     async def fetch_id_jag(audience: str, resource: str) -> str:
-        assert settings.idp_token_endpoint is not None
-        form = exchange_form(settings, audience, resource)
-        async with httpx2.AsyncClient(timeout=EXCHANGE_TIMEOUT) as client:
-            if settings.idp_client_id is not None and settings.idp_client_secret is not None:
-                basic = httpx2.BasicAuth(settings.idp_client_id, settings.idp_client_secret)
-                response = await client.post(settings.idp_token_endpoint, data=form, auth=basic)
-            else:
-                response = await client.post(settings.idp_token_endpoint, data=form)
+        from mcp.client.auth import OAuthTokenError
+
+        now = current_id_token(settings)
+        endpoint = now.idp_token_endpoint
+        assert endpoint is not None
+        headers = {"Accept": "application/json"}
+        if now.idp_client_id is not None and now.idp_client_secret is not None:
+            headers["Authorization"] = basic_credentials(now.idp_client_id, now.idp_client_secret)
+        form = exchange_form(now, audience, resource)
+        try:
+            async with httpx2.AsyncClient(timeout=EXCHANGE_TIMEOUT) as client:  # redirects not followed
+                response = await client.post(endpoint, data=form, headers=headers)
+        except httpx2.HTTPError as exc:
+            said = sanitize_line(str(exc) or type(exc).__name__, 200)
+            where = mask_url(endpoint)
+            raise OAuthTokenError(f"could not reach the identity provider at {where}: {said}") from exc
         try:
             body: Any = response.json()
         except ValueError:
+            if response.status_code == 200:
+                raise OAuthTokenError("the identity provider's token exchange answer is not JSON") from None
             body = None
-        return id_jag_from(response.status_code, body)
+        jag = id_jag_from(response.status_code, body)
+        add_runtime_secrets([jag])  # an authorization server that echoes it in an error gets it masked
+        return jag
 
     return fetch_id_jag
 
@@ -102,6 +149,7 @@ class IssuerFromResource(httpx2.Auth):
         self._server_url = server_url
         self._build = build
         self._inner: httpx2.Auth | None = None
+        self._lock = anyio.Lock()  # two first requests at once look it up once
 
     def sync_auth_flow(self, request: httpx2.Request) -> Generator[httpx2.Request, httpx2.Response, None]:
         raise RuntimeError("the explorer's OAuth login runs on the async client only")
@@ -116,20 +164,29 @@ class IssuerFromResource(httpx2.Auth):
             handle_protected_resource_response,
         )
 
-        if self._inner is None:
-            issuer: str | None = None
-            for url in build_protected_resource_metadata_discovery_urls(None, self._server_url):
-                response = yield create_oauth_metadata_request(url)
-                metadata = await handle_protected_resource_response(response)
-                if metadata is not None and metadata.authorization_servers:
+        async with self._lock:
+            if self._inner is None:
+                issuer: str | None = None
+                for url in build_protected_resource_metadata_discovery_urls(None, self._server_url):
+                    response = yield create_oauth_metadata_request(url)
+                    metadata = await handle_protected_resource_response(response)
+                    if metadata is None or not metadata.authorization_servers:
+                        continue
+                    if not resource_matches(str(metadata.resource), self._server_url):
+                        continue  # RFC 9728 section 3.3: metadata for another resource is not this server's
                     issuer = str(metadata.authorization_servers[0])
                     break
-            if issuer is None:
-                raise OAuthFlowError(
-                    "the server publishes no protected resource metadata naming its authorization server; "
-                    'set "issuer" in its [servers.NAME.oauth] table'
-                )
-            self._inner = self._build(issuer)
+                if issuer is None:
+                    raise OAuthFlowError(
+                        "the server publishes no protected resource metadata naming its authorization "
+                        'server; set "issuer" in its [servers.NAME.oauth] table'
+                    )
+                if not issuer.lower().startswith("https://") and not is_loopback_url(issuer):
+                    raise OAuthFlowError(
+                        f"the server names an authorization server that is not https ({mask_url(issuer)}); "
+                        'the client secret is not sent there in clear: set "issuer" to pin one'
+                    )
+                self._inner = self._build(issuer)
         flow = self._inner.async_auth_flow(request)
         try:
             outgoing = await flow.__anext__()
@@ -140,6 +197,14 @@ class IssuerFromResource(httpx2.Auth):
             return
         finally:
             await flow.aclose()
+
+
+def resource_matches(published: str, server_url: str) -> bool:
+    """Whether protected resource metadata's `resource` covers this server's URL (same origin, its path
+    at or above the server's)."""
+    from mcp.shared.auth_utils import check_resource_allowed, resource_url_from_server_url
+
+    return check_resource_allowed(resource_url_from_server_url(server_url), published)
 
 
 def identity_assertion_auth(server_url: str, settings: OAuthSettings, storage: Any) -> httpx2.Auth:

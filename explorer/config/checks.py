@@ -61,6 +61,23 @@ def url_problem(url: str) -> str | None:
     return None
 
 
+def is_loopback_url(url: str) -> bool:
+    """An http(s) URL to this machine (`localhost`, `127.0.0.0/8`, `::1`): no one else can read it."""
+    try:
+        host = (urlsplit(url).hostname or "").lower()
+    except ValueError:
+        return False
+    return host in ("localhost", "::1") or host.startswith("127.")
+
+
+def secret_url_problem(url: str) -> str | None:
+    """Why credentials must not be sent to `url` (not a URL, or plain http to another machine), else None."""
+    problem = url_problem(url)
+    if problem is None and not url.lower().startswith("https://") and not is_loopback_url(url):
+        problem = "must be https:// (credentials are sent there; http:// only to this machine)"
+    return problem
+
+
 def cwd_problem(cwd: str) -> str | None:
     """Why a stdio server could not be started in `cwd`, else None."""
     if not os.path.exists(cwd):

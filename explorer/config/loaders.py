@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
 
-from explorer.config.checks import header_name_problem, header_value_problem, url_problem
+from explorer.config.checks import header_name_problem, header_value_problem, secret_url_problem, url_problem
 from explorer.config.dotenv import load_env_file
 from explorer.config.inputs import parse_inputs
 from explorer.config.spec import (
@@ -121,6 +121,7 @@ _OAUTH_STRINGS = (
 _OAUTH_FILES = ("private_key_file", "id_token_file")
 _OAUTH_KEYS = frozenset({*_OAUTH_STRINGS, *_OAUTH_FILES, "grant", "scopes", "redirect_port"})
 _GRANTS = ("authorization_code", "client_credentials", "identity_assertion")
+_IDP_KEYS = ("id_token", "id_token_file", "idp_token_endpoint", "idp_client_id", "idp_client_secret")
 _SECRET_METHODS = ("client_secret_basic", "client_secret_post")
 _SIGNING_ALGORITHMS = (
     "RS256",
@@ -329,10 +330,11 @@ class _Loader:
                 self.base_dir / Path(key_file).expanduser(), f"{where} key file"
             )
         token_file = self.opt_str(raw, "id_token_file", where, expand)
+        token_path: Path | None = None
         if token_file is not None:
             if values["id_token"] is not None:
                 raise self.error(f'{where} has both "id_token" and "id_token_file"; keep one')
-            token_path = self.base_dir / Path(token_file).expanduser()
+            token_path = (self.base_dir / Path(token_file).expanduser()).resolve()
             values["id_token"] = _read_text(token_path, f"{where} ID token file").strip()
         scopes_raw = raw.get("scopes")
         if isinstance(scopes_raw, str):
@@ -370,6 +372,16 @@ class _Loader:
                     f"{where}: the identity_assertion grant needs {', '.join(missing)} "
                     '(the ID token may come from "id_token_file")'
                 )
+            if values["idp_client_secret"] is not None and values["idp_client_id"] is None:
+                raise self.error(f'{where}: "idp_client_secret" needs "idp_client_id"')
+            for key in ("idp_token_endpoint", "issuer"):
+                url = values[key]
+                problem = secret_url_problem(url) if url is not None else None
+                if problem is not None:
+                    raise self.error(f'{where}: "{key}" {problem}')
+        idp_keys = [key for key in _IDP_KEYS if raw.get(key) is not None]
+        if grant != "identity_assertion" and idp_keys:
+            self.warn(f'{where}: {", ".join(idp_keys)} ignored (used only with grant = "identity_assertion")')
         if grant != "client_credentials" and values["private_key"] is not None:
             raise self.error(f'{where}: a private key is used only with grant = "client_credentials"')
         metadata_url = values["client_metadata_url"]
@@ -388,6 +400,7 @@ class _Loader:
             redirect_port=port,
             flow=values["flow"],
             id_token=values["id_token"],
+            id_token_file=None if token_path is None else str(token_path),
             idp_token_endpoint=values["idp_token_endpoint"],
             idp_client_id=values["idp_client_id"],
             idp_client_secret=values["idp_client_secret"],

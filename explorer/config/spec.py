@@ -90,7 +90,8 @@ class OAuthSettings:
     flow: str | None = None  # how this server's login is approved (browser, print, fetch); None: the run's
     # Enterprise-managed authorization (SEP-990, grant = "identity_assertion"): the user's ID token from
     # their identity provider is exchanged there for an ID-JAG, which the authorization server takes.
-    id_token: str | None = None
+    id_token: str | None = None  # as read at load (from `id_token` or the file)
+    id_token_file: str | None = None  # absolute; read again at each exchange (ID tokens expire)
     idp_token_endpoint: str | None = None
     idp_client_id: str | None = None
     idp_client_secret: str | None = None
