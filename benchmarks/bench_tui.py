@@ -221,7 +221,8 @@ async def type_filter(
     app: Any, probe: FrameProbe, tree: Any, text: str, keep: Callable[[], bool] | None = None
 ) -> list[tuple[str, float, bool]]:
     """Open the filter box and type `text`: (mode, seconds until that text's results are painted, `keep()`)
-    per character; then escape clears it (not counted)."""
+    per character, the first results of a scan still running counting (`FilterResult.partial`); then how
+    much longer the whole text's complete results took ("complete"); then escape clears it (not counted)."""
     from explorer.model.tree_filter import is_prefix_query
 
     box = app.screen.query_one("#filter")
@@ -240,13 +241,21 @@ async def type_filter(
 
         mode = "prefix" if is_prefix_query(typed) else "substring"
         samples.append((mode, await timed_key(app, probe, typed[-1], shown), flag[0]))
+
+    # The last character again, until its complete results are painted (a scan's partial ones do not count).
+    def done() -> bool:
+        return not tree.filter_pending and tree.filter_result is not None and not tree.filter_result.partial
+
+    started = time.perf_counter()
+    complete = started if done() else await probe.until(done)  # already on screen: no frame to wait for
+    samples.append(("complete", complete - started, True))
     await timed_key(app, probe, "escape", lambda: tree.filter_result is None and not box.display)
     return samples
 
 
 def filter_figures(samples: list[tuple[str, float, bool]], prefix: str) -> dict[str, Any]:
     figures: dict[str, Any] = {}
-    for mode in ("prefix", "substring"):
+    for mode in ("prefix", "substring", "complete"):
         chosen = [seconds for kind, seconds, kept in samples if kind == mode and kept]
         if chosen:
             figures[f"{prefix}_{mode}"] = summary(chosen)

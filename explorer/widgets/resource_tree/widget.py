@@ -276,7 +276,8 @@ exactly as the server sent them.
 
     @property
     def filter_result(self) -> FilterResult | None:
-        """The filter on screen (None when not filtering; may lag `filter_text` while a scan runs)."""
+        """The filter on screen (None when not filtering; may lag `filter_text` while a scan runs, and be
+        what the running scan found so far: `FilterResult.partial`)."""
         return self._rows.filter
 
     @property
@@ -601,13 +602,29 @@ exactly as the server sent them.
             time.sleep(0)  # let the UI thread take the GIL now rather than after the switch interval
             return worker.is_cancelled or token != self._filter_token
 
+        def progress(partial: FilterResult) -> None:
+            if not stale():
+                with suppress(RuntimeError):  # the app is shutting down
+                    self.app.call_from_thread(self._deliver_partial, partial, token)
+
         result = compute_filter(
-            self._rows.tree, text, limit=self.FILTER_LIMIT, expand=self.FILTER_EXPAND, cancelled=stale
+            self._rows.tree,
+            text,
+            limit=self.FILTER_LIMIT,
+            expand=self.FILTER_EXPAND,
+            cancelled=stale,
+            progress=progress,
         )
         if result.cancelled or stale():
             return
         with suppress(RuntimeError):  # the app is shutting down
             self.app.call_from_thread(self._deliver_filter, result, token)
+
+    def _deliver_partial(self, result: FilterResult, token: int) -> None:
+        """What a running scan found so far: shown at once (`filter_pending` stays True; no message)."""
+        if token == self._filter_token:
+            self._apply(self._rows.apply_filter(result, self.cursor))
+            self._scroll_to_line(self.cursor, center=True)
 
     def _deliver_filter(self, result: FilterResult, token: int) -> None:
         if token != self._filter_token:
