@@ -16,8 +16,6 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable
 
-import anyio
-
 __all__ = ["InputFirst"]
 
 
@@ -38,6 +36,8 @@ class InputFirst:
     def gate(self) -> Awaitable[None] | None:
         """After a page: a pause to await when input came in since the last pause, else None."""
         if self._input_at > self._served:
+            import anyio  # imported by then (a listing runs); not on the way to the first frame
+
             self._served = self._input_at
             return anyio.sleep(self.FRAME)
         return None

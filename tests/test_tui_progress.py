@@ -3,14 +3,19 @@ on a listing server's row asks to stop it."""
 
 from __future__ import annotations
 
+import re
+import sys
+
 import pytest
 from textual.app import App, ComposeResult
 
 from explorer.config import ListingBounds, ServerSpec
 from explorer.model.catalogue import ServerStatus
-from explorer.model.listing import Listing, ListingProgress, bound_text
+from explorer.model.listing import INTERRUPTED, Listing, ListingProgress, bound_text
 from explorer.theming import theme_variable_defaults
 from explorer.widgets.server_bar import ServerBar, progress_line
+from tests.app_helpers import SIZE, main_screen, make_app, wait_for
+from tests.conftest import ROOT
 
 pytestmark = pytest.mark.anyio
 
@@ -84,3 +89,39 @@ async def test_a_listing_server_shows_its_progress_and_x_asks_to_stop_it() -> No
         bar.update_statuses([done, big])
         await pilot.pause()
         assert "listing… (0 items)" in str(bar.render()).splitlines()[1]
+
+
+# ------------------------------------------------------------------------------- in the app, end to end
+
+
+def slow_fixture(count: int, delay: float) -> ServerSpec:
+    """The benchmark's fixture server, pages of 1,000 paced by `delay` seconds."""
+    fixture = ROOT / "benchmarks" / "fixture_server.py"
+    args = (str(fixture), "--count", str(count), "--delay", str(delay))
+    return ServerSpec(name="slow", transport="stdio", command=sys.executable, args=args)
+
+
+async def test_x_stops_a_running_listing_keeping_what_arrived_marked_incomplete() -> None:
+    app = make_app(slow_fixture(20_000, 0.3), bounds=BOUNDS)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main_screen(app)
+        status = screen.catalogue.servers["slow"]
+        await wait_for(pilot, lambda: status.state == "listing" and status.items_seen >= 2000)
+        await pilot.pause(0.1)
+        bar = str(screen.query_one(ServerBar).render())
+        assert re.search(
+            r"listing resources, \d+ pages · [\d,]+ items · [\d,]+/s · stops at 5,000 items", bar
+        )
+        await pilot.press("x")
+        await wait_for(pilot, lambda: status.state == "incomplete")
+        listing = status.listing
+        assert listing is not None and listing.stopped_by == INTERRUPTED
+        kept = listing.count("resources")
+        assert 2000 <= kept < 5000  # stopped before the item bound: what arrived stays
+        assert screen.catalogue.tree.root.resource_count == kept
+        await pilot.pause(0.1)
+        assert "incomplete (stopped)" in str(screen.query_one(ServerBar).render())
+        assert any("listing stopped; kept" in str(n.message) for n in app._notifications)
+        await pilot.press("x")  # nothing runs any more: said so
+        await pilot.pause(0.1)
+        assert any("No listing is running." in str(n.message) for n in app._notifications)

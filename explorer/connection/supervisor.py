@@ -114,7 +114,14 @@ class _Life:
 class Supervisor:
     """Every server's connection and listing; the catalogue the UI renders."""
 
-    def __init__(self, specs: Iterable[ServerSpec], settings: Settings, listener: SupervisorListener) -> None:
+    def __init__(
+        self,
+        specs: Iterable[ServerSpec],
+        settings: Settings,
+        listener: SupervisorListener,
+        *,
+        input_first: InputFirst | None = None,
+    ) -> None:
         self.settings = settings
         self.listener = listener
         self.catalogue = Catalogue()
@@ -123,7 +130,7 @@ class Supervisor:
         self.previewed: tuple[str, str] | None = None
         self.changed: set[tuple[str, str]] = set()  # followed resources that changed since last seen
         self._coalescer = Coalescer()
-        self.input_first = InputFirst()
+        self.input_first = input_first if input_first is not None else InputFirst()
         """Told of the user's input by the UI (`note_input`); pages of a listing wait a frame after it."""
         self._auth = settings.auth
         if settings.auth is not None:

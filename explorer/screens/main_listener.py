@@ -15,7 +15,7 @@ from textual.timer import Timer
 
 from explorer.config import redact
 from explorer.connection.live import LogEntry, Progress
-from explorer.model.listing import Kind, Listing
+from explorer.model.listing import INTERRUPTED, KINDS, Kind, Listing
 from explorer.sanitize import sanitize_line
 from explorer.widgets.server_bar import ServerBar
 
@@ -37,7 +37,10 @@ class ScreenListener:
 
     def statuses_changed(self) -> None:
         screen = self.screen
-        screen.query_one(ServerBar).update_statuses(list(screen.catalogue.servers.values()))
+        statuses = list(screen.catalogue.servers.values())
+        running = {s.name: screen.supervisor.progress(s.name) for s in statuses if s.busy}
+        progress = {name: found for name, found in running.items() if found is not None}
+        screen.query_one(ServerBar).update_statuses(statuses, progress)
 
     def tree_changed(self) -> None:
         """Pages arrived: the first shows at once, later ones at most every 50 ms."""
@@ -67,6 +70,12 @@ class ScreenListener:
             screen.notify(
                 f"{sanitize_line(name, 40)}: {sanitize_line(redact(listing.error, status.spec), 200)}{kept}",
                 severity="error",
+                markup=False,
+            )
+        elif listing.stopped_by == INTERRUPTED:
+            items = sum(listing.count(kind) for kind in KINDS)
+            screen.notify(
+                f"{sanitize_line(name, 40)}: listing stopped; kept {items:,} items (press m for more)",
                 markup=False,
             )
         elif listing.stopped_by is not None:
