@@ -94,6 +94,7 @@ the listing stops at; `x` stops that listing early (what arrived stays, marked i
         self, statuses: Sequence[ServerStatus], progress: Mapping[str, ListingProgress] | None = None
     ) -> None:
         """Show `statuses`; `progress` (by server name) for the servers listing now."""
+        lines = len(self._statuses)
         self._statuses = list(statuses)
         self._progress = dict(progress or {})
         busy = any(s.busy for s in self._statuses)
@@ -102,7 +103,9 @@ the listing stops at; `x` stops that listing early (what arrived stays, marked i
         elif not busy and self._timer is not None:
             self._timer.stop()
             self._timer = None
-        self.refresh(layout=True)
+        # Only a change in the number of lines moves the panes below: a new layout costs a repaint of the
+        # whole screen, and statuses change with every page of a running listing.
+        self.refresh(layout=len(self._statuses) != lines)
 
     def validate_cursor(self, cursor: int) -> int:
         return max(0, min(cursor, len(self._statuses) - 1))
