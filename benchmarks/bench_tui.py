@@ -21,7 +21,7 @@ Each phase runs in a process of its own (`--phase`), so one phase's heap never w
   character at a time, a URI prefix and a substring (each character: time until its results are painted,
   partial ones count for a substring scan that is still running).
 - `streaming`: the same presses and typing while pages stream in. At 10^6 the fixture answers at full
-  speed; a smaller listing is over too soon, so its pages are paced (`--delay`, about 8 s in all) and the
+  speed; a smaller listing is over too soon, so its pages are paced (`--delay`, about 14 s in all) and the
   presses land between them. Only presses painted while the listing ran are counted.
 - `wide`: the flat fixture (N resources under one node, ``bench://flat/itemK.json``): expand and collapse
   that node after the listing (the first expand sorts its N children), keypresses inside it, `end`, and a
@@ -64,7 +64,7 @@ GROUP = "bench://host0/area0/group1"  # the open group the cursor moves in (100 
 PREFIX_TEXT = "bench://host7/area3/group42/item5"
 SUBSTRING_TEXT = "item 4217"  # names are "item K": matches by name, after a scan of every URI
 WIDE_PREFIX_TEXT = "bench://flat/item4217"
-STREAM_SECONDS = 8.0  # a paced listing lasts about this long
+STREAM_SECONDS = 14.0  # a paced listing lasts about this long
 
 
 # ------------------------------------------------------------------------------------------ figures
