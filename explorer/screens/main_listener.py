@@ -17,6 +17,7 @@ from explorer.config import redact
 from explorer.connection.live import LogEntry, Progress
 from explorer.model.listing import INTERRUPTED, KINDS, Kind, Listing
 from explorer.sanitize import sanitize_line
+from explorer.widgets.resource_tree import ResourceTree
 from explorer.widgets.server_bar import ServerBar
 
 if TYPE_CHECKING:
@@ -40,7 +41,8 @@ class ScreenListener:
         statuses = list(screen.catalogue.servers.values())
         running = {s.name: screen.supervisor.progress(s.name) for s in statuses if s.busy}
         progress = {name: found for name, found in running.items() if found is not None}
-        screen.query_one(ServerBar).update_statuses(statuses, progress)
+        for bar in screen.query(ServerBar):  # none while the app closes
+            bar.update_statuses(statuses, progress)
 
     def tree_changed(self) -> None:
         """Pages arrived: the first shows at once, later ones at most every 50 ms."""
@@ -129,6 +131,8 @@ class ScreenListener:
         self._flush_timer = None
         self._flushed_once = True
         screen = self.screen
+        if not screen.query(ResourceTree):  # the app is closing: pages of a running listing came too late
+            return
         tree = screen.tree_widget
         servers = screen.catalogue.servers.values()
         tree.show_servers = len(screen.catalogue.servers) > 1
