@@ -4,8 +4,8 @@ Run: python benchmarks/run_all.py [--quick]
 
 In order: the CLI listing table at 10^4, 10^5 and 10^6 (`bench_listing.py`, 3 rounds, plus the SDK-built
 server at 10^5), the TUI at the same scales (`bench_tui.py`), start-up (`bench_startup.py`), prefix
-queries and tree building (`bench_prefix.py`) and the JSON libraries (`bench_json.py`). About 13
-minutes on a 2-core machine (the TUI at 10^6 is half of it); `--quick` is a smoke run of each (about a
+queries and tree building (`bench_prefix.py`) and the JSON libraries (`bench_json.py`). About 10
+minutes on a 2-core machine (under 15 on a busier one); `--quick` is a smoke run of each (about a
 minute).
 """
 
