@@ -17,7 +17,9 @@ the rules; it is tested without an App). The widget keeps what is Textual's:
 - Scheduling: `model_changed()` is called after pages were merged into the tree. The filter
   (`set_filter`) is computed by `explorer.model.tree_filter`: prefix queries from the trie directly,
   substring queries by a scan that runs in a thread worker when the tree is large (results of a stale
-  scan are dropped), re-run at most every `REFILTER_DELAY` while pages arrive.
+  scan are dropped; what a running scan found so far is shown as it comes, `FilterResult.partial`, and
+  `FilterApplied` is posted for the complete result only), re-run at most every `REFILTER_DELAY` while
+  pages arrive.
 
 Every server string (segments, names, titles, server names) goes through `sanitize_line` and is painted as
 `rich.segment.Segment`s with explicit styles: nothing here parses markup.
