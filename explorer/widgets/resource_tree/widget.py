@@ -606,7 +606,7 @@ exactly as the server sent them.
             return worker.is_cancelled or token != self._filter_token
 
         def progress(partial: FilterResult) -> None:
-            if not stale():
+            if partial.total and not stale():  # "no match" is not shown before the scan is over
                 with suppress(RuntimeError):  # the app is shutting down
                     self.app.call_from_thread(self._deliver_partial, partial, token)
 
