@@ -15,7 +15,7 @@ from explorer.model.listing import INTERRUPTED, Listing, ListingProgress, bound_
 from explorer.theming import theme_variable_defaults
 from explorer.widgets.server_bar import ServerBar, progress_line
 from tests.app_helpers import SIZE, main_screen, make_app, wait_for
-from tests.conftest import ROOT
+from tests.helpers.paths import ROOT
 
 pytestmark = pytest.mark.anyio
 
