@@ -1,14 +1,39 @@
-"""The TUI at scale, driven by Pilot (a script, not a test): listing time, memory, collector pauses.
+"""The TUI at scale, driven headless (a script, not a test): listing, keypress to frame, expand, filter.
 
-Run: python benchmarks/bench_tui.py [--count 1000000]
+Run: python benchmarks/bench_tui.py --count N [--presses 200] [--no-baseline] [--json]
 
-The app (160x45, headless) lists `fixture_server.py` with N resources in pages of 1,000, bounds raised to
-fit. Measured: seconds from start (imports included) to Pilot's first pause and to the listing complete
-in the catalogue (the server bar says so; the first frame from process start is bench_startup.py's), the
-peak resident set of the process (getrusage; the server is another process), every pause of the cyclic
-collector (gc.callbacks) while listing and for a few seconds of browsing after it (cursor keys,
-expanding a node), and how many objects the collector still walks at the end. The baseline in the same
-run is the SDK's own listing loop (`sdk_list.py`) on the same server, as a whole process.
+The app runs at 160x45 in Textual's headless mode against `fixture_server.py` (pages of 1,000, bounds
+raised to fit N). Every figure that says "to frame" is taken by a probe on the app's display step: each
+screen update is rendered to the bytes a terminal would get (headless mode skips that; the probe does
+it, so its cost counts) and timestamped, and a measurement ends at the first frame painted after the
+keypress took effect (the tree's action ran, the filter of the typed text is on screen, the node is
+expanded). Keys go in through the driver as Pilot sends them, one after another, 20 ms apart once the
+previous one is painted (key repeat is about 30 per second), so a measurement never waits for the 60 fps
+frame clock of the previous frame.
+
+Each phase runs in a process of its own (`--phase`), so one phase's heap never weighs on the next:
+
+- `floor`: the same probe on a minimal Textual app (a stock `OptionList` of 1,000 lines): cursor keypress
+  to frame, the baseline of every keypress figure (no app paints faster than its framework).
+- `listing`: the app lists the deep fixture (``bench://hostH/areaA/groupG/itemI.json``) to the end, nothing
+  pressed: first rows and listing complete (from spawn, interpreter start and imports included), peak RSS,
+  collector pauses. Then, after the listing: cursor keypresses in an open group, and typing a filter one
+  character at a time, a URI prefix and a substring (each character: time until its results are painted,
+  partial ones count for a substring scan that is still running).
+- `streaming`: the same presses and typing while pages stream in. At 10^6 the fixture answers at full
+  speed; a smaller listing is over too soon, so its pages are paced (`--delay`, about 14 s in all) and the
+  presses land between them. Only presses painted while the listing ran are counted.
+- `wide`: the flat fixture (N resources under one node, ``bench://flat/itemK.json``): expand and collapse
+  that node after the listing (the first expand sorts its N children), keypresses inside it, `end`, and a
+  prefix filter typed into it.
+- `wide-streaming`: the flat node expanded while its N children stream in; presses in it, then collapse
+  and expand while pages keep arriving.
+
+Baselines of the same run: the `floor` app for keypresses, and for "listing complete" the CLI's own
+`tree` on the same server, a whole process (`python -m explorer tree BOUNDS -s SERVER > /dev/null`,
+spawn to exit), and the SDK's listing loop (`sdk_list.py`). Targets (issue 13): a keypress painted within
+16.7 ms at p99 and 50 ms at worst, also while streaming; any expand or collapse within 50 ms; each typed
+filter character's results within 50 ms at p99; the listing complete within 1.2x the CLI's `tree`.
 """
 
 from __future__ import annotations
@@ -17,37 +42,76 @@ import argparse
 import asyncio
 import gc
 import json
+import math
 import resource
+import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+SPAWNED_AT = time.time()  # replaced by --spawned-at: the parent's clock just before it spawned this process
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from explorer.config import ListingBounds, ServerSpec  # noqa: E402
-
 FIXTURE = ROOT / "benchmarks" / "fixture_server.py"
 SIZE = (160, 45)
+GAP = 0.02  # seconds between a painted frame and the next key
+GROUP = "bench://host0/area0/group1"  # the open group the cursor moves in (100 items)
+PREFIX_TEXT = "bench://host7/area3/group42/item5"
+SUBSTRING_TEXT = "item 4217"  # names are "item K": matches by name, after a scan of every URI
+WIDE_PREFIX_TEXT = "bench://flat/item4217"
+STREAM_SECONDS = 14.0  # a paced listing lasts about this long
+
+
+# ------------------------------------------------------------------------------------------ figures
+
+
+def nearest_rank(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
+
+
+def summary(samples: list[float]) -> dict[str, Any]:
+    """p50, p99 (nearest rank) and worst, in milliseconds, of samples in seconds."""
+    if not samples:
+        return {"n": 0, "p50": None, "p99": None, "max": None}
+    ms = [s * 1000 for s in samples]
+    return {
+        "n": len(ms),
+        "p50": round(statistics.median(ms), 1),
+        "p99": round(nearest_rank(ms, 0.99), 1),
+        "max": round(max(ms), 1),
+    }
 
 
 class Pauses:
-    """Every collection's duration, by phase (set `phase` to file the next ones elsewhere)."""
+    """Every collection's duration, by phase (set `phase` to file the next ones elsewhere): wall time, and
+    the CPU time of the collecting thread (on a shared machine the wall time also counts waiting for a
+    core, up to twice the CPU time here)."""
 
     def __init__(self) -> None:
         self.phase = "start"
         self.by_phase: dict[str, list[float]] = {}
+        self.cpu: list[float] = []
         self._started = 0.0
+        self._started_cpu = 0.0
 
     def __call__(self, phase: str, info: dict[str, Any]) -> None:
         if phase == "start":
             self._started = time.perf_counter()
+            self._started_cpu = time.thread_time()
         else:
             self.by_phase.setdefault(self.phase, []).append(time.perf_counter() - self._started)
+            self.cpu.append(time.thread_time() - self._started_cpu)
 
-    def longest_ms(self, phase: str) -> float:
+    def longest_ms(self, phase: str | None = None) -> float:
+        if phase is None:
+            found = [max(v) for v in self.by_phase.values() if v]
+            return round(max(found, default=0.0) * 1000, 1)
         return round(max(self.by_phase.get(phase, [0.0])) * 1000, 1)
 
 
@@ -56,88 +120,472 @@ def peak_rss_mb() -> float:
     return (peak if sys.platform == "darwin" else peak * 1024) / 2**20
 
 
-async def run_app(count: int, pauses: Pauses) -> dict[str, Any]:
-    from explorer.app import ExplorerApp
+# -------------------------------------------------------------------------------------------- probe
 
-    spec = ServerSpec(
-        name="fixture", transport="stdio", command=sys.executable, args=(str(FIXTURE), "--count", str(count))
-    )
-    bounds = ListingBounds(
+
+class FrameProbe:
+    """Timestamps every frame the app paints; `until(test)` is the time of the first frame where `test`
+    holds, checked as the frame is painted (so the frame shows what the test saw)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.frames = 0
+        self._original = app._display
+        self._waiters: list[tuple[Callable[[], bool], asyncio.Future[float]]] = []
+        app._display = self._display
+
+    def _display(self, screen: Any, renderable: Any) -> None:
+        self._original(screen, renderable)
+        if renderable is None:
+            return
+        render = getattr(renderable, "render_segments", None)
+        if render is not None:
+            render(self.app.console)  # what a terminal app writes (headless mode skips it)
+        now = time.perf_counter()
+        self.frames += 1
+        if self._waiters:
+            waiting = []
+            for test, future in self._waiters:
+                if future.done():
+                    continue
+                if test():
+                    future.set_result(now)
+                else:
+                    waiting.append((test, future))
+            self._waiters = waiting
+
+    async def until(self, test: Callable[[], bool], timeout: float = 60.0) -> float:
+        future: asyncio.Future[float] = asyncio.get_running_loop().create_future()
+        self._waiters.append((test, future))
+        try:
+            return await asyncio.wait_for(future, timeout)
+        except TimeoutError:
+            focused = self.app.focused
+            raise SystemExit(
+                f"no frame showed the keypress within {timeout} s (focus: {focused!r})"
+            ) from None
+
+
+def send_key(app: Any, key: str) -> None:
+    """A key as the terminal driver delivers it (as Pilot sends it)."""
+    from textual import events
+    from textual.keys import _character_to_key
+
+    char = key if len(key) == 1 else None
+    name = _character_to_key(key) if char is not None else key
+    event = events.Key(name, char)
+    event.set_sender(app)
+    app._driver.send_message(event)
+
+
+async def timed_key(app: Any, probe: FrameProbe, key: str, test: Callable[[], bool]) -> float:
+    """Seconds from sending `key` to the first frame painted once `test` holds; then the gap."""
+    started = time.perf_counter()
+    send_key(app, key)
+    painted = await probe.until(test)
+    await asyncio.sleep(GAP)
+    return painted - started
+
+
+class Handled:
+    """Counts the tree's cursor actions (wrapping the instance's action methods), so a keypress is known
+    to have taken effect before the frame that shows it."""
+
+    def __init__(self, tree: Any) -> None:
+        self.count = 0
+        for name in ("action_cursor_down", "action_cursor_up", "action_cursor_end", "action_cursor_home"):
+            setattr(tree, name, self._wrap(getattr(tree, name)))
+
+    def _wrap(self, action: Callable[[], None]) -> Callable[[], None]:
+        def counted() -> None:
+            action()
+            self.count += 1
+
+        return counted
+
+
+async def cursor_presses(
+    app: Any, probe: FrameProbe, handled: Handled, count: int, keep: Callable[[], bool] | None = None
+) -> list[tuple[float, bool]]:
+    """`count` cursor keys (50 down, 50 up, ...): (seconds to frame, `keep()` at the frame) each."""
+    samples: list[tuple[float, bool]] = []
+    for index in range(count):
+        key = "down" if index // 50 % 2 == 0 else "up"
+        wanted = handled.count + 1
+        flag: list[bool] = [True]
+
+        def test(wanted: int = wanted, flag: list[bool] = flag) -> bool:
+            if handled.count < wanted:
+                return False
+            flag[0] = keep() if keep is not None else True
+            return True
+
+        samples.append((await timed_key(app, probe, key, test), flag[0]))
+    return samples
+
+
+async def type_filter(
+    app: Any, probe: FrameProbe, tree: Any, text: str, keep: Callable[[], bool] | None = None
+) -> list[tuple[str, float, bool]]:
+    """Open the filter box and type `text`: (mode, seconds until that text's results are painted, `keep()`)
+    per character, the first results of a scan still running counting (`FilterResult.partial`); then how
+    much longer the whole text's complete results took ("complete"); then escape clears it (not counted)."""
+    from explorer.model.tree_filter import is_prefix_query
+
+    box = app.screen.query_one("#filter")
+    await timed_key(app, probe, "/", lambda: bool(box.has_focus))
+    samples: list[tuple[str, float, bool]] = []
+    for end in range(1, len(text) + 1):
+        typed = text[:end]
+        flag: list[bool] = [True]
+
+        def shown(typed: str = typed, flag: list[bool] = flag) -> bool:
+            result = tree.filter_result
+            if box.value != typed or result is None or result.text != typed:
+                return False
+            flag[0] = keep() if keep is not None else True
+            return True
+
+        mode = "prefix" if is_prefix_query(typed) else "substring"
+        samples.append((mode, await timed_key(app, probe, typed[-1], shown), flag[0]))
+
+    # The last character again, until its complete results are painted (a scan's partial ones do not count).
+    def done() -> bool:
+        return not tree.filter_pending and tree.filter_result is not None and not tree.filter_result.partial
+
+    started = time.perf_counter()
+    complete = started if done() else await probe.until(done)  # already on screen: no frame to wait for
+    samples.append(("complete", complete - started, True))
+    await timed_key(app, probe, "escape", lambda: tree.filter_result is None and not box.display)
+    return samples
+
+
+def filter_figures(samples: list[tuple[str, float, bool]], prefix: str) -> dict[str, Any]:
+    figures: dict[str, Any] = {}
+    for mode in ("prefix", "substring", "complete"):
+        chosen = [seconds for kind, seconds, kept in samples if kind == mode and kept]
+        if chosen:
+            figures[f"{prefix}_{mode}"] = summary(chosen)
+    return figures
+
+
+# ------------------------------------------------------------------------------------------ the app
+
+
+def fixture_spec(count: int, *, flat: bool = False, delay: float = 0.0) -> Any:
+    from explorer.config import ServerSpec
+
+    args = [str(FIXTURE), "--count", str(count)]
+    if flat:
+        args.append("--flat")
+    if delay:
+        args += ["--delay", str(delay)]
+    return ServerSpec(name="fixture", transport="stdio", command=sys.executable, args=tuple(args))
+
+
+def bounds_for(count: int) -> Any:
+    from explorer.config import ListingBounds
+
+    return ListingBounds(
         max_items=count * 2 + 10, max_pages=count // 100 + 10, max_bytes=2**40, max_seconds=3600
     )
-    started = time.perf_counter()
-    app = ExplorerApp([spec], bounds=bounds, remember_theme=False)
-    result: dict[str, Any] = {}
+
+
+def pacing(count: int) -> float:
+    """Seconds before each page so that a listing of `count` lasts about STREAM_SECONDS (none at 10^6)."""
+    pages = max(1, math.ceil(count / 1000))
+    return 0.0 if count >= 1_000_000 else round(STREAM_SECONDS / pages, 3)
+
+
+class Session:
+    """The app under test with its probe, started against one server."""
+
+    def __init__(self, app: Any, pilot: Any) -> None:
+        self.app = app
+        self.pilot = pilot
+        self.probe = FrameProbe(app)
+        self.screen: Any = app.screen
+        self.tree: Any = self.screen.tree_widget
+        self.handled = Handled(self.tree)
+
+    @property
+    def state(self) -> str:
+        return str(self.screen.catalogue.servers["fixture"].state)
+
+    def listing(self) -> bool:
+        return self.state in ("connecting", "listing")
+
+    async def until_state(self, *states: str) -> None:
+        while self.state not in states:  # noqa: ASYNC110 - the catalogue has no event to wait on
+            await asyncio.sleep(0.02)
+
+    async def cursor_to(self, node: Any) -> None:
+        """Put the cursor on the row of `node` (expanding its ancestors), then let the app settle."""
+        self.tree.select_prefix(node.prefix)
+        await self.pilot.pause()
+
+    async def expand(self, node: Any) -> float:
+        await self.cursor_to(node)
+        return await timed_key(self.app, self.probe, "right", lambda: self.tree.is_expanded(node))
+
+    async def collapse(self, node: Any) -> float:
+        await self.cursor_to(node)
+        return await timed_key(self.app, self.probe, "left", lambda: not self.tree.is_expanded(node))
+
+
+def make_app(spec: Any, count: int) -> Any:
+    from explorer.app import ExplorerApp
+
+    return ExplorerApp([spec], bounds=bounds_for(count), remember_theme=False)
+
+
+async def phase_floor(presses: int) -> dict[str, Any]:
+    """The framework's own keypress-to-frame time: a stock OptionList of 1,000 lines, same probe."""
+    from textual.app import App, ComposeResult
+    from textual.widgets import OptionList
+
+    class Floor(App[None]):
+        def compose(self) -> ComposeResult:
+            yield OptionList(*(f"bench://host0/area0/group{g}/item{g}.json" for g in range(1000)))
+
+    app = Floor()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        result["pilot_ready_s"] = round(time.perf_counter() - started, 2)  # imports included
+        probe = FrameProbe(app)
+        options = app.query_one(OptionList)
+        samples = []
+        for index in range(presses):
+            key = "down" if index // 50 % 2 == 0 else "up"
+            before = options.highlighted or 0
+            wanted = before + 1 if key == "down" else before - 1
+            samples.append(await timed_key(app, probe, key, lambda w=wanted: options.highlighted == w))
+    return {"floor_press": summary(samples)}
+
+
+async def phase_listing(count: int, presses: int, pauses: Pauses) -> dict[str, Any]:
+    app = make_app(fixture_spec(count), count)
+    result: dict[str, Any] = {}
+    async with app.run_test(size=SIZE) as pilot:
+        session = Session(app, pilot)
         pauses.phase = "listing"
-        screen: Any = app.screen
-        while True:
-            await asyncio.sleep(0.05)
-            status = screen.catalogue.servers["fixture"]
-            if status.state in ("ready", "incomplete", "failed"):
-                break
-        result["listing_s"] = round(time.perf_counter() - started, 2)
-        result["state"] = status.state
-        result["resources"] = status.listing.count("resources") if status.listing is not None else 0
+        await session.probe.until(lambda: session.tree.row_count > 1)
+        result["first_rows_s"] = round(time.time() - SPAWNED_AT, 2)
+        await session.until_state("ready", "incomplete", "failed")
+        result["listing_s"] = round(time.time() - SPAWNED_AT, 2)
+        result["state"] = session.state
+        listing = session.screen.catalogue.servers["fixture"].listing
+        result["resources"] = listing.count("resources") if listing is not None else 0
+        result["gc_max_listing_ms"] = pauses.longest_ms("listing")
+        result["peak_rss_mb"] = round(peak_rss_mb())
         await pilot.pause()
         pauses.phase = "browsing"
-        browse_started = time.perf_counter()
-        for key in ("down", "right", "down", "down", "right", "down", "end", "home"):
-            await pilot.press(key)
-            await pilot.pause()
-        await asyncio.sleep(max(0.0, 3.0 - (time.perf_counter() - browse_started)))
+        tree = session.screen.catalogue.tree
+        group = tree.node_for(GROUP)
+        await session.cursor_to(group)
+        session.tree.expand_node(group)
+        await pilot.pause()
+        samples = await cursor_presses(app, session.probe, session.handled, presses)
+        result["press"] = summary([seconds for seconds, _ in samples])
+        typed = await type_filter(app, session.probe, session.tree, PREFIX_TEXT)
+        typed += await type_filter(app, session.probe, session.tree, SUBSTRING_TEXT)
+        result.update(filter_figures(typed, "filter"))
+        result["gc_max_browsing_ms"] = pauses.longest_ms("browsing")
         result["tracked_objects"] = len(gc.get_objects())
         result["frozen_objects"] = gc.get_freeze_count()
     return result
 
 
-def sdk_baseline(count: int) -> float:
-    started = time.perf_counter()
-    subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "benchmarks" / "sdk_list.py"),
-            "--",
-            sys.executable,
-            str(FIXTURE),
-            "--count",
-            str(count),
-        ],
-        check=True,
-        capture_output=True,
-    )
-    return time.perf_counter() - started
+async def phase_streaming(count: int, presses: int, pauses: Pauses) -> dict[str, Any]:
+    delay = pacing(count)
+    app = make_app(fixture_spec(count, delay=delay), count)
+    result: dict[str, Any] = {"page_delay_s": delay}
+    async with app.run_test(size=SIZE) as pilot:
+        session = Session(app, pilot)
+        pauses.phase = "streaming"
+        tree = session.screen.catalogue.tree
+        # The first page of resources (templates are listed first, and a paced page comes late).
+        await session.probe.until(lambda: tree.node_for(GROUP) is not None)
+        group = tree.node_for(GROUP)
+        await session.cursor_to(group)
+        session.tree.expand_node(group)
+        await pilot.pause()
+        samples = await cursor_presses(app, session.probe, session.handled, presses, keep=session.listing)
+        result["press_streaming"] = summary([seconds for seconds, kept in samples if kept])
+        typed = await type_filter(app, session.probe, session.tree, PREFIX_TEXT, keep=session.listing)
+        typed += await type_filter(app, session.probe, session.tree, SUBSTRING_TEXT, keep=session.listing)
+        result.update(filter_figures(typed, "filter_streaming"))
+        result["streamed_to_the_end"] = not session.listing()
+        result["gc_max_streaming_ms"] = pauses.longest_ms("streaming")
+    return result
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--count", type=int, default=1_000_000)
-    parser.add_argument("--no-baseline", action="store_true", help="skip the SDK listing loop")
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
-    args = parser.parse_args()
+async def phase_wide(count: int, presses: int, pauses: Pauses) -> dict[str, Any]:
+    app = make_app(fixture_spec(count, flat=True), count)
+    result: dict[str, Any] = {}
+    async with app.run_test(size=SIZE) as pilot:
+        session = Session(app, pilot)
+        await session.until_state("ready", "incomplete", "failed")
+        result["wide_listing_s"] = round(time.time() - SPAWNED_AT, 2)
+        pauses.phase = "wide"
+        flat = session.screen.catalogue.tree.node_for("bench://flat")
+        result["fan_out"] = flat.child_count
+        result["expand_first_ms"] = round(await session.expand(flat) * 1000, 1)
+        result["collapse_ms"] = round(await session.collapse(flat) * 1000, 1)
+        result["expand_again_ms"] = round(await session.expand(flat) * 1000, 1)
+        samples = await cursor_presses(app, session.probe, session.handled, presses)
+        result["press_wide"] = summary([seconds for seconds, _ in samples])
+        last = session.tree.row_count - 1
+        result["end_ms"] = round(
+            await timed_key(app, session.probe, "end", lambda: session.tree.cursor == last) * 1000, 1
+        )
+        await timed_key(app, session.probe, "home", lambda: session.tree.cursor == 0)
+        typed = await type_filter(app, session.probe, session.tree, WIDE_PREFIX_TEXT)
+        result.update(filter_figures(typed, "filter_wide"))
+        result["collapse_after_ms"] = round(await session.collapse(flat) * 1000, 1)
+        result["gc_max_wide_ms"] = pauses.longest_ms("wide")
+    return result
+
+
+async def phase_wide_streaming(count: int, presses: int, pauses: Pauses) -> dict[str, Any]:
+    delay = pacing(count)
+    app = make_app(fixture_spec(count, flat=True, delay=delay), count)
+    result: dict[str, Any] = {}
+    async with app.run_test(size=SIZE) as pilot:
+        session = Session(app, pilot)
+        tree = session.screen.catalogue.tree
+        await session.probe.until(lambda: tree.node_for("bench://flat") is not None)
+        pauses.phase = "wide-streaming"
+        flat = tree.node_for("bench://flat")
+        await session.expand(flat)
+        samples = await cursor_presses(app, session.probe, session.handled, presses, keep=session.listing)
+        result["press_wide_streaming"] = summary([seconds for seconds, kept in samples if kept])
+        toggles: list[float] = []
+        while session.listing() and len(toggles) < 20:
+            collapse = await session.collapse(flat)
+            expand = await session.expand(flat)
+            if session.listing():
+                toggles += [collapse, expand]
+        result["toggle_wide_streaming"] = summary(toggles)
+        result["fan_out_at_end"] = flat.child_count
+        result["gc_max_wide_streaming_ms"] = pauses.longest_ms("wide-streaming")
+    return result
+
+
+PHASES = {
+    "floor": lambda count, presses, pauses: phase_floor(presses),
+    "listing": phase_listing,
+    "streaming": phase_streaming,
+    "wide": phase_wide,
+    "wide-streaming": phase_wide_streaming,
+}
+
+
+def run_phase(phase: str, count: int, presses: int) -> dict[str, Any]:
     import compileall
 
     compileall.compile_dir(ROOT / "explorer", quiet=1)  # as an installed package has it
     pauses = Pauses()
     gc.callbacks.append(pauses)
-    result = asyncio.run(run_app(args.count, pauses))
-    gc.callbacks.remove(pauses)
-    result["peak_rss_mb"] = round(peak_rss_mb())
-    result["gc_max_pause_listing_ms"] = pauses.longest_ms("listing")
-    result["gc_max_pause_browsing_ms"] = pauses.longest_ms("browsing")
-    result["gc_max_pause_ms"] = max(pauses.longest_ms(p) for p in pauses.by_phase)
+    try:
+        result: dict[str, Any] = asyncio.run(PHASES[phase](count, presses, pauses))
+    finally:
+        gc.callbacks.remove(pauses)
+    result[f"gc_max_ms_{phase}"] = pauses.longest_ms()
+    result[f"gc_max_cpu_ms_{phase}"] = round(max(pauses.cpu, default=0.0) * 1000, 1)
+    return result
+
+
+# --------------------------------------------------------------------------------------- baselines
+
+
+def timed_process(command: list[str]) -> float:
+    started = time.perf_counter()
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT)
+    return time.perf_counter() - started
+
+
+def cli_tree_command(count: int) -> list[str]:
+    bounds = bounds_for(count)
+    return [
+        sys.executable,
+        "-m",
+        "explorer",
+        "tree",
+        "--max-items",
+        str(bounds.max_items),
+        "--max-pages",
+        str(bounds.max_pages),
+        "--max-bytes",
+        str(bounds.max_bytes),
+        "--list-timeout",
+        "3600",
+        "-s",
+        f"{sys.executable} {FIXTURE} --count {count}",
+    ]
+
+
+def sdk_command(count: int) -> list[str]:
+    serve = [sys.executable, str(FIXTURE), "--count", str(count)]
+    return [sys.executable, str(ROOT / "benchmarks" / "sdk_list.py"), "--", *serve]
+
+
+# -------------------------------------------------------------------------------------------- main
+
+
+def spawn_phase(phase: str, count: int, presses: int) -> dict[str, Any]:
+    command = [sys.executable, __file__, "--phase", phase, "--count", str(count), "--presses", str(presses)]
+    command += ["--spawned-at", repr(time.time())]
+    proc = subprocess.run(command, check=False, capture_output=True, text=True, cwd=ROOT)
+    if proc.returncode != 0:
+        raise SystemExit(f"phase {phase} failed: {proc.stderr[-3000:]}")
+    return dict(json.loads(proc.stdout.strip().splitlines()[-1]))
+
+
+def show(label: str, figures: Any) -> str:
+    if isinstance(figures, dict) and "p99" in figures:
+        if not figures["n"]:
+            return f"  {label:<34} (no samples)"
+        return (
+            f"  {label:<34} p50 {figures['p50']:>7} ms  p99 {figures['p99']:>7} ms  "
+            f"max {figures['max']:>7} ms  (n={figures['n']})"
+        )
+    return f"  {label:<34} {figures}"
+
+
+def main() -> None:
+    global SPAWNED_AT
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--count", type=int, default=1_000_000)
+    parser.add_argument("--presses", type=int, default=200, help="cursor keys per measurement")
+    parser.add_argument("--phases", default=",".join(PHASES), help="comma-separated (default: all)")
+    parser.add_argument("--no-baseline", action="store_true", help="skip the CLI tree and the SDK loop")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--phase", choices=list(PHASES), help=argparse.SUPPRESS)
+    parser.add_argument("--spawned-at", type=float, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.phase is not None:
+        if args.spawned_at is not None:
+            SPAWNED_AT = args.spawned_at
+        print(json.dumps(run_phase(args.phase, args.count, args.presses)))
+        return
+    import compileall
+
+    compileall.compile_dir(ROOT / "explorer", quiet=1)
+    result: dict[str, Any] = {"count": args.count, "presses": args.presses}
+    for phase in [p for p in args.phases.split(",") if p]:
+        result.update(spawn_phase(phase, args.count, args.presses))
     if not args.no_baseline:
-        sdk = sdk_baseline(args.count)
-        result["sdk_list_s"] = round(sdk, 2)
-        result["listing_vs_sdk"] = round(result["listing_s"] / sdk, 2)
+        result["cli_tree_s"] = round(timed_process(cli_tree_command(args.count)), 2)
+        result["sdk_list_s"] = round(timed_process(sdk_command(args.count)), 2)
+        if "listing_s" in result:
+            result["listing_vs_cli_tree"] = round(result["listing_s"] / result["cli_tree_s"], 2)
+            result["listing_vs_sdk"] = round(result["listing_s"] / result["sdk_list_s"], 2)
     if args.json:
         print(json.dumps(result))
         return
-    print(f"TUI at {args.count:,} resources (Pilot, {SIZE[0]}x{SIZE[1]})")
+    print(f"TUI at {args.count:,} resources ({SIZE[0]}x{SIZE[1]}, headless, frames rendered)")
     for key, value in result.items():
-        print(f"  {key:<28} {value}")
+        print(show(key, value))
 
 
 if __name__ == "__main__":

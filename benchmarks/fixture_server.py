@@ -1,6 +1,6 @@
 """A near-zero-cost MCP stdio server with N resources in pages of 1,000 (a benchmark fixture).
 
-Run: python benchmarks/fixture_server.py --count 1000000 [--page 1000] [--no-prefix] [--delay S]
+Run: python benchmarks/fixture_server.py --count 1000000 [--page 1000] [--no-prefix] [--delay S] [--flat]
 
 Why its own server and not the SDK's: listing a million resources from an SDK-built server measures the
 server (it builds and dumps a pydantic model per resource). This one writes each page with string
@@ -12,8 +12,9 @@ unless `--no-prefix`, in which case a `prefix` param is rejected with -32602, li
 URIs: ``bench://host{h}/area{a}/group{g}/item{i}.json`` with 100 items per group, 100 groups per area, 10
 areas per host; resource k is item k % 100 of group (k // 100) % 100 and so on. Every item has `uri`, `name`
 and `mimeType`; every tenth also a `description` and a `size` (fields a client must keep, or find again).
-`--delay` waits that long before each resources page (tests of progress and Ctrl+C). Standard library
-only (a fixture must not depend on what it measures).
+`--flat` puts every resource under one node instead (``bench://flat/item{k}.json``: the widest fan-out a
+view can meet). `--delay` waits that long before each resources page (tests of progress and Ctrl+C, pages
+paced for a benchmark). Standard library only (a fixture must not depend on what it measures).
 """
 
 from __future__ import annotations
@@ -35,12 +36,21 @@ TEMPLATES = [
 ]
 
 
+FLAT_TEMPLATES = [
+    {"uriTemplate": "bench://flat/item{i}.json", "name": "item", "mimeType": "application/json"}
+]
+
+
 def uri_of(k: int) -> str:
     return f"bench://host{k // 100_000}/area{k // 10_000 % 10}/group{k // 100 % 100}/item{k % 100}.json"
 
 
-def item_json(k: int) -> str:
-    uri = uri_of(k)
+def flat_uri_of(k: int) -> str:
+    return f"bench://flat/item{k}.json"
+
+
+def item_json(k: int, flat: bool = False) -> str:
+    uri = flat_uri_of(k) if flat else uri_of(k)
     if k % 10:
         return f'{{"uri":"{uri}","name":"item {k}","mimeType":"application/json"}}'
     return (
@@ -52,8 +62,10 @@ def item_json(k: int) -> str:
 class Catalogue:
     """The resource indexes a listing walks, per prefix (the last prefix's filtered indexes are cached)."""
 
-    def __init__(self, count: int) -> None:
+    def __init__(self, count: int, flat: bool = False) -> None:
         self.count = count
+        self.flat = flat
+        self.templates = FLAT_TEMPLATES if flat else TEMPLATES
         self._prefix = ""
         self._matching: list[int] | None = None
 
@@ -62,7 +74,8 @@ class Catalogue:
             return range(self.count)
         if prefix != self._prefix or self._matching is None:
             self._prefix = prefix
-            self._matching = [k for k in range(self.count) if uri_of(k).startswith(prefix)]
+            uri = flat_uri_of if self.flat else uri_of
+            self._matching = [k for k in range(self.count) if uri(k).startswith(prefix)]
         return self._matching
 
 
@@ -96,7 +109,7 @@ def answer(
             return head + '"error":{"code":-32602,"message":"Invalid params: unknown parameter prefix"}}'
         prefix = prefix or ""
         if method == "resources/templates/list":
-            chosen = [t for t in TEMPLATES if template_matches(t["uriTemplate"], prefix)]
+            chosen = [t for t in catalogue.templates if template_matches(t["uriTemplate"], prefix)]
             return head + f'"result":{{"resourceTemplates":{json.dumps(chosen)}}}}}'
         if delay:
             time.sleep(delay)
@@ -109,7 +122,7 @@ def answer(
         if start < 0 or (cursor is not None and start >= len(indexes)):
             return head + '"error":{"code":-32602,"message":"invalid cursor"}}'
         end = min(start + page, len(indexes))
-        items = ",".join(item_json(k) for k in _slice(indexes, start, end))
+        items = ",".join(item_json(k, catalogue.flat) for k in _slice(indexes, start, end))
         more = f',"nextCursor":"{end}"' if end < len(indexes) else ""
         return head + f'"result":{{"resources":[{items}]{more}}}}}'
     return head + f'"error":{{"code":-32601,"message":"Method not found: {method}"}}}}'
@@ -125,8 +138,9 @@ def main() -> None:
     parser.add_argument("--page", type=int, default=1000)
     parser.add_argument("--no-prefix", action="store_true", help="reject `prefix` with -32602")
     parser.add_argument("--delay", type=float, default=0.0, help="seconds to wait before each page")
+    parser.add_argument("--flat", action="store_true", help="every resource under bench://flat/")
     args = parser.parse_args()
-    catalogue = Catalogue(args.count)
+    catalogue = Catalogue(args.count, args.flat)
     out = sys.stdout.buffer
     for line in sys.stdin.buffer:
         if not line.strip():

@@ -4,8 +4,9 @@ Run: python benchmarks/run_all.py [--quick]
 
 In order: the CLI listing table at 10^4, 10^5 and 10^6 (`bench_listing.py`, 3 rounds, plus the SDK-built
 server at 10^5), the TUI at the same scales (`bench_tui.py`), start-up (`bench_startup.py`), prefix
-queries and tree building (`bench_prefix.py`) and the JSON libraries (`bench_json.py`). About eight
-minutes on a 2-core machine; `--quick` is a smoke run of each (under a minute).
+queries and tree building (`bench_prefix.py`) and the JSON libraries (`bench_json.py`). About 10
+minutes on a 2-core machine (under 15 on a busier one); `--quick` is a smoke run of each (about a
+minute).
 """
 
 from __future__ import annotations
@@ -23,7 +24,16 @@ def plan(quick: bool) -> list[list[str]]:
     if quick:
         return [
             ["bench_listing.py", "--quick"],
-            ["bench_tui.py", "--count", "2000", "--no-baseline"],
+            [
+                "bench_tui.py",
+                "--count",
+                "2000",
+                "--presses",
+                "10",
+                "--no-baseline",
+                "--phases",
+                "floor,listing,wide",
+            ],
             ["bench_startup.py", "--rounds", "1"],
             ["bench_prefix.py", "--max-power", "4"],
             ["bench_json.py", "--items", "100"],

@@ -6,12 +6,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
+from textual import events
 from textual.app import App
 from textual.binding import Binding, BindingType
 
 from explorer.auth.login import AuthOptions
 from explorer.config import Config, ListingBounds, ServerSpec
 from explorer.config.found import FoundConfig
+from explorer.input_first import InputFirst
 from explorer.keymap import binding_ids, binding_owners, validate_keymap
 from explorer.model.login_prompt import AuthFlow
 from explorer.sanitize import sanitize_line
@@ -73,6 +75,7 @@ class ExplorerApp(App[int]):
 
         # Every server's JSON-RPC frames, for the protocol log (`l`); bounded, serialized only when shown.
         self.wire = WireLog(sink=wire_log)
+        self.input_first = InputFirst()
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         try:
@@ -95,9 +98,15 @@ class ExplorerApp(App[int]):
                 wire=self.wire,
                 auth=self.auth,
                 config=self.config,
+                input_first=self.input_first,
             )
         )
         self._show_notices()
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key | events.MouseDown):
+            self.input_first.note_input()  # a listing's next page waits until this input's frame is painted
+        await super().on_event(event)
 
     def _show_notices(self) -> None:
         if not self.notices:

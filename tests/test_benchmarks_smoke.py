@@ -60,10 +60,23 @@ def test_listing_benchmark_quick_compares_every_contender_with_the_sdk_loop(tmp_
 
 
 @pytest.mark.slow
-def test_tui_benchmark_lists_to_the_end_and_reports_memory_and_pauses() -> None:
-    result = json.loads(run("bench_tui.py", "--count", "3000", "--no-baseline", "--json"))
+def test_tui_benchmark_measures_every_phase_against_its_baselines() -> None:
+    out = run("bench_tui.py", "--count", "3000", "--presses", "6", "--json")
+    result = json.loads(out)
     assert result["state"] == "ready" and result["resources"] == 3000
-    for key in ("listing_s", "peak_rss_mb", "gc_max_pause_listing_ms", "gc_max_pause_browsing_ms"):
+    assert result["fan_out"] == 3000  # the wide phase expanded one node of every resource
+    for key in (
+        "listing_s",
+        "peak_rss_mb",
+        "gc_max_listing_ms",
+        "gc_max_browsing_ms",
+        "cli_tree_s",
+        "sdk_list_s",
+    ):
+        assert result[key] >= 0, key
+    for key in ("floor_press", "press", "press_streaming", "press_wide", "filter_prefix", "filter_substring"):
+        assert result[key]["n"] > 0 and result[key]["p99"] >= result[key]["p50"] >= 0, key
+    for key in ("expand_first_ms", "collapse_ms", "expand_again_ms", "end_ms"):
         assert result[key] >= 0, key
 
 

@@ -35,6 +35,7 @@ from explorer.config import ListingBounds, ServerSpec, redact
 from explorer.connection.errors import ServerFault, describe_exception
 from explorer.connection.live import ListChanged, LogEntry, News, Progress, ResourceChanged
 from explorer.connection.pacing import Coalescer, RefreshPacer
+from explorer.input_first import InputFirst
 from explorer.model.catalogue import Catalogue, ServerStatus
 from explorer.model.heap import after_ingest
 from explorer.model.listing import Kind, Listing, ListingProgress, Page
@@ -113,7 +114,14 @@ class _Life:
 class Supervisor:
     """Every server's connection and listing; the catalogue the UI renders."""
 
-    def __init__(self, specs: Iterable[ServerSpec], settings: Settings, listener: SupervisorListener) -> None:
+    def __init__(
+        self,
+        specs: Iterable[ServerSpec],
+        settings: Settings,
+        listener: SupervisorListener,
+        *,
+        input_first: InputFirst | None = None,
+    ) -> None:
         self.settings = settings
         self.listener = listener
         self.catalogue = Catalogue()
@@ -122,6 +130,8 @@ class Supervisor:
         self.previewed: tuple[str, str] | None = None
         self.changed: set[tuple[str, str]] = set()  # followed resources that changed since last seen
         self._coalescer = Coalescer()
+        self.input_first = input_first if input_first is not None else InputFirst()
+        """Told of the user's input by the UI (`note_input`); pages of a listing wait a frame after it."""
         self._auth = settings.auth
         if settings.auth is not None:
             # A login waiting for the user shows on its server's row (status.login).
@@ -287,10 +297,11 @@ class Supervisor:
             life.listing_scope = None
             life.listing_stop = None
 
-    def _on_page(self, page: Page) -> None:
+    def _on_page(self, page: Page) -> Awaitable[None] | None:
         self.catalogue.add_page(page)
         after_ingest()
         self.listener.tree_changed()
+        return self.input_first.gate()  # the next page waits a frame if the user pressed a key meanwhile
 
     def stop_listing(self, name: str) -> bool:
         """Stop the server's running listing early: what arrived stays, marked incomplete (resumable with

@@ -10,7 +10,7 @@ through the properties.
 
 from __future__ import annotations
 
-from bisect import insort
+from bisect import bisect_right, insort
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, NamedTuple
@@ -37,6 +37,25 @@ _MERGE_ONE_BY_ONE = 64  # at most this many new children are inserted into a sor
 def child_order_key(node: UriNode | PatternNode) -> str:
     """The key `UriTree.children` sorts by: a view bisects a sorted child list (or a filtered part of it)."""
     return natural_key(node.segment)
+
+
+def _merged(cached: list[UriNode], pending: list[UriNode]) -> list[UriNode]:
+    """`cached` (in natural order) with `pending` merged in, as `extend` then `sort` would order them.
+
+    Why not sort again: a sort computes every child's key (a regex pass each), 1.5 s for 10^6 children,
+    and a page merged below an open node asks for this order at every flush while a listing runs. Here
+    only the new children's keys are computed, plus about 20 probed ones each (bisection), and the rest
+    is copied by C-level slices: about 30 ms for a page of 1,000 into 10^6.
+    """
+    merged: list[UriNode] = []
+    start = 0
+    for child in sorted(pending, key=child_order_key):
+        at = bisect_right(cached, child_order_key(child), start, key=child_order_key)
+        merged.extend(cached[start:at])
+        merged.append(child)
+        start = at
+    merged.extend(cached[start:])
+    return merged
 
 
 class Counts(NamedTuple):
@@ -84,6 +103,8 @@ class NodeKids:
             if len(pending) <= _MERGE_ONE_BY_ONE:
                 for child in pending:
                     insort(cached, child, key=child_order_key)
+            elif len(pending) * 8 < len(cached):
+                cached = _merged(cached, pending)
             else:
                 cached.extend(pending)
                 cached.sort(key=child_order_key)

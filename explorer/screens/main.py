@@ -30,6 +30,7 @@ from explorer.connection.completion import Completer
 from explorer.connection.errors import ServerFault
 from explorer.connection.stdio import settle_server_stops
 from explorer.connection.supervisor import Settings, Supervisor
+from explorer.input_first import InputFirst
 from explorer.model.catalogue import Catalogue, ServerStatus
 from explorer.model.contents import classify
 from explorer.model.contents.changes import Update, describe_update
@@ -69,6 +70,7 @@ class MainScreen(Screen[None]):
         Binding("r", "refresh", "Refresh", id="main.refresh"),
         Binding("R", "reconnect", "Reconnect", show=False, id="main.reconnect"),
         Binding("m", "continue_listing", "More", show=False, id="main.continue_listing"),
+        Binding("x", "stop_listing", "Stop listing", show=False, id="main.stop_listing"),
         Binding("e", "show_error", "Errors", show=False, id="main.show_error"),
         Binding("v", "toggle_auto_preview", "Auto-preview", show=False, id="main.auto_preview"),
         Binding("p", "prompts", "Prompts", show=False, id="main.prompts"),
@@ -93,7 +95,9 @@ Every server's resources and templates as one URI-prefix tree.
 - `p` lists the prompts of every server; fill one's arguments and get its messages there.
 - `c` copies the highlighted URI; `y` copies it as the JSON-RPC request or the command line.
 - `r` refreshes every listing (the old one stays until the new one is complete), `m` continues an
-  incomplete listing, `e` shows a failed server's error, `R` reconnects failed servers.
+  incomplete listing, `x` stops the running ones early (what arrived stays, marked incomplete; the
+  server bar shows each listing's pages, items, rate and bound, and `x` on a server's row stops that
+  one), `e` shows a failed server's error, `R` reconnects failed servers.
 - The previewed resource is followed while it is previewed (when the server offers subscriptions): a
   change re-reads it and shows what changed. `s` follows the highlighted resource until pressed again.
 - `i` shows the overview of the highlighted node's server (identity, capabilities, instructions,
@@ -117,6 +121,7 @@ Every server's resources and templates as one URI-prefix tree.
         wire: WireLog | None = None,
         auth: AuthOptions | None = None,
         config: Config | None = None,
+        input_first: InputFirst | None = None,
     ) -> None:
         super().__init__()
         self.config = config  # where the servers came from (None: given on the command line)
@@ -126,6 +131,7 @@ Every server's resources and templates as one URI-prefix tree.
             specs,
             Settings(protocol=protocol, timeout=timeout, bounds=bounds, wire=wire, auth=auth),
             listener=self.events,
+            input_first=input_first,
         )
         self.adder = ServerAdder(self, found_configs)
         self.auto_preview = auto_preview
@@ -518,6 +524,16 @@ Every server's resources and templates as one URI-prefix tree.
         started = [name for name in pending if self.supervisor.continue_listing(name)]
         if not started:
             self.notify("No listing is incomplete.", markup=False)
+
+    def action_stop_listing(self) -> None:
+        """Stop every running listing early: what arrived stays, marked incomplete (`m` continues)."""
+        stopped = [name for name in self.supervisor.names if self.supervisor.stop_listing(name)]
+        if not stopped:
+            self.notify("No listing is running.", markup=False)
+
+    @on(ServerBar.StopRequested)
+    def _stop_requested(self, event: ServerBar.StopRequested) -> None:
+        self.supervisor.stop_listing(event.name)
 
     def failed_servers(self) -> list[ServerStatus]:
         return [s for s in self.catalogue.servers.values() if s.error is not None]

@@ -15,8 +15,9 @@ from textual.timer import Timer
 
 from explorer.config import redact
 from explorer.connection.live import LogEntry, Progress
-from explorer.model.listing import Kind, Listing
+from explorer.model.listing import INTERRUPTED, KINDS, Kind, Listing
 from explorer.sanitize import sanitize_line
+from explorer.widgets.resource_tree import ResourceTree
 from explorer.widgets.server_bar import ServerBar
 
 if TYPE_CHECKING:
@@ -37,7 +38,11 @@ class ScreenListener:
 
     def statuses_changed(self) -> None:
         screen = self.screen
-        screen.query_one(ServerBar).update_statuses(list(screen.catalogue.servers.values()))
+        statuses = list(screen.catalogue.servers.values())
+        running = {s.name: screen.supervisor.progress(s.name) for s in statuses if s.busy}
+        progress = {name: found for name, found in running.items() if found is not None}
+        for bar in screen.query(ServerBar):  # none while the app closes
+            bar.update_statuses(statuses, progress)
 
     def tree_changed(self) -> None:
         """Pages arrived: the first shows at once, later ones at most every 50 ms."""
@@ -67,6 +72,12 @@ class ScreenListener:
             screen.notify(
                 f"{sanitize_line(name, 40)}: {sanitize_line(redact(listing.error, status.spec), 200)}{kept}",
                 severity="error",
+                markup=False,
+            )
+        elif listing.stopped_by == INTERRUPTED:
+            items = sum(listing.count(kind) for kind in KINDS)
+            screen.notify(
+                f"{sanitize_line(name, 40)}: listing stopped; kept {items:,} items (press m for more)",
                 markup=False,
             )
         elif listing.stopped_by is not None:
@@ -120,6 +131,8 @@ class ScreenListener:
         self._flush_timer = None
         self._flushed_once = True
         screen = self.screen
+        if not screen.query(ResourceTree):  # the app is closing: pages of a running listing came too late
+            return
         tree = screen.tree_widget
         servers = screen.catalogue.servers.values()
         tree.show_servers = len(screen.catalogue.servers) > 1

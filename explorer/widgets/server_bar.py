@@ -3,11 +3,16 @@
 Server strings (names, versions, errors) are shown through the sanitizer as plain Content, never
 as markup. A spinner turns while any server connects, lists or refreshes. A row is selectable (click it,
 or focus the bar and press enter) to open that server's overview.
+
+While a server lists, its line says where the listing stands, as the CLI's `tree` does on stderr: pages
+(of the list being asked), items, rate and the bound it will stop at (`ListingProgress`, given with the
+statuses). `x` on a row asks to stop that server's listing (`StopRequested`): what arrived stays, marked
+incomplete.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 from textual import events
@@ -20,6 +25,7 @@ from textual.widget import Widget
 
 from explorer.config import redact
 from explorer.model.catalogue import ServerStatus
+from explorer.model.listing import ListingProgress, plural
 from explorer.sanitize import sanitize_line
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -39,16 +45,25 @@ class ServerBar(Widget, can_focus=True):
         Binding("up,k", "cursor_up", "Up", show=False, id="servers.cursor_up"),
         Binding("down,j", "cursor_down", "Down", show=False, id="servers.cursor_down"),
         Binding("enter", "select", "Overview", id="servers.select"),
+        Binding("x", "stop_listing", "Stop listing", show=False, id="servers.stop_listing"),
     ]
     HELP = """
 ## Servers
 One line per server: name, version, protocol era, what it offers and how its listing went.
 `up`/`down` choose a server, `enter` (or a click) opens its overview: capabilities, instructions,
-counts, listing health and tools.
+counts, listing health and tools. While a server lists, its line shows pages, items, rate and the bound
+the listing stops at; `x` stops that listing early (what arrived stays, marked incomplete).
 """
 
     class Selected(Message):
         """A server's row was chosen."""
+
+        def __init__(self, name: str) -> None:
+            super().__init__()
+            self.name = name
+
+    class StopRequested(Message):
+        """The user asked to stop a server's running listing (`x` on its row)."""
 
         def __init__(self, name: str) -> None:
             super().__init__()
@@ -72,17 +87,25 @@ counts, listing health and tools.
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._statuses: list[ServerStatus] = []
+        self._progress: dict[str, ListingProgress] = {}
         self._timer: Timer | None = None
 
-    def update_statuses(self, statuses: Sequence[ServerStatus]) -> None:
+    def update_statuses(
+        self, statuses: Sequence[ServerStatus], progress: Mapping[str, ListingProgress] | None = None
+    ) -> None:
+        """Show `statuses`; `progress` (by server name) for the servers listing now."""
+        lines = len(self._statuses)
         self._statuses = list(statuses)
+        self._progress = dict(progress or {})
         busy = any(s.busy for s in self._statuses)
         if busy and self._timer is None:
             self._timer = self.set_interval(0.1, self._tick)
         elif not busy and self._timer is not None:
             self._timer.stop()
             self._timer = None
-        self.refresh(layout=True)
+        # Only a change in the number of lines moves the panes below: a new layout costs a repaint of the
+        # whole screen, and statuses change with every page of a running listing.
+        self.refresh(layout=len(self._statuses) != lines)
 
     def validate_cursor(self, cursor: int) -> int:
         return max(0, min(cursor, len(self._statuses) - 1))
@@ -96,6 +119,12 @@ counts, listing health and tools.
     def action_select(self) -> None:
         if self._statuses:
             self.post_message(self.Selected(self._statuses[self.cursor].name))
+
+    def action_stop_listing(self) -> None:
+        if self._statuses:
+            status = self._statuses[self.cursor]
+            if status.state == "listing" or status.refreshing:
+                self.post_message(self.StopRequested(status.name))
 
     def on_click(self, event: events.Click) -> None:
         row = event.y
@@ -128,7 +157,11 @@ counts, listing health and tools.
         # What matters first (the status keeps its place on a narrow terminal), then who the server is;
         # the line is cut at the right edge.
         parts: list[str | tuple[str, str]] = [(marker + " ", style), (sanitize_line(status.name, 30), "bold")]
-        parts.append(("  " + status.progress_text(), style))
+        running = self._progress.get(status.name)
+        if running is not None and running.running and (status.state == "listing" or status.refreshing):
+            parts.append(("  " + progress_line(running, refreshing=status.refreshing), style))
+        else:
+            parts.append(("  " + status.progress_text(), style))
         if status.login is not None and status.state == "connecting":
             parts.append(("  " + sanitize_line(status.login.url, 2000), "underline"))
         if status.error is not None:
@@ -141,3 +174,16 @@ counts, listing health and tools.
                 parts.append(("  " + sanitize_line(redact(who, status.spec), 60), "$text-muted"))
             parts.append((f"  {ident.protocol_version} ({ident.era})", "$text-muted"))
         return Content.assemble(*parts)
+
+
+def progress_line(progress: ListingProgress, *, refreshing: bool = False) -> str:
+    """`listing resources, 37 pages · 37,000 items · 41,200/s · stops at 100,000 items or … · x stops`."""
+    where = "refreshing" if refreshing else "listing"
+    if progress.kind is not None:
+        where += f" {progress.kind}, {plural(progress.kind_pages, 'page')}"
+    else:
+        where += f", {plural(progress.pages, 'page')}"
+    text = f"{where} · {plural(progress.items, 'item')} · {progress.rate:,.0f}/s"
+    if progress.bound:
+        text += f" · stops at {progress.bound}"
+    return text + " · x stops"

@@ -280,12 +280,14 @@ class TreeRows(RowLayout):
     # -------------------------------------------------------------------------------------- filter
 
     def apply_filter(self, result: FilterResult, cursor: int) -> Change:
-        """Show `result`. A new text takes the cursor to the first match (unless it is on a match)."""
-        same_text = self.filter is not None and self.filter.text == result.text
+        """Show `result`. A new text takes the cursor to the first match (unless it is on a match); a scan's
+        result after its partial ones opens the ancestors of its first matches too."""
+        previous = self.filter
+        same_text = previous is not None and previous.text == result.text
         anchor = self._anchor(cursor)
         target = anchor.node
         self.filter = result
-        if not same_text:
+        if not same_text or (previous is not None and previous.partial):
             self.expansions.set_auto(result.expand)
         self.root = self._rebuild()
         on_match = target in result.matched or any(node in result.whole for node in ancestors(target))

@@ -17,7 +17,9 @@ the rules; it is tested without an App). The widget keeps what is Textual's:
 - Scheduling: `model_changed()` is called after pages were merged into the tree. The filter
   (`set_filter`) is computed by `explorer.model.tree_filter`: prefix queries from the trie directly,
   substring queries by a scan that runs in a thread worker when the tree is large (results of a stale
-  scan are dropped), re-run at most every `REFILTER_DELAY` while pages arrive.
+  scan are dropped; what a running scan found so far is shown as it comes, `FilterResult.partial`, and
+  `FilterApplied` is posted for the complete result only), re-run at most every `REFILTER_DELAY` while
+  pages arrive.
 
 Every server string (segments, names, titles, server names) goes through `sanitize_line` and is painted as
 `rich.segment.Segment`s with explicit styles: nothing here parses markup.
@@ -55,6 +57,7 @@ from textual.timer import Timer
 from textual.worker import get_current_worker
 
 from explorer.model.drilldown import Drill, DrillKey
+from explorer.model.heap import scan_without_collector
 from explorer.model.tree_filter import FilterResult, FilterSummary, compute_filter, is_prefix_query
 from explorer.model.tree_view import Change, Node, TreeRows
 from explorer.model.uri_tree import PatternNode, UriNode, UriTree
@@ -276,7 +279,8 @@ exactly as the server sent them.
 
     @property
     def filter_result(self) -> FilterResult | None:
-        """The filter on screen (None when not filtering; may lag `filter_text` while a scan runs)."""
+        """The filter on screen (None when not filtering; may lag `filter_text` while a scan runs, and be
+        what the running scan found so far: `FilterResult.partial`)."""
         return self._rows.filter
 
     @property
@@ -601,13 +605,30 @@ exactly as the server sent them.
             time.sleep(0)  # let the UI thread take the GIL now rather than after the switch interval
             return worker.is_cancelled or token != self._filter_token
 
-        result = compute_filter(
-            self._rows.tree, text, limit=self.FILTER_LIMIT, expand=self.FILTER_EXPAND, cancelled=stale
-        )
+        def progress(partial: FilterResult) -> None:
+            if partial.total and not stale():  # "no match" is not shown before the scan is over
+                with suppress(RuntimeError):  # the app is shutting down
+                    self.app.call_from_thread(self._deliver_partial, partial, token)
+
+        with scan_without_collector():  # the scan's big containers, walked by every collection: see heap
+            result = compute_filter(
+                self._rows.tree,
+                text,
+                limit=self.FILTER_LIMIT,
+                expand=self.FILTER_EXPAND,
+                cancelled=stale,
+                progress=progress,
+            )
         if result.cancelled or stale():
             return
         with suppress(RuntimeError):  # the app is shutting down
             self.app.call_from_thread(self._deliver_filter, result, token)
+
+    def _deliver_partial(self, result: FilterResult, token: int) -> None:
+        """What a running scan found so far: shown at once (`filter_pending` stays True; no message)."""
+        if token == self._filter_token:
+            self._apply(self._rows.apply_filter(result, self.cursor))
+            self._scroll_to_line(self.cursor, center=True)
 
     def _deliver_filter(self, result: FilterResult, token: int) -> None:
         if token != self._filter_token:
@@ -641,7 +662,21 @@ exactly as the server sent them.
     def _update_virtual_size(self) -> None:
         self._width_pending = False
         width = max(self._content_width, self.scrollable_content_region.width)
-        self.virtual_size = Size(width, len(self._rows))
+        size = Size(width, len(self._rows))
+        old = self.virtual_size
+        if size == old:
+            return
+        height = self.container_size.height
+        if height and size.width == old.width and old.height > height and size.height > height:
+            # Taller than the view before and after: the scrollbars stay as they are, so only the scroll
+            # range changes. Setting `virtual_size` would ask for a new layout, which repaints the whole
+            # screen (about 25 ms at 160x45): the price of every filter keystroke and of every page merged
+            # below an open node.
+            self.set_reactive(ResourceTree.virtual_size, size)
+            self._scroll_update(size)
+            self.refresh()
+        else:
+            self.virtual_size = size
 
     def _get_palette(self) -> Palette:
         palette = self._palette

@@ -1,0 +1,100 @@
+"""A substring scan of a big tree shows what it found so far while it runs (`FilterResult.partial`).
+
+`PROGRESS_FIRST` is set to 0 so that every check point of the scan reports: no clock is involved.
+"""
+
+from __future__ import annotations
+
+import pytest
+from textual.app import App, ComposeResult
+
+from explorer.model import tree_filter
+from explorer.model.entries import ResourceEntry
+from explorer.model.tree_filter import FilterResult, compute_filter
+from explorer.model.uri_tree import UriTree
+from explorer.theming import theme_variable_defaults
+from explorer.widgets.resource_tree import ResourceTree
+
+pytestmark = pytest.mark.anyio
+
+
+def big_tree(count: int = 20_000) -> UriTree:
+    """`count` resources in folders of 100; every resource's name is "item K"."""
+    tree = UriTree()
+    tree.add_resources(
+        ResourceEntry("a", f"x://h/g{k // 100}/file{k}.txt", f"item {k}", {"uri": "", "name": ""})
+        for k in range(count)
+    )
+    return tree
+
+
+def test_a_scan_reports_growing_partial_results_then_the_complete_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(tree_filter, "PROGRESS_FIRST", 0.0)
+    tree = big_tree()
+    partials: list[FilterResult] = []
+    # "item 1" matches by name only (pass 2, which reads every entry): 1, 10-19, 100-199, ...
+    final = compute_filter(tree, "item 1", progress=partials.append)
+    assert not final.partial and not final.cancelled
+    assert final.total == 1 + 10 + 100 + 1000 + 10_000
+    assert partials and all(p.partial and p.text == "item 1" for p in partials)
+    totals = [p.total for p in partials]
+    assert totals == sorted(totals) and totals[-1] < final.total
+    for partial in partials:  # what a partial result shows is shown by the complete one too
+        assert partial.matched <= final.matched and partial.summary.partial
+
+
+def test_a_prefix_query_or_a_small_scan_reports_nothing_partial(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tree_filter, "PROGRESS_FIRST", 0.0)
+    tree = big_tree(300)
+    partials: list[FilterResult] = []
+    compute_filter(tree, "x://h/g1", progress=partials.append)
+    compute_filter(tree, "item 1", progress=partials.append)  # fewer entries than a check point
+    assert partials == []
+
+
+class TreeApp(App[None]):
+    def __init__(self, tree: UriTree) -> None:
+        super().__init__()
+        self.uri_model = tree
+        self.applied: list[ResourceTree.FilterApplied] = []
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return theme_variable_defaults()
+
+    def compose(self) -> ComposeResult:
+        yield ResourceTree(self.uri_model)
+
+    def on_resource_tree_filter_applied(self, message: ResourceTree.FilterApplied) -> None:
+        self.applied.append(message)
+
+
+async def test_the_view_shows_partial_results_while_the_scan_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tree_filter, "PROGRESS_FIRST", 0.0)
+    monkeypatch.setattr(ResourceTree, "SYNC_FILTER_LIMIT", 10)
+    tree = big_tree()
+    app = TreeApp(tree)
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(ResourceTree)
+        shown: list[FilterResult] = []
+        apply_filter = view.rows.apply_filter
+
+        def record(result: FilterResult, cursor: int) -> object:
+            shown.append(result)
+            return apply_filter(result, cursor)
+
+        monkeypatch.setattr(view.rows, "apply_filter", record)
+        assert view.set_filter("item 1") is None  # a scan in a worker
+        for _ in range(500):
+            await pilot.pause(0.02)
+            if not view.filter_pending:
+                break
+        await pilot.pause()
+        assert not view.filter_pending
+        assert [r.partial for r in shown][-1] is False and any(r.partial for r in shown)
+        result = view.filter_result
+        assert result is not None and not result.partial and result.total == 11_111
+        # Only the complete result is announced; the cursor is on a match.
+        assert [m.summary.total for m in app.applied if m.summary is not None] == [11_111]
+        assert view.cursor_node in result.matched
