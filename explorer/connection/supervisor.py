@@ -83,6 +83,9 @@ class SupervisorListener(Protocol):
     def keeps_changing(self, name: str) -> None:
         """The server announces changes so often that refreshes are now paced."""
 
+    def prefix_listed(self, name: str, prefix: str, listing: Listing) -> None:
+        """A listing of what is under `prefix` (asked with `list_prefix`) ended; its pages are merged."""
+
 
 @dataclass
 class Settings:
@@ -108,6 +111,7 @@ class _Life:
     listing_stop: ListingStop | None = None
     refresh_scheduled: bool = False
     told_keeps_changing: bool = False
+    prefixes: dict[str, Listing | None] = field(default_factory=dict)  # listed by prefix (None: running)
     voice: deque[LogEntry | Progress] = field(default_factory=lambda: deque(maxlen=VOICE_LIMIT))
 
 
@@ -266,6 +270,7 @@ class Supervisor:
             return False
         if life.listing_scope is not None:
             life.listing_scope.cancel()
+        life.prefixes.clear()  # a new listing: what was listed by prefix is asked again when needed
         scope = anyio.CancelScope()
         life.listing_scope = scope
         life.group.start_soon(self._listing, name, refresh, scope)
@@ -319,6 +324,42 @@ class Supervisor:
             return None
         listing = status.pending if status.pending is not None else status.listing
         return listing.progress(self.settings.bounds) if listing is not None else None
+
+    def list_prefix(self, name: str, prefix: str) -> bool:
+        """List what is under `prefix` on a server whose listing stopped at a bound (SEP-1269's `prefix`
+        on every page, filtered on this side too), merging it into the tree: a server too big to list
+        whole is browsed a subtree at a time. False when there is nothing to do: the server's listing is
+        complete or still running, or the prefix (or one above it) was listed to its end already."""
+        life = self._lives.get(name)
+        status = self.catalogue.servers.get(name)
+        if life is None or life.group is None or life.conn is None or status is None:
+            return False
+        if status.state != "incomplete" or status.busy or not prefix:
+            return False
+        for listed, done in life.prefixes.items():
+            if listed == prefix or (done is not None and done.complete and prefix.startswith(listed)):
+                return False
+        life.prefixes[prefix] = None
+        life.group.start_soon(self._prefix_listing, name, prefix)
+        return True
+
+    async def _prefix_listing(self, name: str, prefix: str) -> None:
+        life = self._lives[name]
+        conn = life.conn
+        if conn is None:
+            return
+        from explorer.connection.discovery import list_server
+
+        def merge(page: Page) -> Awaitable[None] | None:
+            if self.catalogue.add_prefix_page(page):
+                self.listener.tree_changed()
+            return self.input_first.gate()
+
+        kinds: tuple[Kind, ...] = ("templates", "resources")
+        result = await list_server(conn, self.settings.bounds, merge, kinds=kinds, prefix=prefix)
+        life.prefixes[prefix] = result
+        self.listener.prefix_listed(name, prefix, result)
+        self.listener.tree_changed()
 
     def refresh(self, name: str) -> bool:
         status = self.catalogue.servers.get(name)

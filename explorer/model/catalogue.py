@@ -120,6 +120,17 @@ class Catalogue:
         self.tree.add_templates(page.templates)
         return self.tree.version != before
 
+    def add_prefix_page(self, page: Page) -> bool:
+        """Merge a page of a listing by prefix (what is under a prefix of a server whose listing stopped
+        at a bound) into the tree, beside what the listing found; True if the tree changed."""
+        status = self.servers.get(page.server)
+        if status is None or status.refreshing:
+            return False
+        before = self.tree.version
+        self.tree.add_resources(page.resources)
+        self.tree.add_templates(page.templates)
+        return self.tree.version != before
+
     def finish_listing(self, name: str, listing: Listing) -> None:
         """Record how a listing ended; a complete refresh replaces the old entries in one step.
 

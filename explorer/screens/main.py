@@ -36,6 +36,7 @@ from explorer.model.contents import classify
 from explorer.model.contents.changes import Update, describe_update
 from explorer.model.copy_as import jsonrpc_read, read_command, uri_for_clipboard
 from explorer.model.navigation import Place
+from explorer.model.tree_filter import is_prefix_query
 from explorer.model.uri_tree import PatternNode, UriNode
 from explorer.sanitize import sanitize_line
 from explorer.screens.adding_servers import ServerAdder
@@ -409,8 +410,22 @@ Every server's resources and templates as one URI-prefix tree.
         self.tree_widget.set_filter(event.value)
 
     @on(Input.Submitted, "#filter")
-    def _filter_submitted(self) -> None:
+    def _filter_submitted(self, event: Input.Submitted) -> None:
         self.tree_widget.focus()
+        if is_prefix_query(event.value):
+            self.list_below(event.value)
+
+    @on(ResourceTree.NodeExpanded)
+    def _expanded(self, event: ResourceTree.NodeExpanded) -> None:
+        self.list_below(event.node.prefix)
+
+    def list_below(self, prefix: str) -> None:
+        """A server whose listing stopped at a bound may have more under `prefix` than it showed: list
+        that subtree on each such server (SEP-1269's `prefix`), so a huge server is browsed on demand."""
+        started = [name for name in self.catalogue.servers if self.supervisor.list_prefix(name, prefix)]
+        if started:
+            names = ", ".join(sanitize_line(name, 40) for name in started)
+            self.notify(f"Listing what is under {sanitize_line(prefix, 120)} on {names}…", markup=False)
 
     def action_goto(self) -> None:
         from explorer.screens.goto import GoToDialog

@@ -117,6 +117,19 @@ class ScreenListener:
             markup=False,
         )
 
+    def prefix_listed(self, name: str, prefix: str, listing: Listing) -> None:
+        where = f"{sanitize_line(name, 40)}: {sanitize_line(prefix, 120)}"
+        if listing.error is not None:
+            problem = redact(listing.error, self.screen.catalogue.servers[name].spec)
+            self.screen.notify(f"{where}: {sanitize_line(problem, 200)}", severity="error", markup=False)
+            return
+        cut = f" (stopped at the {listing.stopped_by} bound)" if listing.stopped_by is not None else ""
+        self.screen.notify(
+            f"{where}: listed {len(listing.resources):,} resources and {len(listing.templates):,} templates "
+            f"under it{cut}",
+            markup=False,
+        )
+
     # -- not the supervisor's: what the screen asks of its listener
 
     def mark_resources(self) -> None:
