@@ -8,7 +8,7 @@ form, what was changed, so nobody is surprised by a `%1B` in the copied URI.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -18,8 +18,12 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from explorer.model.copy_as import jsonrpc_read, read_command, uri_for_clipboard
 from explorer.sanitize import sanitize_line
 from explorer.widgets.lists import VimOptionList
+
+if TYPE_CHECKING:
+    from explorer.screens.main import MainScreen
 
 
 class CopyAsDialog(ModalScreen[str | None]):
@@ -69,3 +73,28 @@ server put in a URI are percent-encoded, never copied raw: pasted into a termina
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+def copy_resource_as(screen: MainScreen, target: tuple[str, str] | None) -> None:
+    """Offer the forms of reading `target` (server, uri) and copy the chosen one (the main screen's `y`)."""
+    if target is None:
+        screen.notify("Highlight or read a resource first.", severity="warning", markup=False)
+        return
+    server, uri = target
+    spec = screen.catalogue.servers[server].spec
+    config = screen.config
+    source = config.source if config is not None else None
+    in_config = config is not None and server in config.servers
+    clip = uri_for_clipboard(uri)
+    command = read_command(spec, uri, protocol=screen.protocol, config_path=source, in_config=in_config)
+    forms = [("URI", clip.text), ("JSON-RPC request", jsonrpc_read(uri)), ("Command line", command)]
+    notes = {"URI": clip.notice().strip(" ()"), "Command line": clip.notice().strip(" ()")}
+
+    def copy(text: str | None) -> None:
+        if text is not None:
+            screen.app.copy_to_clipboard(text)
+            notice = clip.notice() if text in (clip.text, command) else ""
+            screen.notify("Copied: " + sanitize_line(text, 120) + notice, markup=False)
+
+    dialog = CopyAsDialog(uri, forms, notes={key: value for key, value in notes.items() if value})
+    screen.app.push_screen(dialog, copy)

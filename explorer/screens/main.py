@@ -34,7 +34,7 @@ from explorer.input_first import InputFirst
 from explorer.model.catalogue import Catalogue, ServerStatus
 from explorer.model.contents import classify
 from explorer.model.contents.changes import Update, describe_update
-from explorer.model.copy_as import jsonrpc_read, read_command, uri_for_clipboard
+from explorer.model.copy_as import uri_for_clipboard
 from explorer.model.navigation import Place
 from explorer.model.tree_filter import is_prefix_query
 from explorer.model.uri_tree import PatternNode, UriNode
@@ -470,29 +470,9 @@ Every server's resources and templates as one URI-prefix tree.
 
     def action_copy_as(self) -> None:
         """URI, JSON-RPC request or command line for the previewed resource, else the highlighted one."""
-        target = self.highlighted_resource() or self._previewing
-        if target is None:
-            self.notify("Highlight or read a resource first.", severity="warning", markup=False)
-            return
-        server, uri = target
-        spec = self.catalogue.servers[server].spec
-        config = self.config
-        source = config.source if config is not None else None
-        in_config = config is not None and server in config.servers
-        clip = uri_for_clipboard(uri)
-        command = read_command(spec, uri, protocol=self.protocol, config_path=source, in_config=in_config)
-        forms = [("URI", clip.text), ("JSON-RPC request", jsonrpc_read(uri)), ("Command line", command)]
-        notes = {"URI": clip.notice().strip(" ()"), "Command line": clip.notice().strip(" ()")}
+        from explorer.screens.copy_as import copy_resource_as
 
-        def copy(text: str | None) -> None:
-            if text is not None:
-                self.app.copy_to_clipboard(text)
-                notice = clip.notice() if text in (clip.text, command) else ""
-                self.notify("Copied: " + sanitize_line(text, 120) + notice, markup=False)
-
-        from explorer.screens.copy_as import CopyAsDialog
-
-        self.app.push_screen(CopyAsDialog(uri, forms, notes={k: v for k, v in notes.items() if v}), copy)
+        copy_resource_as(self, self.highlighted_resource() or self._previewing)
 
     def action_toggle_pin(self) -> None:
         """Follow the highlighted resource until toggled off (the tree marks it)."""
