@@ -19,7 +19,7 @@ the rules; it is tested without an App). The widget keeps what is Textual's:
   substring queries by a scan that runs in a thread worker when the tree is large (results of a stale
   scan are dropped; what a running scan found so far is shown as it comes, `FilterResult.partial`, and
   `FilterApplied` is posted for the complete result only), re-run at most every `REFILTER_DELAY` while
-  pages arrive.
+  pages arrive. When and where a filter runs is `filter_runs.FilterRuns`; the widget shows the result.
 
 Every server string (segments, names, titles, server names) goes through `sanitize_line` and is painted as
 `rich.segment.Segment`s with explicit styles: nothing here parses markup.
@@ -41,27 +41,23 @@ opens the form (`NodeSelected` for the template).
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable, Sequence, Set
-from contextlib import suppress
 from typing import ClassVar, TypeAlias
 
-from textual import events, work
+from textual import events
 from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.reactive import reactive, var
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
-from textual.timer import Timer
-from textual.worker import get_current_worker
 
 from explorer.model.drilldown import Drill, DrillKey
-from explorer.model.heap import scan_without_collector
-from explorer.model.tree_filter import FilterResult, FilterSummary, compute_filter, is_prefix_query
+from explorer.model.tree_filter import FilterResult, FilterSummary
 from explorer.model.tree_view import Change, Node, TreeRows
 from explorer.model.uri_tree import PatternNode, UriNode, UriTree
 from explorer.widgets.resource_tree import messages
+from explorer.widgets.resource_tree.filter_runs import FilterRuns
 from explorer.widgets.resource_tree.render import Palette, RowPainter, palette_of
 
 __all__ = ["ResourceTree"]
@@ -227,10 +223,7 @@ exactly as the server sent them.
         self._rows = TreeRows(tree, filter_expand=self.FILTER_EXPAND)
         self._painter = RowPainter(self._rows, root_label)
         self._painter.show_servers = show_servers
-        self._filter_text = ""
-        self._filter_token = 0
-        self._filter_pending = False
-        self._refilter_timer: Timer | None = None
+        self._filters = FilterRuns(self)
         self._gen = 0  # style / content generation of cached strips
         self._palette: Palette | None = None
         self._strips: LRUCache[tuple[int, bool, int], Strip] = LRUCache(1024)
@@ -275,7 +268,7 @@ exactly as the server sent them.
 
     @property
     def filter_text(self) -> str:
-        return self._filter_text
+        return self._filters.text
 
     @property
     def filter_result(self) -> FilterResult | None:
@@ -286,7 +279,7 @@ exactly as the server sent them.
     @property
     def filter_pending(self) -> bool:
         """A substring scan is running in the background."""
-        return self._filter_pending
+        return self._filters.pending
 
     @property
     def incomplete_servers(self) -> frozenset[str]:
@@ -348,7 +341,7 @@ exactly as the server sent them.
         if target is None:
             return False
         if rows.filter is not None and not rows.filter_shows(target):
-            self._clear_filter()
+            self.drop_filter()
         self._apply(rows.reveal(target, self.cursor))
         self._scroll_to_line(self.cursor, center=True)
         return True
@@ -368,28 +361,7 @@ exactly as the server sent them.
         scan of a large tree was started in a worker (`FilterApplied` is posted when it lands; stale
         results are dropped). See `explorer.model.tree_filter` for the matching rules and costs.
         """
-        self._filter_token += 1
-        self._filter_text = text
-        if self._refilter_timer is not None:
-            self._refilter_timer.stop()
-            self._refilter_timer = None
-        if not text.strip():
-            self._filter_text = ""
-            self._filter_pending = False
-            if self._rows.filter is not None:
-                self._clear_filter()
-                self.post_message(self.FilterApplied(self, None))
-            return None
-        root = self._rows.tree.root
-        if is_prefix_query(text) or root.resource_count + root.template_count <= self.SYNC_FILTER_LIMIT:
-            tree = self._rows.tree
-            result = compute_filter(tree, text, limit=self.FILTER_LIMIT, expand=self.FILTER_EXPAND)
-            self._filter_pending = False
-            self._apply_filter(result)
-            return result.summary
-        self._filter_pending = True
-        self._filter_worker(text, self._filter_token)
-        return None
+        return self._filters.set(text)
 
     @property
     def cursor_drill(self) -> Drill | None:
@@ -455,7 +427,7 @@ exactly as the server sent them.
         for pattern, drill in change.drills:
             self.post_message(self.DrillRequested(self, pattern, drill))
         if change.refilter:
-            self._schedule_refilter()
+            self._filters.schedule_refilter()
 
     def _post_highlight(self) -> None:
         node = self.cursor_node
@@ -567,74 +539,17 @@ exactly as the server sent them.
 
     # ------------------------------------------------------------------------------------ filter
 
-    def _apply_filter(self, result: FilterResult) -> None:
+    def show_filter(self, result: FilterResult, *, final: bool = True) -> None:
+        """Show a filter's result; a final one (not a running scan's partial one) is announced."""
         self._apply(self._rows.apply_filter(result, self.cursor))
         self._scroll_to_line(self.cursor, center=True)
-        self.post_message(self.FilterApplied(self, result.summary))
+        if final:
+            self.post_message(self.FilterApplied(self, result.summary))
 
-    def _clear_filter(self) -> None:
+    def drop_filter(self) -> None:
+        """Show the whole tree again (the filter's own state is `FilterRuns`')."""
         self._apply(self._rows.clear_filter(self.cursor))
         self._scroll_to_line(self.cursor, center=True)
-
-    def _schedule_refilter(self) -> None:
-        if self._refilter_timer is None and self.is_attached:
-            self._refilter_timer = self.set_timer(self.REFILTER_DELAY, self._refilter)
-
-    def _refilter(self) -> None:
-        self._refilter_timer = None
-        active = self._rows.filter
-        tree = self._rows.tree
-        if active is None or active.version == tree.version or self._filter_pending:
-            return
-        self._filter_token += 1
-        root = tree.root
-        if root.resource_count + root.template_count <= self.SYNC_FILTER_LIMIT:
-            self._apply_filter(
-                compute_filter(tree, active.text, limit=self.FILTER_LIMIT, expand=self.FILTER_EXPAND)
-            )
-        else:
-            self._filter_pending = True
-            self._filter_worker(active.text, self._filter_token)
-
-    @work(thread=True, exclusive=True, group="tree-filter")
-    def _filter_worker(self, text: str, token: int) -> None:
-        """Substring scan off the UI thread; a newer `set_filter` makes this result stale."""
-        worker = get_current_worker()
-
-        def stale() -> bool:
-            time.sleep(0)  # let the UI thread take the GIL now rather than after the switch interval
-            return worker.is_cancelled or token != self._filter_token
-
-        def progress(partial: FilterResult) -> None:
-            if partial.total and not stale():  # "no match" is not shown before the scan is over
-                with suppress(RuntimeError):  # the app is shutting down
-                    self.app.call_from_thread(self._deliver_partial, partial, token)
-
-        with scan_without_collector():  # the scan's big containers, walked by every collection: see heap
-            result = compute_filter(
-                self._rows.tree,
-                text,
-                limit=self.FILTER_LIMIT,
-                expand=self.FILTER_EXPAND,
-                cancelled=stale,
-                progress=progress,
-            )
-        if result.cancelled or stale():
-            return
-        with suppress(RuntimeError):  # the app is shutting down
-            self.app.call_from_thread(self._deliver_filter, result, token)
-
-    def _deliver_partial(self, result: FilterResult, token: int) -> None:
-        """What a running scan found so far: shown at once (`filter_pending` stays True; no message)."""
-        if token == self._filter_token:
-            self._apply(self._rows.apply_filter(result, self.cursor))
-            self._scroll_to_line(self.cursor, center=True)
-
-    def _deliver_filter(self, result: FilterResult, token: int) -> None:
-        if token != self._filter_token:
-            return  # a newer filter (or a clear) came in meanwhile
-        self._filter_pending = False
-        self._apply_filter(result)
 
     # -------------------------------------------------------------------------------- rendering
 
