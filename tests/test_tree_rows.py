@@ -22,6 +22,7 @@ from explorer.model.tree_filter import compute_filter
 from explorer.model.tree_view import EXPAND_CHILDREN_LIMIT, Change, Node, Row, TreeRows
 from explorer.model.uri_tree import PatternNode, UriNode, UriTree
 from tests.factories import res, tpl
+from tests.helpers.tree_walk import depth_first
 
 SERVERS = ("s1", "s2", "s3")
 
@@ -445,7 +446,7 @@ def test_prefix_filter_recomputed_on_model_change() -> None:
 @given(st.lists(st.tuples(st.sampled_from(SERVERS), uris), max_size=25))
 @settings(max_examples=80, deadline=None)
 def test_everything_expanded_shows_the_trie_depth_first(entries: list[tuple[str, str]]) -> None:
-    """An independent oracle: with every node expanded, the lines are `UriTree.iter_depth_first`."""
+    """An independent oracle: with every node expanded, the lines are the plain walk of `depth_first`."""
     tree = UriTree()
     tree.add_resources(res(server, uri) for server, uri in entries)
     rows = TreeRows(tree)
@@ -455,5 +456,5 @@ def test_everything_expanded_shows_the_trie_depth_first(entries: list[tuple[str,
         if row.block is None and rows.expandable(row):
             rows.expand(line_no, 0)
         line_no += 1
-    expected = [(r.depth + 1, r.label, r.node) for r in tree.iter_depth_first(collapse=True)]
+    expected = [(r.depth + 1, r.label, r.node) for r in depth_first(tree, collapse=True)]
     assert [(row.depth, row.label, row.node) for row in rows][1:] == expected

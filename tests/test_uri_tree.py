@@ -22,6 +22,7 @@ from explorer.model.entries import ResourceEntry, TemplateEntry
 from explorer.model.natural import natural_key
 from explorer.model.uri_tree import PatternNode, UriNode, UriTree, join_segments, segment_uri
 from tests.factories import res, tpl
+from tests.helpers.tree_walk import depth_first
 from tests.helpers.work import count_steps
 
 
@@ -383,9 +384,9 @@ def test_depth_first_rows_and_json() -> None:
     tree = UriTree()
     tree.add_resources([res("a", "docs://help/intro"), res("b", "docs://help/intro"), res("a", "urn:x")])
     tree.add_templates([tpl("a", "docs://help/{id}")])
-    rows = [(r.depth, r.label) for r in tree.iter_depth_first()]
+    rows = [(r.depth, r.label) for r in depth_first(tree)]
     assert rows == [(0, "docs://"), (1, "help"), (2, "{id}"), (2, "intro"), (0, "urn:"), (1, "x")]
-    collapsed = [(r.depth, r.label) for r in tree.iter_depth_first(collapse=True)]
+    collapsed = [(r.depth, r.label) for r in depth_first(tree, collapse=True)]
     assert collapsed == [(0, "docs://help"), (1, "{id}"), (1, "intro"), (0, "urn:x")]
     data = tree_json(tree)
     json.dumps(data)  # plain JSON types only
@@ -414,7 +415,7 @@ def test_deep_uri_needs_no_recursion() -> None:
     tree.add_resources([res("a", uri)])
     tree.add_templates([tpl("a", uri + "/{x}")])
     assert [e.uri for e in tree.resources_under("x://h/d/d")] == [uri]
-    assert len(list(tree.iter_depth_first())) == depth + 3
+    assert len(list(depth_first(tree))) == depth + 3
     written: list[bytes] = []
     write_tree_json(tree, written.append)  # streamed without recursion (the parser would need it)
     assert b"".join(written).count(b'"segment"') == depth + 3 + 1

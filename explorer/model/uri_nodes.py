@@ -23,7 +23,6 @@ __all__ = [
     "Counts",
     "NodeKids",
     "PatternNode",
-    "Row",
     "UriNode",
     "child_order_key",
     "sorted_entries",
@@ -67,14 +66,6 @@ class Counts(NamedTuple):
     @property
     def total(self) -> int:
         return self.resources + self.templates
-
-
-class Row(NamedTuple):
-    """One line of a depth-first rendering; `label` is the (possibly collapsed) segment text."""
-
-    depth: int
-    node: UriNode | PatternNode
-    label: str
 
 
 class NodeKids:

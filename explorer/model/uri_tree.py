@@ -27,7 +27,7 @@ Templates are pattern nodes: ``docs://help/{id}`` is a `PatternNode` labelled ``
 - ``servers(node)`` servers of the node's own resources and pattern children; ``subtree_servers(node)``
   servers with anything (a resource or a template) at or below the node; ``server_counts(server)``.
 - ``pattern_for(uri_template) -> PatternNode | None``: the pattern node of a template text.
-- ``version`` grows on every mutation; ``iter_depth_first()`` rows in display order.
+- ``version`` grows on every mutation.
 - ``UriNode.entries`` the node's own resources (one per server, by server name), without a mapping view;
   ``UriNode.first_entry`` the first one listed. (Rendering, text and JSON, is the CLI's: `explorer.cli`.)
 
@@ -59,7 +59,6 @@ from explorer.model.uri_nodes import (
     Counts,
     NodeKids,
     PatternNode,
-    Row,
     UriNode,
     child_order_key,
     sorted_entries,
@@ -70,7 +69,6 @@ from explorer.model.uri_segments import SEPARATOR, TAILS, join_segments, segment
 __all__ = [
     "Counts",
     "PatternNode",
-    "Row",
     "UriNode",
     "UriTree",
     "child_order_key",
@@ -613,35 +611,3 @@ class UriTree:
             if kids is not None and kids.patterns:
                 templates += sum(1 for p in kids.patterns.values() if p.uri_template.startswith(prefix))
         return Counts(resources, templates)
-
-    # ---------------------------------------------------------------------------------- rendering
-
-    def iter_depth_first(
-        self, start: UriNode | None = None, *, collapse: bool = False, max_depth: int | None = None
-    ) -> Iterator[Row]:
-        """Rows below `start` (default root; depth 0 = its children): patterns first, then children.
-
-        `collapse` makes a chain of single children one row; `max_depth` stops at rows of that depth
-        (nothing below them is visited).
-        """
-        top = self.root if start is None else start
-        if max_depth is not None and max_depth <= 0:
-            return
-        stack: list[tuple[int, UriNode | PatternNode]] = [(0, item) for item in self._items(top)[::-1]]
-        while stack:
-            depth, item = stack.pop()
-            if isinstance(item, PatternNode):
-                yield Row(depth, item, item.label)
-                continue
-            label = item.segment
-            if collapse:
-                label = self.chain_label(item)
-                item = self.chain_end(item)
-            yield Row(depth, item, label)
-            if max_depth is None or depth + 1 < max_depth:
-                stack.extend((depth + 1, child) for child in self._items(item)[::-1])
-
-    def _items(self, node: UriNode) -> list[UriNode | PatternNode]:
-        items: list[UriNode | PatternNode] = list(sorted_patterns(node))
-        items.extend(self.children(node))
-        return items
