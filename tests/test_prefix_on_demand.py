@@ -49,6 +49,10 @@ async def test_expanding_a_folder_of_a_stopped_listing_lists_that_folder() -> No
         assert before < folder.resource_count <= before + 40
         assert tree.root.resource_count - folder.resource_count == outside
         assert "listed 40 resources" in told(app) and "(stopped at the max_items bound)" in told(app)
+        # The server's row counts what the tree shows: the listing's 40, and what the prefix added.
+        added = folder.resource_count - before
+        status = screen.catalogue.servers["demo"]
+        assert status.progress_text().startswith(f"40 resources (+{added} listed by prefix)")
         # Asked once: expanding it again does not list it again.
         asked = len(prefixes_sent(app))
         screen.tree_widget.collapse_node(folder)

@@ -39,6 +39,7 @@ class ServerStatus:
     pages_seen: int = 0
     items_seen: int = 0
     login: LoginPrompt | None = None  # an OAuth login waiting for the user while connecting
+    by_prefix: int = 0  # resources in the tree that listings by prefix added to what the listing found
 
     @property
     def name(self) -> str:
@@ -63,6 +64,9 @@ class ServerStatus:
             items = sum(listing.count(kind) for kind in KINDS) if listing is not None else 0
             return f"listing… ({items:,} items)"
         text = listing.offer_summary() if listing is not None else ""
+        if self.by_prefix:  # next to the listing's own count of resources, which it adds to
+            first, dot, rest = text.partition(" · ")
+            text = f"{first} (+{self.by_prefix:,} listed by prefix){dot}{rest}"
         if self.refreshing:
             return text + " · refreshing…"
         if listing is not None and listing.skipped:
@@ -118,6 +122,8 @@ class Catalogue:
         before = self.tree.version
         self.tree.add_resources(page.resources)
         self.tree.add_templates(page.templates)
+        if status.by_prefix:
+            self._count_by_prefix(status)  # a continued listing finds what a prefix listing added
         return self.tree.version != before
 
     def add_prefix_page(self, page: Page) -> bool:
@@ -129,7 +135,13 @@ class Catalogue:
         before = self.tree.version
         self.tree.add_resources(page.resources)
         self.tree.add_templates(page.templates)
+        self._count_by_prefix(status)
         return self.tree.version != before
+
+    def _count_by_prefix(self, status: ServerStatus) -> None:
+        """What the tree holds of the server beyond what its listing found: added by prefix listings."""
+        listed = len(status.listing.resources) if status.listing is not None else 0
+        status.by_prefix = max(0, self.tree.server_counts(status.name).resources - listed)
 
     def finish_listing(self, name: str, listing: Listing) -> None:
         """Record how a listing ended; a complete refresh replaces the old entries in one step.
@@ -144,6 +156,7 @@ class Catalogue:
                 status.pending = None
             if listing.complete:
                 self.tree.replace_server(name, listing.resources, listing.templates)
+                status.by_prefix = 0  # what listings by prefix added went with the old entries
                 status.listing = listing
                 status.state = "ready"
                 status.error = status.error_code = status.error_data = None
