@@ -30,6 +30,7 @@ from explorer.connection.completion import Completer
 from explorer.connection.errors import ServerFault
 from explorer.connection.stdio import settle_server_stops
 from explorer.connection.supervisor import Settings, Supervisor
+from explorer.deferred import Deferred
 from explorer.input_first import InputFirst
 from explorer.model.catalogue import Catalogue, ServerStatus
 from explorer.model.contents import classify
@@ -213,7 +214,7 @@ Every server's resources and templates as one URI-prefix tree.
             self.adder.ask_inputs_then(name, self.connect)
             return
         self.run_worker(
-            self.supervisor.run(name),
+            Deferred(self.supervisor.run, name),
             group=f"conn-{name}",
             exclusive=True,
             exit_on_error=False,
@@ -261,7 +262,7 @@ Every server's resources and templates as one URI-prefix tree.
 
     @on(ResourceTree.DrillRequested)
     def _drill_requested(self, event: ResourceTree.DrillRequested) -> None:
-        self.run_worker(self._drill(event), group="drill", exit_on_error=False)
+        self.run_worker(Deferred(self._drill, event), group="drill", exit_on_error=False)
 
     async def _drill(self, event: ResourceTree.DrillRequested) -> None:
         """Completion for a drilled template variable (on a connected server of it), shown in the tree."""
@@ -310,7 +311,8 @@ Every server's resources and templates as one URI-prefix tree.
     def resume_following(self, name: str) -> None:
         """`name` (re)connected: follow the previewed resource again when it is that server's."""
         if self._previewing is not None and self._previewing[0] == name:
-            self.run_worker(self.supervisor.preview(*self._previewing), group="follow", exit_on_error=False)
+            follow = Deferred(self.supervisor.preview, *self._previewing)
+            self.run_worker(follow, group="follow", exit_on_error=False)
 
     async def reread_if_previewed(self, server: str, uri: str) -> None:
         """A followed resource changed: read it again, with what changed, when it is the one previewed."""
@@ -329,8 +331,9 @@ Every server's resources and templates as one URI-prefix tree.
         self.query_one(ContentPreview).show_loading(uri)
         self._previewing = (server, uri)
         self._versions.pop((server, uri), None)
-        self.run_worker(self._read(server, uri, cap), group="preview", exclusive=True, exit_on_error=False)
-        self.run_worker(self.supervisor.preview(server, uri), group="follow", exit_on_error=False)
+        reading = Deferred(self._read, server, uri, cap)
+        self.run_worker(reading, group="preview", exclusive=True, exit_on_error=False)
+        self.run_worker(Deferred(self.supervisor.preview, server, uri), group="follow", exit_on_error=False)
 
     async def _read(self, server: str, uri: str, cap: int | None, *, changed: bool = False) -> None:
         preview = self.query_one(ContentPreview)
@@ -496,7 +499,7 @@ Every server's resources and templates as one URI-prefix tree.
             verb = "Following" if pinned else "No longer following"
             self.notify(f"{verb} {sanitize_line(uri, 200)}.", markup=False)
 
-        self.run_worker(toggle(), group="follow", exit_on_error=False)
+        self.run_worker(Deferred(toggle), group="follow", exit_on_error=False)
 
     def action_refresh(self) -> None:
         for name, status in self.catalogue.servers.items():

@@ -30,6 +30,7 @@ from explorer.connection.completion import Completer
 from explorer.connection.discovery import list_server
 from explorer.connection.errors import ServerFault
 from explorer.connection.session import ServerConnection
+from explorer.deferred import Deferred
 from explorer.history import History, HistoryValues
 from explorer.model.copy_as import jsonrpc_prompt, prompt_command, text_for_clipboard
 from explorer.model.fields import FieldSpec, check_prompt
@@ -310,7 +311,10 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
                 continue
             self.listings[name] = ServerPrompts(name)
             self.run_worker(
-                self._list(name, conn), group=f"prompts-list-{name}", exclusive=True, exit_on_error=False
+                Deferred(self._list, name, conn),
+                group=f"prompts-list-{name}",
+                exclusive=True,
+                exit_on_error=False,
             )
         self._render_list()
 
@@ -426,7 +430,10 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
         self.refresh_bindings()
         self.result_view.show_loading(entry.server, entry.name)
         self.run_worker(
-            self._get(entry, dict(arguments)), group="prompts-get", exclusive=True, exit_on_error=False
+            Deferred(self._get, entry, dict(arguments)),
+            group="prompts-get",
+            exclusive=True,
+            exit_on_error=False,
         )
 
     async def _get(self, entry: PromptEntry, arguments: dict[str, str]) -> None:

@@ -30,6 +30,7 @@ from textual.widgets.option_list import Option
 
 from explorer.config import redact
 from explorer.connection.live import LogEntry, Progress
+from explorer.deferred import Deferred
 from explorer.model.catalogue import ServerStatus
 from explorer.model.entries import ToolEntry
 from explorer.model.overview import instructions_text, overview_facts
@@ -202,7 +203,7 @@ On the Log tab choose the level of entries the server sends. `c` copies the over
             if problem is not None:
                 self.notify(sanitize_line(problem, 300), severity="warning", markup=False)
 
-        self.run_worker(change(), group="log-level", exclusive=True, exit_on_error=False)
+        self.run_worker(Deferred(change), group="log-level", exclusive=True, exit_on_error=False)
 
     def action_close(self) -> None:
         self.dismiss(None)

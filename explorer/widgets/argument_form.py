@@ -28,6 +28,7 @@ from textual.timer import Timer
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from explorer.deferred import Deferred
 from explorer.history import HistoryValues
 from explorer.model.fields import FieldSpec, format_value
 from explorer.model.suggestions import Suggestions
@@ -315,7 +316,7 @@ One line per variable or argument. The label shows how the template writes the v
             return
         name, value = field_input.field_name, field_input.value
         self.run_worker(
-            self._fetch(field_input, name, value, self._other_values(name), token),
+            Deferred(self._fetch, field_input, name, value, self._other_values(name), token),
             group="argument-form-complete",
             exclusive=True,
             exit_on_error=False,
