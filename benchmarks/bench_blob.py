@@ -11,27 +11,16 @@ from __future__ import annotations
 
 import argparse
 import base64
-import gc
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from best_of import best
+
 from explorer.model.contents.binary import decode_prefix
 
 CAP = 1_000_000
-
-
-def best(action: Callable[[], object], repeat: int = 5) -> float:
-    result = float("inf")
-    for _ in range(repeat):
-        gc.collect()
-        started = time.perf_counter()
-        action()
-        result = min(result, time.perf_counter() - started)
-    return result
 
 
 def main() -> None:
@@ -42,15 +31,15 @@ def main() -> None:
     blob = "QUJD" * (size // 3) + "QUI="
     wrapped = base64.encodebytes(b"ABC" * (size // 3)).decode("ascii")  # 76-character lines
     prefix = blob[: 4 * (CAP // 3 + 1)]
-    whole = best(lambda: base64.b64decode(blob, validate=True))
-    floor = best(lambda: base64.b64decode(prefix, validate=True))
+    whole = best(lambda: base64.b64decode(blob, validate=True), repeat=5)
+    floor = best(lambda: base64.b64decode(prefix, validate=True), repeat=5)
     print(f"blob of {size:,} bytes, cap {CAP:,} bytes; seconds are the best of 5")
     print(f"{'what':<46}{'ms':>10}{'x whole decode':>16}")
     rows = [
         ("b64decode of the whole blob (baseline)", whole),
         ("b64decode of the capped prefix (floor)", floor),
-        ("decode_prefix, one line", best(lambda: decode_prefix(blob, CAP))),
-        ("decode_prefix, 76-character lines", best(lambda: decode_prefix(wrapped, CAP))),
+        ("decode_prefix, one line", best(lambda: decode_prefix(blob, CAP), repeat=5)),
+        ("decode_prefix, 76-character lines", best(lambda: decode_prefix(wrapped, CAP), repeat=5)),
     ]
     for label, seconds in rows:
         print(f"{label:<46}{1000 * seconds:>10.2f}{seconds / whole:>15.2f}x")

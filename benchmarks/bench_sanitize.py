@@ -11,14 +11,14 @@ zero-width characters, surrogates, tags). Each figure is the best of several run
 from __future__ import annotations
 
 import argparse
-import gc
 import re
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from best_of import best
 
 from explorer.sanitize import _tables, is_clean, json_escape_unsafe, sanitize
 
@@ -27,16 +27,6 @@ BASELINE = re.compile(
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\xad\u061c\u180e\u200b-\u200f\u2028\u2029\u202a-\u202e"
     "\u2060-\u206f\ud800-\udfff\ufeff\ufff9-\ufffb\U000e0000-\U000e007f]"
 )
-
-
-def best(action: Callable[[], object], repeat: int = 15) -> float:
-    result = float("inf")
-    for _ in range(repeat):
-        gc.collect()
-        started = time.perf_counter()
-        action()
-        result = min(result, time.perf_counter() - started)
-    return result
 
 
 def texts(size: int) -> dict[str, str]:
@@ -61,10 +51,10 @@ def main() -> None:
     print(f"tables built on first use in {1000 * (time.perf_counter() - started):.1f} ms")
     print(f"{'text':<22}{'baseline scan':>15}{'sanitize':>12}{'ratio':>8}{'is_clean':>11}{'json':>10}")
     for name, text in texts(args.size).items():
-        baseline = best(lambda text=text: BASELINE.search(text))
-        full = best(lambda text=text: sanitize(text, limit=None))
-        clean = best(lambda text=text: is_clean(text))
-        as_json = best(lambda text=text: json_escape_unsafe(text))
+        baseline = best(lambda text=text: BASELINE.search(text), repeat=15)
+        full = best(lambda text=text: sanitize(text, limit=None), repeat=15)
+        clean = best(lambda text=text: is_clean(text), repeat=15)
+        as_json = best(lambda text=text: json_escape_unsafe(text), repeat=15)
         ratio = f"{full / baseline:>7.1f}x" if name != "hostile" else f"{'-':>8}"
         print(
             f"{name:<22}{1000 * baseline:>12.2f} ms{1000 * full:>9.2f} ms{ratio}"
@@ -74,8 +64,8 @@ def main() -> None:
     # The capped path looks at a window of about twice the limit: a huge string with its only escape at
     # the end costs what a short one does, far less than one scan of the whole.
     huge = "x" * (5 * args.size) + "\x1b"
-    capped = best(lambda: sanitize(huge, limit=100))
-    scan = best(lambda: BASELINE.search(huge))
+    capped = best(lambda: sanitize(huge, limit=100), repeat=15)
+    scan = best(lambda: BASELINE.search(huge), repeat=15)
     print(
         f"sanitize(limit=100) of {len(huge):,} characters: {1000 * capped:.3f} ms, "
         f"{capped / scan:.4f}x one baseline scan of it ({1000 * scan:.2f} ms)"

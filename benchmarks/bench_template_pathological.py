@@ -11,25 +11,14 @@ no choice to make. Best of several runs.
 from __future__ import annotations
 
 import argparse
-import gc
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from best_of import best
+
 from explorer.model.templates import diagnose, match
-
-
-def best(action: Callable[[], object], repeat: int = 3) -> float:
-    result = float("inf")
-    for _ in range(repeat):
-        gc.collect()
-        started = time.perf_counter()
-        action()
-        result = min(result, time.perf_counter() - started)
-    return result
 
 
 def cases(length: int) -> list[tuple[str, str, str]]:
