@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from textual.timer import Timer
 from textual.worker import get_current_worker
 
-from explorer.model.heap import scan_without_collector
+from explorer.model.heap import big_change, freeze_if_big, scan_without_collector
 from explorer.model.tree_filter import FilterResult, FilterSummary, compute_filter, is_prefix_query
 
 if TYPE_CHECKING:
@@ -84,7 +84,9 @@ class FilterRuns:
 
     def _compute(self, text: str) -> FilterResult:
         tree = self.tree
-        return compute_filter(tree.uri_tree, text, limit=tree.FILTER_LIMIT, expand=tree.FILTER_EXPAND)
+        root = tree.uri_tree.root
+        with big_change(root.resource_count + root.template_count):  # its sets of a million nodes
+            return compute_filter(tree.uri_tree, text, limit=tree.FILTER_LIMIT, expand=tree.FILTER_EXPAND)
 
     def _scan_in_thread(self, text: str, token: int) -> None:
         scan = partial(self._scan, text, token)
@@ -113,6 +115,8 @@ class FilterRuns:
                 cancelled=stale,
                 progress=progress,
             )
+            root = tree.uri_tree.root
+            freeze_if_big(root.resource_count + root.template_count)  # while the collector is still off
         if result.cancelled or stale():
             return
         with suppress(RuntimeError):  # the app is shutting down

@@ -41,8 +41,8 @@ opens the form (`NodeSelected` for the template).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence, Set
-from typing import ClassVar, TypeAlias
+from collections.abc import Callable, Iterable, Sequence, Set
+from typing import ClassVar, ParamSpec, TypeAlias
 
 from textual import events
 from textual.binding import Binding, BindingType
@@ -53,6 +53,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from explorer.model.drilldown import Drill, DrillKey
+from explorer.model.heap import big_change
 from explorer.model.tree_filter import FilterResult, FilterSummary
 from explorer.model.tree_view import Change, Node, TreeRows
 from explorer.model.uri_tree import PatternNode, UriNode, UriTree
@@ -61,6 +62,9 @@ from explorer.widgets.resource_tree.filter_runs import FilterRuns
 from explorer.widgets.resource_tree.render import Palette, RowPainter, palette_of
 
 __all__ = ["ResourceTree"]
+
+
+P = ParamSpec("P")
 
 
 class ResourceTree(ScrollView, can_focus=True):
@@ -323,7 +327,7 @@ exactly as the server sent them.
 
     def rebuild(self) -> None:
         """Make every line again from the model, keeping expansions, filter and cursor (see `TreeRows`)."""
-        self._apply(self._rows.rebuild(self.cursor))
+        self._change(self._rows.rebuild, self.cursor)
 
     def model_changed(self) -> None:
         """Bring the lines up to date after the tree changed (a page merged, a server refreshed or removed).
@@ -331,7 +335,7 @@ exactly as the server sent them.
         Visits the expanded nodes only; expanded nodes stay expanded (by prefix), new children of expanded
         nodes get lines, the cursor stays on its node (or moves to the nearest surviving ancestor).
         """
-        self._apply(self._rows.model_changed(self.cursor))
+        self._change(self._rows.model_changed, self.cursor)
 
     def select_prefix(self, prefix: str) -> bool:
         """Move the cursor to the node for `prefix` (or the pattern whose template text it is), expanding
@@ -342,17 +346,17 @@ exactly as the server sent them.
             return False
         if rows.filter is not None and not rows.filter_shows(target):
             self.drop_filter()
-        self._apply(rows.reveal(target, self.cursor))
+        self._change(rows.reveal, target, self.cursor)
         self._scroll_to_line(self.cursor, center=True)
         return True
 
     def expand_node(self, node: UriNode) -> None:
         """Expand `node` (its ancestors too, so it is on screen)."""
-        self._apply(self._rows.expand_node(node, self.cursor))
+        self._change(self._rows.expand_node, node, self.cursor)
 
     def collapse_node(self, node: UriNode) -> None:
         """Collapse `node` if its row is expanded."""
-        self._apply(self._rows.collapse_node(node, self.cursor))
+        self._change(self._rows.collapse_node, node, self.cursor)
 
     def set_filter(self, text: str) -> FilterSummary | None:
         """Filter the tree ("" clears): prefix query when `text` starts with a scheme, else substring.
@@ -411,6 +415,14 @@ exactly as the server sent them.
     def _move(self, line: int, *, center: bool = False) -> None:
         self.cursor = line
         self._scroll_to_line(self.cursor, center=center)
+
+    def _change(self, operation: Callable[P, Change], *args: P.args, **kwargs: P.kwargs) -> None:
+        """Run one operation of the row model and act on what it did; in a big tree what it leaves alive
+        is kept away from the collector (`heap.big_change`)."""
+        root = self._rows.tree.root
+        with big_change(root.resource_count + root.template_count):
+            change = operation(*args, **kwargs)
+        self._apply(change)
 
     def _apply(self, change: Change) -> None:
         """Act on what an operation of the row model did: repaint, cursor, messages (in the order the
@@ -475,7 +487,7 @@ exactly as the server sent them.
         rows, line = self._rows, self.cursor
         row = rows.row(line)
         if row.block is not None:  # close a drill, or collapse
-            self._apply(rows.collapse(line, line) if row.kind == "node" else rows.close_drill(line, line))
+            self._change(rows.collapse if row.kind == "node" else rows.close_drill, line, line)
         elif row.parent is not None:
             self._move(rows.line_of(row.parent))
 
@@ -483,7 +495,7 @@ exactly as the server sent them.
         rows, line = self._rows, self.cursor
         row = rows.row(line)
         if row.block is None:  # expand, or drill a template or candidate
-            self._apply(rows.expand(line, line) if row.kind == "node" else rows.open_drill(line, line))
+            self._change(rows.expand if row.kind == "node" else rows.open_drill, line, line)
         elif row.size:
             self._move(line + 1)
 
@@ -491,11 +503,9 @@ exactly as the server sent them.
         rows, line = self._rows, self.cursor
         row = rows.row(line)
         if row.kind == "node":
-            self._apply(rows.collapse(line, line) if row.block is not None else rows.expand(line, line))
+            self._change(rows.collapse if row.block is not None else rows.expand, line, line)
         else:
-            self._apply(
-                rows.close_drill(line, line) if row.block is not None else rows.open_drill(line, line)
-            )
+            self._change(rows.close_drill if row.block is not None else rows.open_drill, line, line)
 
     def action_select(self) -> None:
         row = self._rows.row(self.cursor)
@@ -516,10 +526,10 @@ exactly as the server sent them.
     def action_expand_children(self) -> None:
         """Expand the cursor's node and (up to 1,000 of) its children, one level."""
         line = self.cursor
-        self._apply(self._rows.expand_children(line, line))
+        self._change(self._rows.expand_children, line, line)
 
     def action_collapse_all(self) -> None:
-        self._apply(self._rows.collapse_all(self.cursor))
+        self._change(self._rows.collapse_all, self.cursor)
         self._scroll_to_line(self.cursor, center=True)
 
     async def _on_click(self, event: events.Click) -> None:
@@ -541,14 +551,14 @@ exactly as the server sent them.
 
     def show_filter(self, result: FilterResult, *, final: bool = True) -> None:
         """Show a filter's result; a final one (not a running scan's partial one) is announced."""
-        self._apply(self._rows.apply_filter(result, self.cursor))
+        self._change(self._rows.apply_filter, result, self.cursor)
         self._scroll_to_line(self.cursor, center=True)
         if final:
             self.post_message(self.FilterApplied(self, result.summary))
 
     def drop_filter(self) -> None:
         """Show the whole tree again (the filter's own state is `FilterRuns`')."""
-        self._apply(self._rows.clear_filter(self.cursor))
+        self._change(self._rows.clear_filter, self.cursor)
         self._scroll_to_line(self.cursor, center=True)
 
     # -------------------------------------------------------------------------------- rendering
