@@ -65,7 +65,7 @@ async def test_connect_a_command_line_then_remove_it_and_keep_the_other(isolated
         await wait_settled(pilot, app)
         assert _servers_in_tree(app) == {"first", added}
         screen.adder.remove_server(added)
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: _servers_in_tree(app) == {"first"})
         assert list(screen.catalogue.servers) == ["first"]
         assert _servers_in_tree(app) == {"first"}  # its nodes gone, the other server's all there
 

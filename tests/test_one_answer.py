@@ -44,7 +44,7 @@ async def test_after_a_go_to_c_y_and_the_details_act_on_the_uri_gone_to() -> Non
             values={"region": "eu-west", "service": "checkout"},
         )
         screen._go_to(target)
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: screen.highlighted_uri() == LATEST)
         node = screen.tree_widget.cursor_node
         assert node.prefix == "metrics://eu-west/checkout"  # type: ignore[union-attr]  # the nearest node
         assert screen.highlighted_uri() == LATEST

@@ -9,8 +9,10 @@ widget's place on the screen is the widget itself (not clipped away, not covered
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import pytest
+from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import Button, Static
 
@@ -73,13 +75,19 @@ async def test_template_form_keeps_its_uri_preview_hints_and_suggestions_in_sigh
         assert "metrics://eu-west//latest" in str(preview.render())
 
 
+async def open_prompts(app: ExplorerApp, pilot: Pilot[Any]) -> PromptsScreen:
+    """`p`, then wait until the prompts are listed."""
+    await pilot.press("p")
+    await wait_for(pilot, lambda: isinstance(app.screen, PromptsScreen) and app.screen.is_mounted)
+    prompts = app.screen
+    assert isinstance(prompts, PromptsScreen)
+    await wait_for(pilot, lambda: any(s.state == "ready" for s in prompts.listings.values()))
+    return prompts
+
+
 async def test_prompt_form_keeps_its_hints_in_sight_and_scrolls_to_the_focused_field() -> None:
     async with settled_app(demo_spec(), size=SMALL) as (app, pilot):
-        await pilot.press("p")
-        await wait_for(pilot, lambda: isinstance(app.screen, PromptsScreen) and app.screen.is_mounted)
-        prompts = app.screen
-        assert isinstance(prompts, PromptsScreen)
-        await wait_for(pilot, lambda: any(s.state == "ready" for s in prompts.listings.values()))
+        await open_prompts(app, pilot)
         await pilot.press("enter")  # summarize-chapter: three arguments, each with a description
         await wait_for(pilot, lambda: isinstance(app.screen, PromptFormScreen) and app.screen.is_mounted)
         form = app.screen.query_one(ArgumentForm)
@@ -87,38 +95,35 @@ async def test_prompt_form_keeps_its_hints_in_sight_and_scrolls_to_the_focused_f
         assert "ctrl+s" in str(status.render())
         for name in ("chapter", "audience", "length"):
             form.focus_field(name)
-            await pilot.pause(0.2)
-            assert in_sight(app, form.input_for(name)), name
-            assert in_sight(app, status), name
+            # The scroll to the focused field lands a frame or more later (more on a busy machine).
+            await wait_for(
+                pilot, lambda name=name: in_sight(app, form.input_for(name)) and in_sight(app, status)
+            )
 
 
 async def test_every_key_of_the_footer_is_in_sight_on_the_prompts_view_with_a_result() -> None:
     async with settled_app(demo_spec(), size=SMALL) as (app, pilot):
-        await pilot.press("p")
-        await wait_for(pilot, lambda: isinstance(app.screen, PromptsScreen) and app.screen.is_mounted)
-        prompts = app.screen
-        assert isinstance(prompts, PromptsScreen)
-        await wait_for(pilot, lambda: any(s.state == "ready" for s in prompts.listings.values()))
+        prompts = await open_prompts(app, pilot)
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, PromptFormScreen) and app.screen.is_mounted)
         app.screen.query_one(ArgumentForm).set_text("chapter", "pagination")
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: app.screen is prompts and prompts.result_view.state == "result")
-        await pilot.pause(0.3)
+        await wait_for(
+            pilot, lambda: len(prompts.query("FooterKey")) >= 7
+        )  # esc, t, r, y, q, ? and the palette's
         keys = list(prompts.query("FooterKey"))
-        assert len(keys) >= 7  # esc, t, r, y, q, ? and the palette's
-        for key in keys:
-            assert in_sight(app, key), getattr(key, "description", key)
+        await wait_for(pilot, lambda: all(in_sight(app, key) for key in keys))
 
 
 async def test_connect_dialog_keeps_its_buttons_in_sight() -> None:
     async with settled_app(demo_spec(), size=SMALL) as (app, pilot):
         await pilot.press("n")
         await wait_for(pilot, lambda: isinstance(app.screen, ConnectDialog) and app.screen.is_mounted)
-        await pilot.pause(0.2)
-        for button in app.screen.query(Button):
-            assert in_sight(app, button), button.id
-        assert in_sight(app, app.screen.query_one("#target"))
+        dialog = app.screen
+        wanted = [*dialog.query(Button), dialog.query_one("#target")]
+        assert len(wanted) >= 3
+        await wait_for(pilot, lambda: all(in_sight(app, widget) for widget in wanted))
 
 
 async def test_error_dialog_with_a_long_stderr_keeps_its_buttons_in_sight() -> None:
@@ -130,11 +135,11 @@ async def test_error_dialog_with_a_long_stderr_keeps_its_buttons_in_sight() -> N
     async with settled_app(demo_spec(), loud, size=SMALL) as (app, pilot):
         await pilot.press("e")
         await wait_for(pilot, lambda: isinstance(app.screen, ErrorDialog) and app.screen.is_mounted)
-        await pilot.pause(0.2)
         dialog = app.screen
         assert isinstance(dialog, ErrorDialog) and "line 79 of the log" in dialog.report
-        for button in app.screen.query(Button):
-            assert in_sight(app, button), button.id
+        buttons = list(dialog.query(Button))
+        assert buttons
+        await wait_for(pilot, lambda: all(in_sight(app, button) for button in buttons))
 
 
 @pytest.mark.parametrize(("size", "stacked"), [((80, 24), False), ((80, 48), True), ((160, 48), False)])

@@ -119,9 +119,9 @@ async def test_x_stops_a_running_listing_keeping_what_arrived_marked_incomplete(
         kept = listing.count("resources")
         assert 2000 <= kept < 5000  # stopped before the item bound: what arrived stays
         assert screen.catalogue.tree.root.resource_count == kept
-        await pilot.pause(0.1)
-        assert "incomplete (stopped)" in str(screen.query_one(ServerBar).render())
+        await wait_for(pilot, lambda: "incomplete (stopped)" in str(screen.query_one(ServerBar).render()))
         assert any("listing stopped; kept" in str(n.message) for n in app._notifications)
         await pilot.press("x")  # nothing runs any more: said so
-        await pilot.pause(0.1)
-        assert any("No listing is running." in str(n.message) for n in app._notifications)
+        await wait_for(
+            pilot, lambda: any("No listing is running." in str(n.message) for n in app._notifications)
+        )
