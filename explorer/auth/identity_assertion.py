@@ -183,7 +183,8 @@ class IssuerFromResource(httpx2.Auth):
                     )
                 if not issuer.lower().startswith("https://") and not is_loopback_url(issuer):
                     raise OAuthFlowError(
-                        f"the server names an authorization server that is not https ({mask_url(issuer)}); "
+                        "the server names an authorization server that is not https "
+                        f"({sanitize_line(mask_url(issuer), 200)}); "
                         'the client secret is not sent there in clear: set "issuer" to pin one'
                     )
                 self._inner = self._build(issuer)
