@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from explorer.model.entries import ResourceEntry
-from explorer.model.natural import natural_key
+from explorer.model.natural import natural_key, natural_keys
 from explorer.model.uri_tree import UriTree
 
 _RUN = re.compile(r"[0-9]+")
@@ -63,6 +63,18 @@ def test_leading_zeros_and_long_numbers_give_one_stable_order() -> None:
 @settings(max_examples=300)
 def test_the_key_orders_as_the_reference_comparison(names: list[str]) -> None:
     assert sorted(names, key=natural_key) == sorted(names, key=cmp_to_key(reference))
+
+
+@given(st.lists(st.text(alphabet="ab-\n.00129\u00e9", max_size=12), min_size=60, max_size=120))
+@settings(max_examples=200)
+def test_bulk_keys_are_the_one_by_one_keys(names: list[str]) -> None:
+    """Joints, leading zeros and non-ASCII text included: the bulk path gives the very same strings."""
+    assert natural_keys(names) == [natural_key(name) for name in names]
+
+
+def test_bulk_keys_handle_long_runs_and_leading_zeros_among_many() -> None:
+    names = [f"item{i}" for i in range(200)] + ["x" + "7" * 40, "g007", "0", "00", "a0b01", "9" * 9]
+    assert natural_keys(names) == [natural_key(name) for name in names]
 
 
 def test_tree_children_come_in_natural_order_as_pages_add_more() -> None:

@@ -334,8 +334,11 @@ def test_core_module_imports_no_ui() -> None:
 
 # ------------------------------------------------------------------------------------ property tests
 
-_SEGMENTS = st.sampled_from(["a", "ab", "b", "", "B", "a?x", "c#f", "Ab", "x.y"])
-_SCHEMES = st.sampled_from(["s://", "t://", "u:", "s:", ""])
+# Digits too: natural order (`a2` before `a10`) differs from the string order prefixes follow.
+_SEGMENTS = st.sampled_from(
+    ["a", "ab", "b", "", "B", "a?x", "c#f", "Ab", "x.y", "a1", "a10", "a2", "a01", "9", "10"]
+)
+_SCHEMES = st.sampled_from(["s://", "t://", "u:", "s:", "s3://", "s10:", ""])
 
 
 @st.composite
@@ -361,7 +364,8 @@ def listings(draw: st.DrawFn) -> tuple[list[ResourceEntry], list[TemplateEntry]]
 @pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    listings(), st.one_of(uris(), st.sampled_from(["a", "b", "ab", "/", "?", "{", "zz", "x.", "s:/", "t:"]))
+    listings(),
+    st.one_of(uris(), st.sampled_from(["a", "b", "ab", "/", "?", "{", "zz", "x.", "s:/", "t:", "a1", "s1"])),
 )
 def test_filter_matches_brute_force_on_random_trees(
     listing: tuple[list[ResourceEntry], list[TemplateEntry]], text: str
@@ -375,6 +379,22 @@ def test_filter_matches_brute_force_on_random_trees(
     tree.add_templates(kept_tpl)
     for query in {text, text[: len(text) // 2], text[:-1]} - {""}:
         check_against_brute(tree, kept_res, kept_tpl, query)
+
+
+@pytest.mark.parametrize(
+    "text", ["kv://k/item5", "kv://k/item50", "kv://k/item05", "kv://k/item", "kv://k/i", "kv:"]
+)
+def test_a_prefix_with_digits_takes_what_starts_with_it_not_what_sorts_between(text: str) -> None:
+    """`item5` takes `item5`, `item50`, `item512`, never `item6`, which natural order puts between them;
+    enough children (300) that the keys are computed in bulk."""
+    numbers = [*range(300), 5000]
+    resources = [res("s", f"kv://k/item{n}") for n in numbers] + [
+        res("s", "kv://k/item05"),
+        res("s", "kv://k/x"),
+    ]
+    tree = UriTree()
+    tree.add_resources(resources)
+    check_against_brute(tree, resources, [], text)
 
 
 @pytest.mark.parametrize("text", ["file:///etc", "file:", "file:/", "file://", "s://b", "s:/", "s:"])

@@ -9,7 +9,9 @@ Two kinds of query, chosen by `is_prefix_query`:
   whose URI string-starts with the text, exactly as on the wire (case-sensitive, percent-encoding kept),
   and the templates that can expand to URIs under it (the text starts with it, or its literal part before
   the first ``{`` leads the text: `tree --prefix` keeps the same ones, `template_in_prefix`). Answered from
-  the trie: `UriTree.nearest`, then one bisect in the sorted children of that node; matching children are
+  the trie: `UriTree.nearest`, then the children of that node starting with the rest of the text
+  (`UriTree.children_starting_with`: a bisection, plus a sort of the matches when the text has digits, as
+  natural order does not keep `item5` and `item50` together); matching children are
   taken as whole subtrees with their stored counts, and templates are looked for only on the few nodes
   whose text leads the text (`UriTree.nodes_leading_to`). Cost O(depth + matching siblings), independent
   of the size of the tree: no scan.
@@ -44,7 +46,7 @@ an exception): compare ``result.version`` with ``tree.version`` and run again wh
 from __future__ import annotations
 
 import time
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import accumulate, compress
@@ -52,6 +54,7 @@ from operator import attrgetter
 from typing import Literal
 
 from explorer.model.listing import template_in_prefix
+from explorer.model.uri_nodes import segment_range
 from explorer.model.uri_segments import TAILS, join_segments, starts_with_scheme
 from explorer.model.uri_tree import PatternNode, UriNode, UriTree
 
@@ -190,20 +193,6 @@ def _glues(node: UriNode) -> bool:
     return join_segments([node.segment, "x"]) == node.segment + "x"
 
 
-def _starting_with(kids: Sequence[UriNode], wanted: str) -> tuple[int, int]:
-    """The index range of `kids` (sorted by segment) whose segment starts with `wanted`."""
-    lo = bisect_left(kids, wanted, key=_segment)
-    if not wanted:
-        return lo, len(kids)
-    last = ord(wanted[-1])
-    if last < 0x10FFFF:
-        return lo, bisect_left(kids, wanted[:-1] + chr(last + 1), lo, key=_segment)
-    hi = lo
-    while hi < len(kids) and kids[hi].segment.startswith(wanted):
-        hi += 1
-    return lo, hi
-
-
 def _ancestors_top_down(node: UriNode) -> list[UriNode]:
     chain: list[UriNode] = []
     current: UriNode | None = node
@@ -223,22 +212,17 @@ def _prefix_filter(tree: UriTree, text: str, version: int) -> FilterResult:
     if base.parent is not None and base.prefix == text:
         base = base.parent  # siblings such as ``wide2`` also start with ``.../wide``
     rest = text[len(base.prefix) :]
-    kids = tree.children(base)
     whole: list[UriNode] = []
-    if kids and rest:
-        if _glues(base):
-            lo, hi = _starting_with(kids, rest)
-            whole = list(kids[lo:hi])
-        elif rest.startswith(TAILS):
-            lo, hi = _starting_with(kids, rest)  # ``?query`` / ``#fragment`` leaves, glued to `base`
-            whole = list(kids[lo:hi])
+    if base.child_count and rest:
+        if _glues(base) or rest.startswith(TAILS):  # a ``?query`` / ``#fragment`` leaf is glued to `base`
+            whole = tree.children_starting_with(base, rest)
         elif rest[0] == "/" and not rest.startswith(TAILS, 1):
             wanted = rest[1:]
-            lo, hi = _starting_with(kids, wanted)
             if wanted:
-                whole = list(kids[lo:hi])  # never a ?/# leaf: those start with ? or #
+                whole = tree.children_starting_with(base, wanted)  # never a ?/# leaf: those start with ? or #
             else:  # every child except the ?/# leaves, which follow `base` without the "/"
-                cuts = sorted(_starting_with(kids, tail) for tail in TAILS)
+                kids = tree.children(base)
+                cuts = sorted(segment_range(kids, tail) for tail in TAILS)
                 start = 0
                 for tail_lo, tail_hi in cuts:
                     whole.extend(kids[start:tail_lo])
@@ -249,9 +233,7 @@ def _prefix_filter(tree: UriTree, text: str, version: int) -> FilterResult:
     others: list[UriNode] = []
     if base.parent is not None:
         # At the root a text such as ``s:/`` reaches into two branches: ``s:`` (walked above) and ``s://``.
-        tops = tree.children(tree.root)
-        lo, hi = _starting_with(tops, text)
-        others = [top for top in tops[lo:hi] if top is not path[1]]
+        others = [top for top in tree.children_starting_with(tree.root, text) if top is not path[1]]
     # Templates that can expand to URIs under `text` (the rule of `tree --prefix`) hang on the nodes whose
     # text leads it: the path, and beside it a branch such as ``file:`` next to ``file://``.
     on_path = set(path)

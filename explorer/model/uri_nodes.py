@@ -10,13 +10,14 @@ through the properties.
 
 from __future__ import annotations
 
-from bisect import bisect_right, insort
-from collections.abc import Mapping
+from bisect import bisect_left, bisect_right, insort
+from collections.abc import Iterable, Mapping, Sequence
+from operator import attrgetter
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from explorer.model.entries import ResourceEntry, TemplateEntry
-from explorer.model.natural import natural_key
+from explorer.model.natural import has_digits, natural_key, natural_keys
 from explorer.model.uri_segments import TAILS, is_scheme_segment
 
 __all__ = [
@@ -25,17 +26,31 @@ __all__ = [
     "PatternNode",
     "UriNode",
     "child_order_key",
+    "natural_sorted",
+    "segment_range",
     "sorted_entries",
     "sorted_patterns",
 ]
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 _MERGE_ONE_BY_ONE = 64  # at most this many new children are inserted into a sorted cache one by one
+_segment = attrgetter("segment")
 
 
 def child_order_key(node: UriNode | PatternNode) -> str:
     """The key `UriTree.children` sorts by: a view bisects a sorted child list (or a filtered part of it)."""
     return natural_key(node.segment)
+
+
+def natural_sorted(nodes: Iterable[UriNode]) -> list[UriNode]:
+    """`sorted(nodes, key=child_order_key)` with the keys computed in bulk (`natural_keys`): about half
+    the time for many nodes (1.3 s -> 0.7 s for 10^6 children), the same order (stable, same keys)."""
+    items = list(nodes)
+    if len(items) < 64:
+        items.sort(key=child_order_key)
+        return items
+    keys = natural_keys(list(map(_segment, items)))
+    return list(map(items.__getitem__, sorted(range(len(items)), key=keys.__getitem__)))
 
 
 def _merged(cached: list[UriNode], pending: list[UriNode]) -> list[UriNode]:
@@ -48,13 +63,29 @@ def _merged(cached: list[UriNode], pending: list[UriNode]) -> list[UriNode]:
     """
     merged: list[UriNode] = []
     start = 0
-    for child in sorted(pending, key=child_order_key):
+    for child in natural_sorted(pending):
         at = bisect_right(cached, child_order_key(child), start, key=child_order_key)
         merged.extend(cached[start:at])
         merged.append(child)
         start = at
     merged.extend(cached[start:])
     return merged
+
+
+def segment_range(nodes: Sequence[UriNode], text: str) -> tuple[int, int]:
+    """The index range of `nodes` (in natural order) whose segment string-starts with `text`, which must
+    hold no digit: then string order and natural order agree on which side of `text` a segment falls, so
+    those segments sit together and a bisection by the plain segment finds them."""
+    lo = bisect_left(nodes, text, key=_segment)
+    if not text:
+        return lo, len(nodes)
+    last = ord(text[-1])
+    if last < 0x10FFFF:
+        return lo, bisect_left(nodes, text[:-1] + chr(last + 1), lo, key=_segment)
+    hi = lo
+    while hi < len(nodes) and nodes[hi].segment.startswith(text):
+        hi += 1
+    return lo, hi
 
 
 class Counts(NamedTuple):
@@ -71,7 +102,17 @@ class Counts(NamedTuple):
 class NodeKids:
     """Everything a node needs only once it has children: kept out of leaves to keep leaves small."""
 
-    __slots__ = ("below_res", "below_tpl", "children", "lex", "mask", "patterns", "pending", "sorted")
+    __slots__ = (
+        "below_res",
+        "below_tpl",
+        "children",
+        "lex",
+        "lex_pending",
+        "mask",
+        "patterns",
+        "pending",
+        "sorted",
+    )
 
     def __init__(self) -> None:
         self.children: dict[str, UriNode] = {}
@@ -79,6 +120,7 @@ class NodeKids:
         self.sorted: list[UriNode] | None = None  # natural order; cache, replaced (never mutated) when stale
         self.pending: list[UriNode] | None = None  # children added since `sorted` was built
         self.lex: list[str] | None = None  # child segments in string order, for prefix queries
+        self.lex_pending: list[str] | None = None  # segments added since `lex` was last brought up to date
         self.below_res = 0  # distinct URIs in descendants
         self.below_tpl = 0  # pattern nodes in the subtree (own patterns included)
         self.mask = 0  # servers (bits) of the descendants and the patterns; not of the node itself
@@ -88,7 +130,7 @@ class NodeKids:
         cached = self.sorted
         pending = self.pending
         if cached is None:
-            cached = sorted(self.children.values(), key=child_order_key)
+            cached = natural_sorted(self.children.values())
         elif pending:
             cached = list(cached)
             if len(pending) <= _MERGE_ONE_BY_ONE:
@@ -97,13 +139,51 @@ class NodeKids:
             elif len(pending) * 8 < len(cached):
                 cached = _merged(cached, pending)
             else:
-                cached.extend(pending)
-                cached.sort(key=child_order_key)
+                cached = natural_sorted([*cached, *pending])
         else:
             return cached
         self.sorted = cached
         self.pending = None
         return cached
+
+    def lex_names(self) -> list[str]:
+        """Child segments in plain string order (private, mutated in place): built on first use, then the
+        newcomers are folded in when asked, not one `insort` per child while a page streams in (an insert
+        into 10^6 names moves 4 MB)."""
+        names = self.lex
+        pending = self.lex_pending
+        if names is None:
+            names = self.lex = sorted(self.children)
+        elif pending:
+            if len(pending) <= _MERGE_ONE_BY_ONE:
+                for name in pending:
+                    insort(names, name)
+            else:
+                names.extend(pending)
+                names.sort()  # two sorted runs: one linear merge
+        self.lex_pending = None
+        return names
+
+    def starting_with(self, text: str) -> list[UriNode]:
+        """The children whose segment string-starts with `text`, in natural order (`natural_sorted`).
+
+        Why not a bisection of the natural order: a text with digits picks children that natural order
+        puts apart (`item5` takes `item5` and `item50`, not `item6`, which sorts between them)."""
+        if not has_digits(text):
+            nodes = self.sorted_children()
+            lo, hi = segment_range(nodes, text)
+            return nodes[lo:hi]
+        children = self.children
+        names = self.lex_names()
+        at = bisect_left(names, text)
+        last = ord(text[-1])
+        if last < 0x10FFFF:  # everything from `text` up to the first string past all its extensions
+            end = bisect_left(names, text[:-1] + chr(last + 1), at)
+        else:
+            end = at
+            while end < len(names) and names[end].startswith(text):
+                end += 1
+        return natural_sorted(map(children.__getitem__, names[at:end]))
 
 
 class UriNode:

@@ -51,7 +51,7 @@ works); use ``UriTree.attached(node)`` or ``nearest(node.prefix)`` to re-anchor 
 
 from __future__ import annotations
 
-from bisect import bisect_left, insort
+from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Sequence
 
 from explorer.model.entries import ResourceEntry, TemplateEntry
@@ -61,6 +61,7 @@ from explorer.model.uri_nodes import (
     PatternNode,
     UriNode,
     child_order_key,
+    natural_sorted,
     sorted_entries,
     sorted_patterns,
 )
@@ -73,6 +74,7 @@ __all__ = [
     "UriTree",
     "child_order_key",
     "join_segments",
+    "natural_sorted",
     "segment_uri",
 ]
 
@@ -337,8 +339,11 @@ class UriTree:
                 kids.pending = [child]
             else:
                 kids.pending.append(child)
-        if kids.lex is not None:
-            insort(kids.lex, segment)
+        if kids.lex is not None:  # folded in by `lex_names` when a query next needs it
+            if kids.lex_pending is None:
+                kids.lex_pending = [segment]
+            else:
+                kids.lex_pending.append(segment)
         return child
 
     def _drop_resource(self, node: UriNode, server: str) -> None:
@@ -385,7 +390,7 @@ class UriTree:
             assert parent_kids is not None
             del parent_kids.children[node.segment]
             parent_kids.sorted = parent_kids.pending = None
-            parent_kids.lex = None
+            parent_kids.lex = parent_kids.lex_pending = None
             node = parent
 
     # ------------------------------------------------------------------------------------- lookup
@@ -421,6 +426,11 @@ class UriTree:
     def children(self, node: UriNode) -> Sequence[UriNode]:
         """Concrete children sorted by segment (cached; a new list after changes, never mutated)."""
         return () if node._kids is None else node._kids.sorted_children()
+
+    def children_starting_with(self, node: UriNode, text: str) -> list[UriNode]:
+        """Children whose segment string-starts with `text`, in natural order; O(log n + k) (a text with
+        digits: the matches are sorted, as natural order does not keep them together)."""
+        return [] if node._kids is None else node._kids.starting_with(text)
 
     def patterns(self, node: UriNode) -> Sequence[PatternNode]:
         """Pattern (template) children sorted by label."""
@@ -534,9 +544,7 @@ class UriTree:
                     cuts.add(colon + 1)
                     if wanted.startswith("//", colon + 1):
                         cuts.add(colon + 3)
-            names = kids.lex
-            if names is None:
-                names = kids.lex = sorted(kids.children)
+            names = kids.lex_names()
             at = bisect_left(names, wanted)
             matched: list[UriNode] = []
             while at < len(names) and names[at].startswith(wanted):
@@ -546,7 +554,7 @@ class UriTree:
                     matched.append(child)
                 at += 1
             if ordered and len(matched) > 1:
-                matched.sort(key=child_order_key)  # siblings in display order
+                matched = natural_sorted(matched)  # siblings in display order
             whole.extend(matched)
             for cut in cuts:
                 if cut < len(wanted):

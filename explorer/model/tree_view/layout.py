@@ -16,7 +16,7 @@ from explorer.model.tree_filter import FilterResult
 from explorer.model.tree_view.drills import DrillBook
 from explorer.model.tree_view.expansions import Expansions
 from explorer.model.tree_view.rows import DrillBlock, Node, NodeBlock, Row
-from explorer.model.uri_tree import PatternNode, UriNode, UriTree, child_order_key
+from explorer.model.uri_tree import PatternNode, UriNode, UriTree, natural_sorted
 
 __all__ = ["RowLayout", "ancestors"]
 
@@ -263,7 +263,7 @@ class RowLayout:
         shown = [p for p in pats if p in visible]
         node = row.node
         if len(src) > len(visible) and isinstance(node, UriNode):
-            return shown, sorted(self._visible_children(node), key=child_order_key)
+            return shown, natural_sorted(self._visible_children(node))
         return shown, list(filter(visible.__contains__, src))
 
     def _visible_children(self, node: UriNode) -> Iterator[UriNode]:
