@@ -1,13 +1,15 @@
 """A near-zero-cost MCP stdio server with N resources in pages of 1,000 (a benchmark fixture).
 
-Run: python benchmarks/fixture_server.py --count 1000000 [--page 1000] [--no-prefix] [--delay S] [--flat]
+Run: python benchmarks/fixture_server.py --count 1000000 [--page 1000] [--no-prefix | --ignore-prefix]
+     [--delay S] [--flat]
 
 Why its own server and not the SDK's: listing a million resources from an SDK-built server measures the
 server (it builds and dumps a pydantic model per resource). This one writes each page with string
 formatting, so what a benchmark measures is the client. It speaks the handshake era only (`server/discover`
 is answered -32601, so an `auto` client falls back to `initialize`, as against most servers today), lists
 two templates, and honours SEP-1269's `prefix` on both lists (cursor = a position in the filtered list)
-unless `--no-prefix`, in which case a `prefix` param is rejected with -32602, like a strict server.
+unless `--no-prefix`, in which case a `prefix` param is rejected with -32602, like a strict server, or
+`--ignore-prefix`, in which case it is read and ignored (everything is listed), like most servers today.
 
 URIs: ``bench://host{h}/area{a}/group{g}/item{i}.json`` with 100 items per group, 100 groups per area, 10
 areas per host; resource k is item k % 100 of group (k // 100) % 100 and so on. Every item has `uri`, `name`
@@ -85,7 +87,12 @@ def template_matches(text: str, prefix: str) -> bool:
 
 
 def answer(
-    message: dict[str, Any], catalogue: Catalogue, page: int, honour_prefix: bool, delay: float = 0.0
+    message: dict[str, Any],
+    catalogue: Catalogue,
+    page: int,
+    honour_prefix: bool,
+    delay: float = 0.0,
+    ignore_prefix: bool = False,
 ) -> str | None:
     """The response line for one request, or None for a notification."""
     ident = message.get("id")
@@ -104,7 +111,7 @@ def answer(
     if method == "ping":
         return head + '"result":{}}'
     if method in ("resources/list", "resources/templates/list"):
-        prefix = params.get("prefix")
+        prefix = None if ignore_prefix else params.get("prefix")
         if prefix is not None and (not honour_prefix or not isinstance(prefix, str)):
             return head + '"error":{"code":-32602,"message":"Invalid params: unknown parameter prefix"}}'
         prefix = prefix or ""
@@ -136,7 +143,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=1_000_000)
     parser.add_argument("--page", type=int, default=1000)
-    parser.add_argument("--no-prefix", action="store_true", help="reject `prefix` with -32602")
+    prefix_mode = parser.add_mutually_exclusive_group()
+    prefix_mode.add_argument("--no-prefix", action="store_true", help="reject `prefix` with -32602")
+    prefix_mode.add_argument("--ignore-prefix", action="store_true", help="list everything whatever `prefix`")
     parser.add_argument("--delay", type=float, default=0.0, help="seconds to wait before each page")
     parser.add_argument("--flat", action="store_true", help="every resource under bench://flat/")
     args = parser.parse_args()
@@ -151,7 +160,7 @@ def main() -> None:
             continue
         if not isinstance(message, dict):
             continue
-        reply = answer(message, catalogue, args.page, not args.no_prefix, args.delay)
+        reply = answer(message, catalogue, args.page, not args.no_prefix, args.delay, args.ignore_prefix)
         if reply is not None:
             out.write(reply.encode() + b"\n")
             out.flush()

@@ -33,7 +33,15 @@ from explorer.connection.discovery import ListingStop, PageCallback, list_server
 from explorer.connection.session import ServerConnection
 from explorer.model.entries import ResourceEntry, TemplateEntry
 from explorer.model.heap import after_ingest, collector_paused
-from explorer.model.listing import KINDS, Kind, Listing, Page, resource_in_prefix, template_in_prefix
+from explorer.model.listing import (
+    KINDS,
+    Kind,
+    Listing,
+    Page,
+    prefix_notes,
+    resource_in_prefix,
+    template_in_prefix,
+)
 from explorer.model.overview import list_health, offered_flags
 from explorer.model.uri_tree import UriTree
 
@@ -148,22 +156,6 @@ async def list_for_tree(
         elif prefix is not None:
             outcome.notes.extend(prefix_notes(outcome.value))
     return run
-
-
-def prefix_notes(listing: Listing) -> list[str]:
-    """What to say about how a server took `prefix`: rejected, or ignored (nothing when it honoured it)."""
-    asked = any(listing.state[kind].started for kind in URI_KINDS)
-    if asked and not listing.prefix_sent:
-        return [
-            "it does not take the prefix parameter (SEP-1269; it answered -32602): everything was listed "
-            "and what is under the prefix kept here"
-        ]
-    if listing.prefix_sent and listing.filtered_out:
-        return [
-            f"it ignored the prefix parameter (SEP-1269): {listing.filtered_out:,} items outside the prefix "
-            "were dropped here"
-        ]
-    return []
 
 
 async def _stop_on_interrupt(stop: ListingStop, run: TreeRun, cancel_all: Callable[[], None]) -> None:

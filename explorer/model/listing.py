@@ -295,3 +295,20 @@ _SMALL_LISTS: tuple[tuple[Kind, str], ...] = (("prompts", "prompt"), ("tools", "
 def plural(count: int, noun: str) -> str:
     """`1 page`, `2 pages`, `1,000 items`."""
     return f"{count:,} {noun}" + ("" if count == 1 else "s")
+
+
+def prefix_notes(listing: Listing) -> list[str]:
+    """What to say about how a server took `prefix`: rejected, or ignored (nothing when it honoured it).
+    The CLI's `tree --prefix` and the TUI's listing on demand say it alike."""
+    asked = listing.state["resources"].started or listing.state["templates"].started
+    if asked and not listing.prefix_sent:
+        return [
+            "it does not take the prefix parameter (SEP-1269; it answered -32602): everything was listed "
+            "and what is under the prefix kept here"
+        ]
+    if listing.prefix_sent and listing.filtered_out:
+        return [
+            f"it ignored the prefix parameter (SEP-1269): {listing.filtered_out:,} items outside the prefix "
+            "were dropped here"
+        ]
+    return []

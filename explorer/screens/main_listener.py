@@ -15,7 +15,7 @@ from textual.timer import Timer
 
 from explorer.config import redact
 from explorer.connection.live import LogEntry, Progress
-from explorer.model.listing import INTERRUPTED, KINDS, Kind, Listing
+from explorer.model.listing import INTERRUPTED, KINDS, Kind, Listing, plural, prefix_notes
 from explorer.sanitize import sanitize_line
 from explorer.widgets.resource_tree import ResourceTree
 from explorer.widgets.server_bar import ServerBar
@@ -124,10 +124,14 @@ class ScreenListener:
             self.screen.notify(f"{where}: {sanitize_line(problem, 200)}", severity="error", markup=False)
             return
         cut = f" (stopped at the {listing.stopped_by} bound)" if listing.stopped_by is not None else ""
+        notes = "".join(f"; {note}" for note in prefix_notes(listing))
+        if listing.filtered_out and listing.stopped_by is not None:  # it started again from its first page
+            notes += ", and its whole listing came again from the first page until it stopped"
         self.screen.notify(
-            f"{where}: listed {len(listing.resources):,} resources and {len(listing.templates):,} templates "
-            f"under it{cut}",
+            f"{where}: listed {plural(len(listing.resources), 'resource')} and "
+            f"{plural(len(listing.templates), 'template')} under it{cut}{notes}",
             markup=False,
+            severity="warning" if notes else "information",
         )
 
     # -- not the supervisor's: what the screen asks of its listener
