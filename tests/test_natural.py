@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from explorer.model.entries import ResourceEntry
 from explorer.model.natural import natural_key, natural_keys
+from explorer.model.uri_nodes import UriNode, starting_with
 from explorer.model.uri_tree import UriTree
 
 _RUN = re.compile(r"[0-9]+")
@@ -99,3 +100,43 @@ def test_tree_children_come_in_natural_order_as_pages_add_more() -> None:
     assert tree.count_under("x://h/d/item-1").resources == len(ones)
     # ... and hands them out in display (natural) order.
     assert [e.uri for e in tree.resources_under("x://h/d/item-1")] == [f"x://h/d/item-{i}" for i in ones]
+
+
+# ------------------------------------------------------------------ prefix queries in natural order
+
+_PIECES = st.sampled_from(
+    ["item", "a", "b", "-", ".", "0", "00", "05", "5", "50", "9", "10", "123456789012", "\0", "é"]
+)
+
+
+def _nodes_in_natural_order(names: set[str]) -> list[UriNode]:
+    parent = UriNode("", None)
+    return sorted((UriNode(name, parent) for name in names), key=lambda node: natural_key(node.segment))
+
+
+@given(
+    st.sets(st.lists(_PIECES, min_size=1, max_size=5).map("".join), max_size=80),
+    st.lists(_PIECES, min_size=1, max_size=4).map("".join),
+)
+@settings(max_examples=400)
+def test_starting_with_is_every_segment_that_starts_with_the_text_in_natural_order(
+    names: set[str], text: str
+) -> None:
+    """Digits, leading zeros, runs of 9 and more (two-character length codes), NUL and non-ASCII."""
+    nodes = _nodes_in_natural_order(names)
+    for query in {text, text[:-1], text[1:]} - {""}:
+        expected = [node for node in nodes if node.segment.startswith(query)]
+        assert starting_with(nodes, query) == expected
+
+
+def test_starting_with_a_digit_prefix_skips_what_natural_order_puts_between() -> None:
+    nodes = _nodes_in_natural_order({f"item{n}" for n in range(1000)} | {"item05", "item5x", "item"})
+    found = [node.segment for node in starting_with(nodes, "item5")]
+    assert found == [
+        "item5",
+        "item5x",
+        *[f"item{n}" for n in range(50, 60)],
+        *[f"item{n}" for n in range(500, 600)],
+    ]
+    assert [node.segment for node in starting_with(nodes, "item0")] == ["item0", "item05"]
+    assert starting_with(nodes, "item5000") == []

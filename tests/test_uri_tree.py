@@ -428,7 +428,7 @@ def test_deep_uri_needs_no_recursion() -> None:
 def test_prefix_query_walks_only_the_covering_subtree() -> None:
     tree = UriTree()
     tree.add_resources([res("a", f"x://h/d{i}/f{j}") for i in range(200) for j in range(20)])
-    visited, whole = tree._descend("x://h/d17/", ordered=True)
+    visited, whole = tree._descend("x://h/d17/")
     assert len(visited) <= 4  # root, scheme, host, d17
     assert [w.prefix for w in whole] == [f"x://h/d17/f{j}" for j in range(20)]  # natural order
     # A prefix ending inside a segment takes every sibling that starts with it.

@@ -20,12 +20,13 @@ import re
 from collections.abc import Sequence
 from operator import add
 
-__all__ = ["has_digits", "natural_key", "natural_keys"]
+__all__ = ["code_length", "has_digits", "length_code", "natural_key", "natural_keys", "prefix_head"]
 
 _DIGITS = re.compile(r"[0-9]+")
 _HAS_DIGIT = re.compile(r"[0-9]")
 _RUNS = re.compile(r"([0-9]+)")
 _LEADING_ZERO = re.compile(r"(?<![0-9])0[0-9]")
+_TRAILING_RUN = re.compile(r"[0-9]+\Z")
 _JOIN = "\n"
 _CACHE_LIMIT = 1 << 16
 _cache: dict[str, str] = {}
@@ -37,10 +38,34 @@ def _code(match: re.Match[str]) -> str:
     digits = run.lstrip("0") or "0"
     if len(digits) != len(run):
         _zeros[0] = True
-    size = len(digits)
-    if size < 9:
-        return chr(0x30 + size) + digits
-    return "9" * (size // 9) + chr(0x30 + size % 9) + digits
+    return length_code(len(digits)) + digits
+
+
+def length_code(size: int) -> str:
+    """The code written before a run of `size` digits (leading zeros dropped)."""
+    return chr(0x30 + size) if size < 9 else "9" * (size // 9) + chr(0x30 + size % 9)
+
+
+def code_length(key: str, at: int) -> int:
+    """The run length that the code starting at `key[at]` stands for (`length_code` read back)."""
+    nines = 0
+    while key[at + nines] == "9":
+        nines += 1
+    return 9 * nines + ord(key[at + nines]) - 0x30
+
+
+def prefix_head(text: str) -> tuple[str, str | None]:
+    """How the key of every text that starts with `text` begins, for prefix queries in natural order.
+
+    Returns ``(head, run)``: every such key starts with `head` (the key of `text` up to its trailing run of
+    digits, without the tie-break). `run` is None when `text` ends with a non-digit; else the trailing run
+    without its leading zeros (``""`` when it is all zeros), and the key goes on with a length code (the
+    run in the longer text may be longer) and then digits that start with `run`. Texts with leading zeros
+    elsewhere may share these keys: a caller checks the text itself."""
+    trailing = _TRAILING_RUN.search(text)
+    body = text if trailing is None else text[: trailing.start()]
+    head = _DIGITS.sub(_code, body) if _HAS_DIGIT.search(body) else body
+    return head, None if trailing is None else trailing.group().lstrip("0")
 
 
 def has_digits(text: str) -> bool:

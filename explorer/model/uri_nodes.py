@@ -12,12 +12,20 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right, insort
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import compress, repeat
 from operator import attrgetter
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from explorer.model.entries import ResourceEntry, TemplateEntry
-from explorer.model.natural import has_digits, natural_key, natural_keys
+from explorer.model.natural import (
+    code_length,
+    has_digits,
+    length_code,
+    natural_key,
+    natural_keys,
+    prefix_head,
+)
 from explorer.model.uri_segments import TAILS, is_scheme_segment
 
 __all__ = [
@@ -30,6 +38,7 @@ __all__ = [
     "segment_range",
     "sorted_entries",
     "sorted_patterns",
+    "starting_with",
 ]
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
@@ -88,6 +97,54 @@ def segment_range(nodes: Sequence[UriNode], text: str) -> tuple[int, int]:
     return lo, hi
 
 
+def _key_span(nodes: Sequence[UriNode], start: str, lo: int, hi: int) -> tuple[int, int]:
+    """The index range, within `lo:hi` of `nodes` (natural order), of the keys that start with `start`."""
+    first = bisect_left(nodes, start, lo, hi, key=child_order_key)
+    last = ord(start[-1])
+    if last < 0x10FFFF:
+        return first, bisect_left(nodes, start[:-1] + chr(last + 1), first, hi, key=child_order_key)
+    end = first
+    while end < hi and child_order_key(nodes[end]).startswith(start):
+        end += 1
+    return first, end
+
+
+def starting_with(nodes: Sequence[UriNode], text: str) -> list[UriNode]:
+    """The nodes of `nodes` (in natural order) whose segment string-starts with `text`, in that order.
+
+    Without digits in `text` they sit together (`segment_range`). With digits they may not: `item5` takes
+    `item5` and `item50` but not `item6`, which sorts between them. Their keys do sit together per length
+    of the digit run that `text` ends in (`item5`: one digit, then two, ...), so one bisection per length
+    the children have there finds them, O(lengths * log n + k), no sort and no second index. A text that
+    differs only in leading zeros can share a key range: the segment itself is checked last.
+    """
+    if not has_digits(text):
+        lo, hi = segment_range(nodes, text)
+        return list(nodes[lo:hi])
+    head, run = prefix_head(text)
+    spans: list[tuple[int, int]]
+    if run is None:  # `text` ends with a non-digit: one range of keys
+        spans = [_key_span(nodes, head, 0, len(nodes))] if head else [(0, len(nodes))]
+    else:  # keys go on with a length code ("1" to "9..."), then digits
+        lo = bisect_left(nodes, head + "1", key=child_order_key)
+        hi = bisect_left(nodes, head + ":", lo, key=child_order_key)
+        if lo == hi:
+            return []
+        if not run:  # the run is all zeros: any length may follow, check each
+            spans = [(lo, hi)]
+        else:
+            longest = code_length(child_order_key(nodes[hi - 1]), len(head))
+            spans = [
+                _key_span(nodes, head + length_code(size) + run, lo, hi)
+                for size in range(len(run), longest + 1)
+            ]
+    found: list[UriNode] = []
+    for first, end in spans:
+        part = nodes[first:end]
+        found.extend(compress(part, map(str.startswith, map(_segment, part), repeat(text))))
+    return found
+
+
 class Counts(NamedTuple):
     """Distinct URIs and distinct template texts."""
 
@@ -106,8 +163,6 @@ class NodeKids:
         "below_res",
         "below_tpl",
         "children",
-        "lex",
-        "lex_pending",
         "mask",
         "patterns",
         "pending",
@@ -119,8 +174,6 @@ class NodeKids:
         self.patterns: dict[str, PatternNode] | None = None
         self.sorted: list[UriNode] | None = None  # natural order; cache, replaced (never mutated) when stale
         self.pending: list[UriNode] | None = None  # children added since `sorted` was built
-        self.lex: list[str] | None = None  # child segments in string order, for prefix queries
-        self.lex_pending: list[str] | None = None  # segments added since `lex` was last brought up to date
         self.below_res = 0  # distinct URIs in descendants
         self.below_tpl = 0  # pattern nodes in the subtree (own patterns included)
         self.mask = 0  # servers (bits) of the descendants and the patterns; not of the node itself
@@ -145,45 +198,6 @@ class NodeKids:
         self.sorted = cached
         self.pending = None
         return cached
-
-    def lex_names(self) -> list[str]:
-        """Child segments in plain string order (private, mutated in place): built on first use, then the
-        newcomers are folded in when asked, not one `insort` per child while a page streams in (an insert
-        into 10^6 names moves 4 MB)."""
-        names = self.lex
-        pending = self.lex_pending
-        if names is None:
-            names = self.lex = sorted(self.children)
-        elif pending:
-            if len(pending) <= _MERGE_ONE_BY_ONE:
-                for name in pending:
-                    insort(names, name)
-            else:
-                names.extend(pending)
-                names.sort()  # two sorted runs: one linear merge
-        self.lex_pending = None
-        return names
-
-    def starting_with(self, text: str) -> list[UriNode]:
-        """The children whose segment string-starts with `text`, in natural order (`natural_sorted`).
-
-        Why not a bisection of the natural order: a text with digits picks children that natural order
-        puts apart (`item5` takes `item5` and `item50`, not `item6`, which sorts between them)."""
-        if not has_digits(text):
-            nodes = self.sorted_children()
-            lo, hi = segment_range(nodes, text)
-            return nodes[lo:hi]
-        children = self.children
-        names = self.lex_names()
-        at = bisect_left(names, text)
-        last = ord(text[-1])
-        if last < 0x10FFFF:  # everything from `text` up to the first string past all its extensions
-            end = bisect_left(names, text[:-1] + chr(last + 1), at)
-        else:
-            end = at
-            while end < len(names) and names[end].startswith(text):
-                end += 1
-        return natural_sorted(map(children.__getitem__, names[at:end]))
 
 
 class UriNode:

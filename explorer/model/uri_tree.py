@@ -32,10 +32,10 @@ Templates are pattern nodes: ``docs://help/{id}`` is a `PatternNode` labelled ``
   ``UriNode.first_entry`` the first one listed. (Rendering, text and JSON, is the CLI's: `explorer.cli`.)
 
 Order: children are shown in natural order, computed when first asked for and cached per node (new
-children are merged into the cache: inserted one by one when few, else the list is sorted again). Prefix
-queries need the plain string order instead (every segment starting with ``d1`` sits together in it, and
-not in natural order): a node keeps a second, lexicographic list of its child segments, built when a query
-first passes through it and kept up to date as children come, so a query costs O(depth + log n + k).
+children are merged into the cache: inserted one by one when few, else merged by bisection). Prefix
+queries search that same order (`uri_nodes.starting_with`): the segments starting with ``d1`` do not all
+sit together in it (``d10`` comes after ``d2``), but their keys do for each length of the digit run, so a
+query costs O(depth + runs * log n + k), with no second index to build or keep.
 
 Subtree servers are one int bitmask per inner node (servers numbered on first sight; a node's own
 resources are not in its mask, they are read from the node). Inserting a pair ORs its bit into the
@@ -51,7 +51,6 @@ works); use ``UriTree.attached(node)`` or ``nearest(node.prefix)`` to re-anchor 
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Sequence
 
 from explorer.model.entries import ResourceEntry, TemplateEntry
@@ -64,6 +63,7 @@ from explorer.model.uri_nodes import (
     natural_sorted,
     sorted_entries,
     sorted_patterns,
+    starting_with,
 )
 from explorer.model.uri_segments import SEPARATOR, TAILS, join_segments, segment_uri, template_place
 
@@ -339,11 +339,6 @@ class UriTree:
                 kids.pending = [child]
             else:
                 kids.pending.append(child)
-        if kids.lex is not None:  # folded in by `lex_names` when a query next needs it
-            if kids.lex_pending is None:
-                kids.lex_pending = [segment]
-            else:
-                kids.lex_pending.append(segment)
         return child
 
     def _drop_resource(self, node: UriNode, server: str) -> None:
@@ -390,7 +385,6 @@ class UriTree:
             assert parent_kids is not None
             del parent_kids.children[node.segment]
             parent_kids.sorted = parent_kids.pending = None
-            parent_kids.lex = parent_kids.lex_pending = None
             node = parent
 
     # ------------------------------------------------------------------------------------- lookup
@@ -430,7 +424,7 @@ class UriTree:
     def children_starting_with(self, node: UriNode, text: str) -> list[UriNode]:
         """Children whose segment string-starts with `text`, in natural order; O(log n + k) (a text with
         digits: the matches are sorted, as natural order does not keep them together)."""
-        return [] if node._kids is None else node._kids.starting_with(text)
+        return [] if node._kids is None else starting_with(node._kids.sorted_children(), text)
 
     def patterns(self, node: UriNode) -> Sequence[PatternNode]:
         """Pattern (template) children sorted by label."""
@@ -506,7 +500,7 @@ class UriTree:
 
     # ------------------------------------------------------------------------------- prefix ranges
 
-    def _descend(self, prefix: str, *, ordered: bool = False) -> tuple[list[UriNode], list[UriNode]]:
+    def _descend(self, prefix: str) -> tuple[list[UriNode], list[UriNode]]:
         """Nodes whose prefix is a proper string prefix of `prefix` (visited, at most a few per level),
         and nodes whose prefix starts with `prefix` (whole subtrees match); nothing else is looked at."""
         if not prefix:
@@ -544,17 +538,13 @@ class UriTree:
                     cuts.add(colon + 1)
                     if wanted.startswith("//", colon + 1):
                         cuts.add(colon + 3)
-            names = kids.lex_names()
-            at = bisect_left(names, wanted)
-            matched: list[UriNode] = []
-            while at < len(names) and names[at].startswith(wanted):
-                child = kids.children[names[at]]
-                # Below a plain node a ?/# child is glued on, so it only matches a ?/# prefix.
-                if offset == length or not child.segment.startswith(TAILS):
-                    matched.append(child)
-                at += 1
-            if ordered and len(matched) > 1:
-                matched = natural_sorted(matched)  # siblings in display order
+            # Below a plain node a ?/# child is glued on (no "/"), so it only matches a ?/# prefix.
+            if offset != length and wanted.startswith(TAILS):
+                matched: list[UriNode] = []
+            else:
+                matched = starting_with(kids.sorted_children(), wanted)  # in display order
+                if offset != length and not wanted:
+                    matched = [child for child in matched if not child.segment.startswith(TAILS)]
             whole.extend(matched)
             for cut in cuts:
                 if cut < len(wanted):
@@ -570,7 +560,7 @@ class UriTree:
 
     def resources_under(self, prefix: str) -> Iterator[ResourceEntry]:
         """Every entry (each server) whose URI starts with `prefix`, in tree order."""
-        _, whole = self._descend(prefix, ordered=True)
+        _, whole = self._descend(prefix)
         for top in whole:
             stack = [top]
             while stack:
