@@ -98,7 +98,9 @@ class TreeRun:
     """A `tree` run: the outcomes, the tree merged page by page, and whether the user stopped it."""
 
     prefix: str | None
-    tree: UriTree = field(default_factory=UriTree)
+    tree: UriTree = field(
+        default_factory=lambda: UriTree(keep_order=False)
+    )  # the order is read once, at the end
     outcomes: list[Outcome[Listing]] = field(default_factory=list)
     interrupted: bool = False  # Ctrl+C stopped the listings: what arrived is printed, marked incomplete
     aborted: bool = False  # a second Ctrl+C: nothing is printed
@@ -182,7 +184,7 @@ def build_catalogue(outcomes: list[Outcome[Listing]], prefix: str | None) -> Cat
             continue
         resources.extend(r for r in listing.resources if keep_resource(r, prefix))
         templates.extend(t for t in listing.templates if keep_template(t, prefix))
-    tree = UriTree()
+    tree = UriTree(keep_order=False)  # read once: a sort then costs less than keeping the order per page
     tree.add_resources(resources)
     tree.add_templates(templates)
     return Catalogue(outcomes, resources, templates, tree)

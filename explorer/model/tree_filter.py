@@ -420,6 +420,8 @@ def _substring_filter(
         kids = children(node)
         if not kids:
             continue
+        if not isinstance(kids, list):  # a wide node's blocks: one flat copy beats an index per hit
+            kids = list(kids)
         glued = _glues(node)
         child_depth = depth + 1
         hits = _segment_hits(kids, needle) if batchable and not glued else None

@@ -26,6 +26,7 @@ from explorer.model.natural import (
     natural_keys,
     prefix_head,
 )
+from explorer.model.natural_order import WIDE, NaturalOrder
 from explorer.model.uri_segments import TAILS, is_scheme_segment
 
 __all__ = [
@@ -164,6 +165,7 @@ class NodeKids:
         "below_tpl",
         "children",
         "mask",
+        "order",
         "patterns",
         "pending",
         "sorted",
@@ -173,13 +175,17 @@ class NodeKids:
         self.children: dict[str, UriNode] = {}
         self.patterns: dict[str, PatternNode] | None = None
         self.sorted: list[UriNode] | None = None  # natural order; cache, replaced (never mutated) when stale
-        self.pending: list[UriNode] | None = None  # children added since `sorted` was built
+        self.pending: list[UriNode] | None = None  # children added since `sorted` was built (or `order` fed)
+        self.order: NaturalOrder[UriNode] | None = None  # from `WIDE` children on, instead of `sorted`
         self.below_res = 0  # distinct URIs in descendants
         self.below_tpl = 0  # pattern nodes in the subtree (own patterns included)
         self.mask = 0  # servers (bits) of the descendants and the patterns; not of the node itself
 
-    def sorted_children(self) -> list[UriNode]:
-        """In natural order; a few new children are inserted into a copy of the cache, more sort it again."""
+    def sorted_children(self) -> Sequence[UriNode]:
+        """In natural order, never mutated once handed out. A wide node's order is kept page by page
+        (`order`); otherwise a cache: a few new children are inserted into a copy, more are merged."""
+        if self.order is not None:
+            return self.order.snapshot()
         cached = self.sorted
         pending = self.pending
         if cached is None:
@@ -198,6 +204,44 @@ class NodeKids:
         self.sorted = cached
         self.pending = None
         return cached
+
+    def add_child(self, child: UriNode, keep_order: bool) -> bool:
+        """Store a new child; True when the order is to be fed (`feed_order`) once the page is in.
+
+        `keep_order`: a wide node keeps its order page by page (`NaturalOrder`, for a view that may open it
+        at any time); without it (a CLI run, which reads the order once at the end) it sorts when asked."""
+        self.children[child.segment] = child
+        if self.order is not None:
+            if self.pending is None:
+                self.pending = [child]
+                return True
+            self.pending.append(child)
+        elif keep_order and len(self.children) >= WIDE:  # wide from now on: kept in order page by page
+            nodes = list(self.children.values())
+            self.order = NaturalOrder(nodes, natural_keys(list(map(_segment, nodes))))
+            self.sorted = self.pending = None
+        elif self.sorted is not None:  # keep the cache; `sorted_children` merges the newcomers
+            if self.pending is None:
+                self.pending = [child]
+            else:
+                self.pending.append(child)
+        return False
+
+    def feed_order(self) -> None:
+        """Put the children added since the last call into the order (keys computed in bulk)."""
+        pending = self.pending
+        self.pending = None
+        if pending and self.order is not None:
+            self.order.insert(pending, natural_keys(list(map(_segment, pending))))
+
+    def drop_child(self, child: UriNode) -> None:
+        """Forget a child (emptied, pruned) in the children and in the order or the cache."""
+        del self.children[child.segment]
+        if self.order is not None:
+            self.feed_order()
+            self.order.remove(child, natural_key(child.segment))
+        else:
+            self.sorted = self.pending = None
 
 
 class UriNode:

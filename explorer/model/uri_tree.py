@@ -82,8 +82,12 @@ __all__ = [
 class UriTree:
     """Resources and templates of several servers merged by URI prefix; see the module docstring."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, keep_order: bool = True) -> None:
+        """`keep_order`: the children of a wide node are kept in natural order page by page, so a view
+        opens a node of 10^6 children at once (`explorer.model.natural_order`), at 1 to 6 us per child
+        while listing (in order to random); off for a run that reads the order once at the end (the CLI)."""
         self.root = UriNode("", None)
+        self._keep_order = keep_order
         self.version = 0
         # Per-server index: exactly the nodes holding that server's entry (no duplicates), so removing a
         # server touches only its own nodes. A list of references costs 8 bytes per entry.
@@ -93,6 +97,7 @@ class UriTree:
         self._bits: dict[str, int] = {}
         self._bit_names: list[str] = []
         self._mask_sets: dict[int, frozenset[str]] = {0: frozenset()}
+        self._feeding: list[NodeKids] = []  # wide nodes with children to put in order after this page
 
     # ----------------------------------------------------------------------------------- mutation
 
@@ -167,8 +172,9 @@ class UriTree:
                 if up is not None and not up._kids.mask & bit:  # type: ignore[union-attr]
                     self._mark_up(up, bit)
                 nodes.append(node)
-        finally:  # even if the iterable fails midway, counts and version stay right
+        finally:  # even if the iterable fails midway, counts, order and version stay right
             self._count_up(run_parent, run_new)
+            self._feed_orders()
             if touched:
                 self.version += 1
         return added
@@ -266,6 +272,7 @@ class UriTree:
                     self._mark_up(parent, self._bit(server))
                     self._tpl_index.setdefault(server, []).append(pattern)
         finally:
+            self._feed_orders()
             if touched:
                 self.version += 1
         return added
@@ -331,15 +338,17 @@ class UriTree:
             node = self._new_child(node, kids, segment) if child is None else child
         return node
 
-    @staticmethod
-    def _new_child(parent: UriNode, kids: NodeKids, segment: str) -> UriNode:
-        child = kids.children[segment] = UriNode(segment, parent)
-        if kids.sorted is not None:  # keep the cache; `sorted_children` merges the newcomers
-            if kids.pending is None:
-                kids.pending = [child]
-            else:
-                kids.pending.append(child)
+    def _new_child(self, parent: UriNode, kids: NodeKids, segment: str) -> UriNode:
+        child = UriNode(segment, parent)
+        if kids.add_child(child, self._keep_order):
+            self._feeding.append(kids)
         return child
+
+    def _feed_orders(self) -> None:
+        """After a page: the wide nodes that got children put them in order (`NodeKids.feed_order`)."""
+        feeding = self._feeding
+        while feeding:
+            feeding.pop().feed_order()
 
     def _drop_resource(self, node: UriNode, server: str) -> None:
         res = node._res
@@ -383,8 +392,7 @@ class UriTree:
                 return
             parent_kids = parent._kids
             assert parent_kids is not None
-            del parent_kids.children[node.segment]
-            parent_kids.sorted = parent_kids.pending = None
+            parent_kids.drop_child(node)
             node = parent
 
     # ------------------------------------------------------------------------------------- lookup
