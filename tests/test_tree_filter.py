@@ -118,14 +118,17 @@ def check_against_brute(
     patterns = [pattern_for(tree, text_) for text_ in texts]
 
     def shown(node: UriNode | PatternNode) -> bool:
-        if node in result.visible:
+        """Listed as visible, or at or below a whole subtree's top (`whole`, or a child of `full`)."""
+        if node in result.visible or (isinstance(node, UriNode) and node.parent in result.full):
             return True
         parent = node.parent
         while parent is not None:
-            if parent in result.whole:
+            if parent in result.whole or parent.parent in result.full:
                 return True
             parent = parent.parent
         return False
+
+    assert all(shown(item) == result.covers(item) for item in [*nodes, *patterns])
 
     # Every match and every ancestor of a match is shown; nothing else is listed as visible.
     for item in [*nodes, *patterns]:
@@ -136,7 +139,8 @@ def check_against_brute(
             assert shown(parent), (text, item, parent)
             parent = parent.parent
     matched_nodes = [node for node in nodes if node is not None]
-    for item in result.visible:
+    tops = [*result.whole, *(child for node in result.full for child in tree.children(node))]
+    for item in [*result.visible, *tops]:
         if isinstance(item, PatternNode):
             assert item.uri_template in texts
             continue
@@ -146,7 +150,8 @@ def check_against_brute(
         if item in result.counts:
             assert result.counts[item] == len(below) + len(below_tpl), (text, item)
     # A whole node's entire subtree matches.
-    for top in result.whole:
+    for top in tops:
+        assert result.is_whole(top) and top in result.counts
         for entry in resources:
             node = tree.node_for(entry.uri)
             if node is not None and in_subtree(node, top):

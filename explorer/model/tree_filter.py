@@ -47,14 +47,14 @@ from __future__ import annotations
 
 import time
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import accumulate, compress
+from itertools import accumulate, chain, compress
 from operator import attrgetter
 from typing import Literal
 
 from explorer.model.listing import template_in_prefix
-from explorer.model.uri_nodes import segment_range
+from explorer.model.uri_nodes import items_in, segment_range
 from explorer.model.uri_segments import TAILS, join_segments, starts_with_scheme
 from explorer.model.uri_tree import PatternNode, UriNode, UriTree
 
@@ -116,6 +116,9 @@ class FilterResult:
     """The match records themselves (whole-subtree tops, name-matched nodes, matched patterns)."""
     partial: bool = False
     """What a substring scan still running found so far (given to `progress`; never returned)."""
+    full: frozenset[UriNode] = frozenset()
+    """Nodes every child of which is the top of a whole matching subtree, such as a node of 10^6 children
+    under a prefix that ends at it: those children are in neither `whole` nor `visible` (`is_whole`)."""
 
     @property
     def summary(self) -> FilterSummary:
@@ -127,12 +130,31 @@ class FilterResult:
         count = self.counts.get(node)
         if count is None:
             return None
-        own = node.has_resource and (node in self.whole or node in self.matched)
+        own = node.has_resource and (self.is_whole(node) or node in self.matched)
         return count - 1 if own else count
 
+    def is_whole(self, node: Node) -> bool:
+        """Whether `node` is the top of a whole matching subtree (listed in `whole`, or a child of `full`)."""
+        if node in self.whole:
+            return True
+        parent = node.parent
+        return isinstance(node, UriNode) and parent is not None and parent in self.full
+
     def shows(self, node: Node) -> bool:
-        """Whether `node` is listed as visible (descendants of `whole` nodes are visible too, unlisted)."""
-        return node in self.visible
+        """Whether `node` is listed as visible, or a child of a `full` node (descendants of whole
+        subtrees are visible too, unlisted: `covers`)."""
+        return node in self.visible or (isinstance(node, UriNode) and node.parent in self.full)
+
+    def covers(self, node: Node) -> bool:
+        """Whether a view shows `node`: listed, or at or below the top of a whole matching subtree."""
+        if self.shows(node):
+            return True
+        parent = node.parent
+        while parent is not None:
+            if self.is_whole(parent):
+                return True
+            parent = parent.parent
+        return False
 
 
 def is_prefix_query(text: str) -> bool:
@@ -213,23 +235,30 @@ def _prefix_filter(tree: UriTree, text: str, version: int) -> FilterResult:
         base = base.parent  # siblings such as ``wide2`` also start with ``.../wide``
     rest = text[len(base.prefix) :]
     whole: list[UriNode] = []
-    if base.child_count and rest:
-        if _glues(base) or rest.startswith(TAILS):  # a ``?query`` / ``#fragment`` leaf is glued to `base`
-            whole = tree.children_starting_with(base, rest)
-        elif rest[0] == "/" and not rest.startswith(TAILS, 1):
-            wanted = rest[1:]
-            if wanted:
-                whole = tree.children_starting_with(base, wanted)  # never a ?/# leaf: those start with ? or #
-            else:  # every child except the ?/# leaves, which follow `base` without the "/"
-                kids = tree.children(base)
-                cuts = sorted(segment_range(kids, tail) for tail in TAILS)
-                start = 0
-                for tail_lo, tail_hi in cuts:
-                    whole.extend(kids[start:tail_lo])
-                    start = tail_hi
-                whole.extend(kids[start:])
+    full = False  # every child of `base` matches: they are not listed one by one (`FilterResult.full`)
+    wanted: str | None = None  # what the matching children's segments start with
+    if not base.child_count or not rest:
+        pass
+    elif _glues(base) or rest.startswith(TAILS):  # a ``?query`` / ``#fragment`` leaf is glued to `base`
+        wanted = rest
+    elif rest[0] == "/" and not rest.startswith(TAILS, 1):
+        wanted = rest[1:]  # never a ?/# leaf: those start with ? or #
+    if wanted:
+        matches = tree.children_starting_with(base, wanted)
+        full = len(matches) == base.child_count
+        whole = [] if full else list(matches)
+    elif wanted == "":  # every child except the ?/# leaves, which follow `base` without the "/"
+        kids = tree.children(base)
+        cuts = sorted(segment_range(kids, tail) for tail in TAILS)
+        full = all(lo == hi for lo, hi in cuts)
+        start = 0
+        for tail_lo, tail_hi in [] if full else cuts:
+            whole.extend(kids[start:tail_lo])
+            start = tail_hi
+        if not full:
+            whole.extend(kids[start:])
     path = _ancestors_top_down(base)
-    below = sum(node.resource_count + node.template_count for node in whole)
+    below = base.items_below - base.pattern_count if full else items_in(whole)
     others: list[UriNode] = []
     if base.parent is not None:
         # At the root a text such as ``s:/`` reaches into two branches: ``s:`` (walked above) and ``s://``.
@@ -246,12 +275,12 @@ def _prefix_filter(tree: UriTree, text: str, version: int) -> FilterResult:
                 matched_patterns.append(pattern)
                 own[node] = own.get(node, 0) + 1
     whole.extend(others)
-    counts: dict[UriNode, int] = {node: node.resource_count + node.template_count for node in whole}
+    counts: dict[UriNode, int] = {}  # the path and the branches aside; a whole subtree's come from the tree
     running = below
     for node in reversed(path):
         running += own.get(node, 0)
         if node.parent is None:
-            running += sum(counts[top] for top in others)
+            running += items_in(others)
         counts[node] = running
     total = running
     shown_aside: list[UriNode] = []  # the branches beside the path that hold matched templates
@@ -272,28 +301,67 @@ def _prefix_filter(tree: UriTree, text: str, version: int) -> FilterResult:
     first: Node | None = None
     if literal:
         first = literal[0]
+    elif full:
+        first = tree.children(base)[0]
     elif whole:
         first = whole[0]
     elif matched_patterns:
         first = max(matched_patterns, key=lambda pattern: len(pattern.literal_prefix))
-    visible: set[Node] = set(whole)
     shown_path = [node for node in path if counts[node] or node.parent is None]  # the root is always shown
-    visible.update(shown_path)
-    visible.update(shown_aside)
-    visible.update(matched_patterns)
+    whole_set = frozenset(whole)  # 10^6 children of a wide node may match: one set, copied at most twice
+    visible: frozenset[Node] = whole_set.union(shown_path, shown_aside, matched_patterns)
     expand_nodes = (*shown_path, *shown_aside) if total else ()
     return FilterResult(
         text,
         "prefix",
         version,
-        frozenset(visible),
-        frozenset(whole),
-        counts,
+        visible,
+        whole_set,
+        _WholeCounts(counts, whole_set, frozenset([base]) if full else frozenset(), tree.children),
         total,
         expand_nodes,
         first,
-        matched=frozenset([*whole, *matched_patterns]),
+        matched=whole_set.union(matched_patterns) if matched_patterns else whole_set,
+        full=frozenset([base]) if full else frozenset(),
     )
+
+
+class _WholeCounts(Mapping[UriNode, int]):
+    """A prefix result's counts: the few nodes on the path kept, every whole subtree's read from its stored
+    counts when asked (a dict of 10^6 matched children took 0.7 s to fill, and a view reads about 40)."""
+
+    __slots__ = ("_children", "_full", "_kept", "_whole")
+
+    def __init__(
+        self,
+        kept: dict[UriNode, int],
+        whole: frozenset[UriNode],
+        full: frozenset[UriNode],
+        children: Callable[[UriNode], Sequence[UriNode]],
+    ) -> None:
+        self._kept = kept
+        self._whole = whole
+        self._full = full  # and every child of these
+        self._children = children
+
+    def __getitem__(self, node: UriNode) -> int:
+        found = self._kept.get(node)
+        if found is not None:
+            return found
+        if node in self._whole or node.parent in self._full:
+            return node.resource_count + node.template_count
+        raise KeyError(node)
+
+    def _listed(self) -> Iterator[UriNode]:
+        kept = self._kept
+        children = (child for node in self._full for child in self._children(node))
+        return (node for node in chain(self._whole, children) if node not in kept)
+
+    def __iter__(self) -> Iterator[UriNode]:
+        return chain(self._kept, self._listed())
+
+    def __len__(self) -> int:
+        return len(self._kept) + sum(1 for _ in self._listed())
 
 
 # --------------------------------------------------------------------------------------- substring

@@ -35,6 +35,7 @@ __all__ = [
     "PatternNode",
     "UriNode",
     "child_order_key",
+    "items_in",
     "natural_sorted",
     "segment_range",
     "sorted_entries",
@@ -45,6 +46,7 @@ __all__ = [
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 _MERGE_ONE_BY_ONE = 64  # at most this many new children are inserted into a sorted cache one by one
 _segment = attrgetter("segment")
+_kids_of = attrgetter("_kids")
 
 
 def child_order_key(node: UriNode | PatternNode) -> str:
@@ -82,6 +84,14 @@ def _merged(cached: list[UriNode], pending: list[UriNode]) -> list[UriNode]:
     return merged
 
 
+def items_in(nodes: list[UriNode]) -> int:
+    """The resources and templates in the subtrees of `nodes` (whole subtrees a filter matched): a leaf
+    holds one resource, so the 10^6 leaves of a wide node are counted by one C-level `count`."""
+    kids = list(map(_kids_of, nodes))
+    inner = sum(node.resource_count + node.template_count for node in compress(nodes, kids))
+    return kids.count(None) + inner
+
+
 def segment_range(nodes: Sequence[UriNode], text: str) -> tuple[int, int]:
     """The index range of `nodes` (in natural order) whose segment string-starts with `text`, which must
     hold no digit: then string order and natural order agree on which side of `text` a segment falls, so
@@ -110,8 +120,9 @@ def _key_span(nodes: Sequence[UriNode], start: str, lo: int, hi: int) -> tuple[i
     return first, end
 
 
-def starting_with(nodes: Sequence[UriNode], text: str) -> list[UriNode]:
-    """The nodes of `nodes` (in natural order) whose segment string-starts with `text`, in that order.
+def starting_with(nodes: Sequence[UriNode], text: str) -> Sequence[UriNode]:
+    """The nodes of `nodes` (in natural order) whose segment string-starts with `text`, in that order
+    (`nodes` itself when all of them do, never to be mutated).
 
     Without digits in `text` they sit together (`segment_range`). With digits they may not: `item5` takes
     `item5` and `item50` but not `item6`, which sorts between them. Their keys do sit together per length
@@ -121,7 +132,7 @@ def starting_with(nodes: Sequence[UriNode], text: str) -> list[UriNode]:
     """
     if not has_digits(text):
         lo, hi = segment_range(nodes, text)
-        return list(nodes[lo:hi])
+        return nodes if lo == 0 and hi == len(nodes) else nodes[lo:hi]  # all of them: no copy of 10^6
     head, run = prefix_head(text)
     spans: list[tuple[int, int]]
     if run is None:  # `text` ends with a non-digit: one range of keys

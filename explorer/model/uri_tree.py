@@ -429,10 +429,10 @@ class UriTree:
         """Concrete children sorted by segment (cached; a new list after changes, never mutated)."""
         return () if node._kids is None else node._kids.sorted_children()
 
-    def children_starting_with(self, node: UriNode, text: str) -> list[UriNode]:
+    def children_starting_with(self, node: UriNode, text: str) -> Sequence[UriNode]:
         """Children whose segment string-starts with `text`, in natural order; O(log n + k) (a text with
         digits: the matches are sorted, as natural order does not keep them together)."""
-        return [] if node._kids is None else starting_with(node._kids.sorted_children(), text)
+        return () if node._kids is None else starting_with(node._kids.sorted_children(), text)
 
     def patterns(self, node: UriNode) -> Sequence[PatternNode]:
         """Pattern (template) children sorted by label."""
@@ -508,9 +508,10 @@ class UriTree:
 
     # ------------------------------------------------------------------------------- prefix ranges
 
-    def _descend(self, prefix: str) -> tuple[list[UriNode], list[UriNode]]:
+    def _descend(self, prefix: str, *, wholes: bool = True) -> tuple[list[UriNode], list[UriNode]]:
         """Nodes whose prefix is a proper string prefix of `prefix` (visited, at most a few per level),
-        and nodes whose prefix starts with `prefix` (whole subtrees match); nothing else is looked at."""
+        and nodes whose prefix starts with `prefix` (whole subtrees match; not looked for when `wholes` is
+        False: they may be 10^6 children); nothing else is looked at."""
         if not prefix:
             return [], [self.root]
         visited: list[UriNode] = []
@@ -547,8 +548,8 @@ class UriTree:
                     if wanted.startswith("//", colon + 1):
                         cuts.add(colon + 3)
             # Below a plain node a ?/# child is glued on (no "/"), so it only matches a ?/# prefix.
-            if offset != length and wanted.startswith(TAILS):
-                matched: list[UriNode] = []
+            if not wholes or (offset != length and wanted.startswith(TAILS)):
+                matched: Sequence[UriNode] = ()
             else:
                 matched = starting_with(kids.sorted_children(), wanted)  # in display order
                 if offset != length and not wanted:
@@ -564,7 +565,7 @@ class UriTree:
     def nodes_leading_to(self, prefix: str) -> list[UriNode]:
         """Nodes whose text is a proper string prefix of `prefix` (a few per level): where every template
         that can expand to URIs under `prefix` hangs (`s:` as well as `s://` at the top)."""
-        return self._descend(prefix)[0] if prefix else []
+        return self._descend(prefix, wholes=False)[0] if prefix else []
 
     def resources_under(self, prefix: str) -> Iterator[ResourceEntry]:
         """Every entry (each server) whose URI starts with `prefix`, in tree order."""

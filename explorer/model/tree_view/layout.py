@@ -144,7 +144,7 @@ class RowLayout:
         if not (node.child_count or node.pattern_count):
             return False
         active = self.filter
-        if active is None or row.full:
+        if active is None or row.full or node in active.full:
             return True
         visible = active.visible
         if any(pattern in visible for pattern in self.tree.patterns(node)):
@@ -177,14 +177,7 @@ class RowLayout:
 
     def filter_shows(self, node: Node) -> bool:
         active = self.filter
-        if active is None or node in active.visible:
-            return True
-        parent = node.parent
-        while parent is not None:
-            if parent in active.whole:
-                return True
-            parent = parent.parent
-        return False
+        return active is None or active.covers(node)
 
     def drill_note(self, row: Row) -> str | None:
         """Why a drilled position has no candidates (an error, no capability), for its note row."""
@@ -196,7 +189,7 @@ class RowLayout:
     # ------------------------------------------------------------------------------ building rows
 
     def _root_full(self) -> bool:
-        return self.filter is None or self.tree.root in self.filter.whole
+        return self.filter is None or self.filter.is_whole(self.tree.root)
 
     def _rebuild(self) -> Row:
         self._made.clear()
@@ -238,10 +231,9 @@ class RowLayout:
         active = self.filter
         if active is None:
             return False
-        whole = active.whole
         node: UriNode | None = end
         while node is not None:
-            if node in whole:
+            if active.is_whole(node):
                 return True
             if node is head:
                 return False
@@ -262,6 +254,8 @@ class RowLayout:
         visible = active.visible
         shown = [p for p in pats if p in visible]
         node = row.node
+        if node in active.full:  # every child matches (10^6 of them, maybe): the model's list itself
+            return shown, src
         if len(src) > len(visible) and isinstance(node, UriNode):
             return shown, natural_sorted(self._visible_children(node))
         return shown, list(filter(visible.__contains__, src))

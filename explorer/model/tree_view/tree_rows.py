@@ -290,7 +290,7 @@ class TreeRows(RowLayout):
         if not same_text or (previous is not None and previous.partial):
             self.expansions.set_auto(result.expand)
         self.root = self._rebuild()
-        on_match = target in result.matched or any(node in result.whole for node in ancestors(target))
+        on_match = target in result.matched or any(result.is_whole(node) for node in ancestors(target))
         if result.first is not None and (not self.filter_shows(target) or not (same_text or on_match)):
             target = result.first
         found = self._relocate(anchor, self.find(target))
