@@ -19,7 +19,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 from explorer.model.drilldown import Drill, DrillKey
 from explorer.model.entries import ResourceEntry, TemplateEntry
 from explorer.model.tree_filter import compute_filter
-from explorer.model.tree_view import EXPAND_CHILDREN_LIMIT, Change, Node, Row, TreeRows
+from explorer.model.tree_view import EXPAND_CHILDREN_LIMIT, Change, Node, Row, TreeRows, layout
 from explorer.model.uri_tree import PatternNode, UriNode, UriTree
 from tests.factories import res, tpl
 from tests.helpers.tree_walk import depth_first
@@ -379,6 +379,33 @@ def test_a_wide_node_under_a_filter_shows_its_matches_without_scanning_its_child
     rows.rebuild(0)
     assert [row.label for row in rows if row.depth == 3] == [f"f0004{i}" for i in range(10)]
     assert scanned and max(scanned) < 10  # the small lists above it, never the 50,000
+
+
+def test_a_prefix_filter_in_a_wide_node_shows_its_matches_in_order_without_sorting_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`item5` takes item5, item50..59, item500..599 (not item6, which natural order puts between them);
+    `item` takes every child, answered by the node itself. Counted: no match is sorted again."""
+    tree = UriTree()
+    tree.add_resources(res("big", f"big://h/w/item{i}") for i in range(20_000))
+    rows = TreeRows(tree)
+    sorted_nodes: list[int] = []
+    sort = layout.natural_sorted
+
+    def counting(nodes: Iterable[UriNode]) -> list[UriNode]:
+        found = sort(nodes)
+        sorted_nodes.append(len(found))
+        return found
+
+    monkeypatch.setattr(layout, "natural_sorted", counting)
+    rows.apply_filter(compute_filter(tree, "big://h/w/item5"), 0)
+    expected = ["item5", *(f"item{i}" for i in range(50, 60)), *(f"item{i}" for i in range(500, 600))]
+    assert [row.label for row in rows if row.depth == 2] == expected + [f"item{i}" for i in range(5000, 6000)]
+    every = compute_filter(tree, "big://h/w/item")
+    assert every.full == {tree.node_for("big://h/w")} and not every.whole and every.total == 20_000
+    rows.apply_filter(every, 0)
+    assert len(rows) == 2 + 20_000 and rows.row(len(rows) - 1).label == "item19999"
+    assert sorted_nodes == []
 
 
 def test_expand_children_opens_one_level_up_to_the_limit() -> None:

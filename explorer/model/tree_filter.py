@@ -118,7 +118,11 @@ class FilterResult:
     """What a substring scan still running found so far (given to `progress`; never returned)."""
     full: frozenset[UriNode] = frozenset()
     """Nodes every child of which is the top of a whole matching subtree, such as a node of 10^6 children
-    under a prefix that ends at it: those children are in neither `whole` nor `visible` (`is_whole`)."""
+    under a prefix that ends at it: those children are in neither `whole` nor `visible` (`is_whole`). A
+    view shows the node's current children: pages merged before the filter runs again show at once."""
+    shown_children: Mapping[UriNode, Sequence[UriNode]] = field(default_factory=dict)
+    """For a node whose visible children the filter found in display order (a prefix's last node), those
+    children, so a view shows them as they are instead of sorting 10^5 of them again."""
 
     @property
     def summary(self) -> FilterSummary:
@@ -257,6 +261,7 @@ def _prefix_filter(tree: UriTree, text: str, version: int) -> FilterResult:
             start = tail_hi
         if not full:
             whole.extend(kids[start:])
+    in_order = tuple(whole)  # the children of `base` that match, in display order
     path = _ancestors_top_down(base)
     below = base.items_below - base.pattern_count if full else items_in(whole)
     others: list[UriNode] = []
@@ -323,6 +328,7 @@ def _prefix_filter(tree: UriTree, text: str, version: int) -> FilterResult:
         first,
         matched=whole_set.union(matched_patterns) if matched_patterns else whole_set,
         full=frozenset([base]) if full else frozenset(),
+        shown_children={base: in_order} if in_order else {},
     )
 
 

@@ -256,6 +256,10 @@ class RowLayout:
         node = row.node
         if node in active.full:  # every child matches (10^6 of them, maybe): the model's list itself
             return shown, src
+        if active.version == self.tree.version and isinstance(node, UriNode):  # found in this very tree
+            in_order = active.shown_children.get(node)
+            if in_order is not None:
+                return shown, in_order
         if len(src) > len(visible) and isinstance(node, UriNode):
             return shown, natural_sorted(self._visible_children(node))
         return shown, list(filter(visible.__contains__, src))
