@@ -271,8 +271,23 @@ def test_substring_prefix_match_takes_the_whole_subtree() -> None:
     tree, _resources, _templates = sample_tree()
     result = compute_filter(tree, "explorer")
     explorer = tree.node_for("demo://src/explorer")
-    assert explorer in result.whole
-    assert result.total == 1
+    assert explorer is not None and result.is_whole(explorer)  # the only child of demo://src: `full`
+    assert result.full == {tree.node_for("demo://src")} and result.total == 1
+
+
+def test_a_substring_every_child_of_a_node_matches_is_one_record_for_the_node() -> None:
+    """`i` in a node of 10^6 `item` leaves: the node answers for its children (no record, set or count per
+    child), is opened, and the cursor goes to its first child."""
+    tree = UriTree()
+    tree.add_resources(res("s", f"x://h/w/item{i}") for i in range(5000))
+    tree.add_resources([res("s", "x://h/other/zzz")])
+    wide = tree.node_for("x://h/w")
+    assert wide is not None
+    result = compute_filter(tree, "i", limit=100)  # far fewer records allowed than children
+    assert result.full == {wide} and not result.truncated and result.total == 5000
+    assert result.first is tree.children(wide)[0] and wide in result.expand
+    assert result.covers(tree.children(wide)[4321]) and result.count_below(wide) == 5000
+    assert not result.covers(tree.node_for("x://h/other/zzz"))
 
 
 def test_empty_text_matches_everything() -> None:

@@ -451,6 +451,7 @@ def _substring_filter(
     records = _Records()
     own: dict[UriNode, int] = {}
     whole: list[UriNode] = []
+    full: list[UriNode] = []  # nodes all of whose children match (`i` in a node of 10^6 `item` leaves)
     truncated = False
     stopped = False
     cap = limit if limit is not None else -1
@@ -467,7 +468,7 @@ def _substring_filter(
         if progress is None or now < report_at[0]:
             return
         found, counted = _with_named(tree, records.copy(), dict(own), named)
-        result = _assemble(tree, text, version, found, counted, whole, expand_limit, truncated, False)
+        result = _assemble(tree, text, version, found, counted, whole, full, expand_limit, truncated, False)
         progress(replace(result, partial=True, elapsed=now - started))
         report_at[1] *= 2
         report_at[0] = time.perf_counter() + report_at[1]
@@ -506,6 +507,11 @@ def _substring_filter(
                 sep = "" if glued or segment.startswith(TAILS) else "/"
                 if needle in tail + sep + segment.lower():
                     hits.append(index)
+        if len(hits) == len(kids):  # every child: one record for the node, not one per child
+            full.append(node)
+            records.add(kids[0], node, depth)
+            own[node] = own.get(node, 0) + node.items_below - node.pattern_count
+            continue
         for index in hits:
             kid = kids[index]
             records.add(kid, kid, child_depth)
@@ -552,7 +558,7 @@ def _substring_filter(
         except RuntimeError:  # another thread merged a page mid-scan: keep what was found
             truncated = True
         records, own = _with_named(tree, records, own, named)
-    return _assemble(tree, text, version, records, own, whole, expand_limit, truncated, stopped)
+    return _assemble(tree, text, version, records, own, whole, full, expand_limit, truncated, stopped)
 
 
 def _with_named(
@@ -574,11 +580,13 @@ def _assemble(
     records: _Records,
     own: dict[UriNode, int],
     whole: list[UriNode],
+    full: list[UriNode],
     expand_limit: int,
     truncated: bool,
     stopped: bool,
 ) -> FilterResult:
-    """The result of a substring scan from its match records."""
+    """The result of a substring scan from its match records (a record of a `full` node holds its first
+    child as the item and the node as the holder: the node is opened, its children are not listed)."""
     # Ancestors of every record become visible; counts flow up from the deepest level.
     visible: set[Node] = {tree.root}  # the root is always shown
     depth_of: dict[UriNode, int] = {}
@@ -601,21 +609,24 @@ def _assemble(
     total = counts.get(tree.root, 0)
     opened: dict[UriNode, None] = {}
     for item, holder in zip(records.items[:expand_limit], records.holders[:expand_limit], strict=True):
-        start = holder if isinstance(item, PatternNode) else holder.parent
+        start = holder if isinstance(item, PatternNode) or item is not holder else holder.parent
         for ancestor in _ancestors_top_down(start) if start is not None else ():
             opened[ancestor] = None
     ordered = sorted(opened, key=depth_of.__getitem__)
+    whole_set = frozenset(whole)
+    full_set = frozenset(full)
     return FilterResult(
         text,
         "substring",
         version,
         frozenset(visible),
-        frozenset(whole),
-        counts,
+        whole_set,
+        _WholeCounts(counts, whole_set, full_set, tree.children) if full_set else counts,
         total,
         tuple(ordered),
         records.items[0] if records.items else None,
         truncated=truncated,
         cancelled=stopped,
         matched=frozenset(records.items),
+        full=full_set,
     )
