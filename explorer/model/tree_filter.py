@@ -31,7 +31,10 @@ Result model: ``visible`` holds every node to show (the root, matches, their anc
 matching subtrees, matched pattern nodes); ``whole`` the nodes whose entire subtree matches (their
 descendants are shown without being listed). ``counts`` gives the number of matches (distinct URIs +
 templates) in the subtree of each listed `UriNode` (for descendants of a whole node, the node's own stored
-counts apply).
+counts apply). ``full`` holds the nodes every child of which is such a whole subtree: those children are
+listed nowhere (a node of 10^6 ``item`` leaves under ``i`` or under its own prefix is one entry, not 10^6;
+`FilterResult.is_whole`, `covers` and ``counts`` account for them). ``shown_children`` gives a prefix's
+matching children in display order, so a view does not sort them again.
 ``expand`` lists the ancestors of the first `expand` matches (top-down, without duplicates): the nodes a
 view should open so those matches are on screen. For a prefix query ``first`` (where the cursor goes) is
 what the text names most directly: a template whose text starts with it, else the first matching
