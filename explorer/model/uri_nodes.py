@@ -11,7 +11,7 @@ through the properties.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right, insort
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import compress, repeat
 from operator import attrgetter
 from types import MappingProxyType
@@ -92,32 +92,29 @@ def items_in(nodes: list[UriNode]) -> int:
     return kids.count(None) + inner
 
 
+def _span(
+    nodes: Sequence[UriNode], start: str, key: Callable[[UriNode], str], lo: int = 0, hi: int | None = None
+) -> tuple[int, int]:
+    """The index range, within `lo:hi` of `nodes` (sorted by `key`), of the nodes whose key starts with
+    `start`: from `start` up to the first string past all its extensions."""
+    end = len(nodes) if hi is None else hi
+    first = bisect_left(nodes, start, lo, end, key=key)
+    if not start:
+        return first, end
+    last = ord(start[-1])
+    if last < 0x10FFFF:
+        return first, bisect_left(nodes, start[:-1] + chr(last + 1), first, end, key=key)
+    stop = first
+    while stop < end and key(nodes[stop]).startswith(start):
+        stop += 1
+    return first, stop
+
+
 def segment_range(nodes: Sequence[UriNode], text: str) -> tuple[int, int]:
     """The index range of `nodes` (in natural order) whose segment string-starts with `text`, which must
     hold no digit: then string order and natural order agree on which side of `text` a segment falls, so
     those segments sit together and a bisection by the plain segment finds them."""
-    lo = bisect_left(nodes, text, key=_segment)
-    if not text:
-        return lo, len(nodes)
-    last = ord(text[-1])
-    if last < 0x10FFFF:
-        return lo, bisect_left(nodes, text[:-1] + chr(last + 1), lo, key=_segment)
-    hi = lo
-    while hi < len(nodes) and nodes[hi].segment.startswith(text):
-        hi += 1
-    return lo, hi
-
-
-def _key_span(nodes: Sequence[UriNode], start: str, lo: int, hi: int) -> tuple[int, int]:
-    """The index range, within `lo:hi` of `nodes` (natural order), of the keys that start with `start`."""
-    first = bisect_left(nodes, start, lo, hi, key=child_order_key)
-    last = ord(start[-1])
-    if last < 0x10FFFF:
-        return first, bisect_left(nodes, start[:-1] + chr(last + 1), first, hi, key=child_order_key)
-    end = first
-    while end < hi and child_order_key(nodes[end]).startswith(start):
-        end += 1
-    return first, end
+    return _span(nodes, text, _segment)
 
 
 def starting_with(nodes: Sequence[UriNode], text: str) -> Sequence[UriNode]:
@@ -136,7 +133,7 @@ def starting_with(nodes: Sequence[UriNode], text: str) -> Sequence[UriNode]:
     head, run = prefix_head(text)
     spans: list[tuple[int, int]]
     if run is None:  # `text` ends with a non-digit: one range of keys
-        spans = [_key_span(nodes, head, 0, len(nodes))] if head else [(0, len(nodes))]
+        spans = [_span(nodes, head, child_order_key)]
     else:  # keys go on with a length code ("1" to "9..."), then digits
         lo = bisect_left(nodes, head + "1", key=child_order_key)
         hi = bisect_left(nodes, head + ":", lo, key=child_order_key)
@@ -147,7 +144,7 @@ def starting_with(nodes: Sequence[UriNode], text: str) -> Sequence[UriNode]:
         else:
             longest = code_length(child_order_key(nodes[hi - 1]), len(head))
             spans = [
-                _key_span(nodes, head + length_code(size) + run, lo, hi)
+                _span(nodes, head + length_code(size) + run, child_order_key, lo, hi)
                 for size in range(len(run), longest + 1)
             ]
     found: list[UriNode] = []
