@@ -61,6 +61,47 @@ def item_json(k: int, flat: bool = False) -> str:
     )
 
 
+# Resource k's URI by level: (text before the number, resources one of it holds, how many a parent has).
+_LEVELS = (("bench://host", 100_000, 0), ("/area", 10_000, 10), ("/group", 100, 100), ("/item", 1, 100))
+
+
+def matching_spans(prefix: str, count: int, base: int = 0, level: int = 0, above: str = "") -> list[range]:
+    """The resources whose URI starts with `prefix`, as ranges of k, found by walking the hierarchy and
+    pruning what cannot match: O(matches), so a prefix listing of 10^7 resources costs what it returns."""
+    text, size, upper = _LEVELS[level]
+    spans: list[range] = []
+    upper = upper or -(-count // size)  # hosts: as many as `count` needs
+    for number in range(upper):
+        start = base + number * size
+        if start >= count:
+            break
+        here = f"{above}{text}{number}" + (".json" if size == 1 else "")
+        if here.startswith(prefix):  # everything below matches
+            spans.append(range(start, min(start + size, count)))
+        elif prefix.startswith(here) and size > 1:
+            spans.extend(matching_spans(prefix, count, start, level + 1, here))
+    return spans
+
+
+class Spans:
+    """Ranges of k read as one sequence (length, slices), never made into a list of 10^7 numbers."""
+
+    def __init__(self, spans: list[range]) -> None:
+        self.spans = spans
+        self.starts = [0]
+        for span in spans:
+            self.starts.append(self.starts[-1] + len(span))
+
+    def __len__(self) -> int:
+        return self.starts[-1]
+
+    def slice(self, start: int, end: int) -> Iterator[int]:
+        for at, span in enumerate(self.spans):
+            lo, hi = max(start, self.starts[at]), min(end, self.starts[at + 1])
+            if lo < hi:
+                yield from span[lo - self.starts[at] : hi - self.starts[at]]
+
+
 class Catalogue:
     """The resource indexes a listing walks, per prefix (the last prefix's filtered indexes are cached)."""
 
@@ -69,15 +110,17 @@ class Catalogue:
         self.flat = flat
         self.templates = FLAT_TEMPLATES if flat else TEMPLATES
         self._prefix = ""
-        self._matching: list[int] | None = None
+        self._matching: list[int] | Spans | None = None
 
-    def indexes(self, prefix: str) -> range | list[int]:
+    def indexes(self, prefix: str) -> range | list[int] | Spans:
         if not prefix:
             return range(self.count)
         if prefix != self._prefix or self._matching is None:
             self._prefix = prefix
-            uri = flat_uri_of if self.flat else uri_of
-            self._matching = [k for k in range(self.count) if uri(k).startswith(prefix)]
+            if self.flat:
+                self._matching = [k for k in range(self.count) if flat_uri_of(k).startswith(prefix)]
+            else:
+                self._matching = Spans(matching_spans(prefix, self.count))
         return self._matching
 
 
@@ -135,7 +178,9 @@ def answer(
     return head + f'"error":{{"code":-32601,"message":"Method not found: {method}"}}}}'
 
 
-def _slice(indexes: range | list[int], start: int, end: int) -> Iterator[int]:
+def _slice(indexes: range | list[int] | Spans, start: int, end: int) -> Iterator[int]:
+    if isinstance(indexes, Spans):
+        return indexes.slice(start, end)
     return iter(indexes[start:end])
 
 

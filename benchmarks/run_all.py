@@ -3,10 +3,10 @@
 Run: python benchmarks/run_all.py [--quick]
 
 In order: the CLI listing table at 10^4, 10^5 and 10^6 (`bench_listing.py`, 3 rounds, plus the SDK-built
-server at 10^5), the TUI at the same scales (`bench_tui.py`), start-up (`bench_startup.py`), prefix
-queries and tree building (`bench_prefix.py`) and the JSON libraries (`bench_json.py`). About 10
-minutes on a 2-core machine (under 15 on a busier one); `--quick` is a smoke run of each (about a
-minute).
+server at 10^5), the TUI at the same scales (`bench_tui.py`), browsing 10^7 by prefix (`bench_browse.py`),
+start-up (`bench_startup.py`), prefix queries and tree building (`bench_prefix.py`) and the JSON
+libraries (`bench_json.py`). About 11 minutes on a 2-core machine (under 15 on a busier one); `--quick`
+is a smoke run of each (about a minute).
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ def plan(quick: bool) -> list[list[str]]:
                 "--phases",
                 "floor,listing,wide",
             ],
+            ["bench_browse.py", "--quick"],
             ["bench_startup.py", "--rounds", "1"],
             ["bench_prefix.py", "--max-power", "4"],
             ["bench_json.py", "--items", "100"],
@@ -43,6 +44,7 @@ def plan(quick: bool) -> list[list[str]]:
         ["bench_tui.py", "--count", "10000"],
         ["bench_tui.py", "--count", "100000"],
         ["bench_tui.py", "--count", "1000000"],
+        ["bench_browse.py", "--count", "10000000"],
         ["bench_startup.py", "--rounds", "7"],
         ["bench_prefix.py", "--max-power", "6"],
         ["bench_json.py"],

@@ -81,6 +81,18 @@ def test_tui_benchmark_measures_every_phase_against_its_baselines() -> None:
 
 
 @pytest.mark.slow
+def test_browse_benchmark_lists_each_prefix_beyond_the_bounded_listing() -> None:
+    result = json.loads(run("bench_browse.py", "--quick", "--json"))
+    assert result["state"] == "incomplete"  # the bound stopped the first listing
+    prefixes = [key for key in result if key.startswith("bench://")]
+    assert len(prefixes) == 3
+    for prefix in prefixes:
+        row = result[prefix]
+        assert row["resources"] > 0 and row["seconds"] >= 0 and row["cli_tree_prefix_s"] > 0, prefix
+    assert result["tree_resources"] > result["bound"]  # what the prefixes brought was merged
+
+
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform == "win32", reason="the first frame is read from a pseudo-terminal")
 def test_startup_benchmark_times_help_expand_and_the_first_frame() -> None:
     out = run("bench_startup.py", "--rounds", "1")
