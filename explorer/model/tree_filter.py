@@ -20,7 +20,7 @@ Two kinds of query, chosen by `is_prefix_query`:
   nodes that have children or patterns and searches their children's segments in one C-level `find` over
   the joined segments: a node whose URI prefix contains the text matches with its whole subtree, which is
   not walked (``host0`` in ``bench://host0/...`` costs nothing below that node). Pass 2 reads every
-  resource entry once (`UriTree.resources_under("")`) for names and titles. Cost about 0.5-1 µs per
+  resource entry once, node by node (`UriTree.resource_nodes`), for names and titles. Cost about 0.5-1 µs per
   resource in CPython, so 0.5-1 s for 1,000,000 resources: run it off the UI thread, pass `cancelled` to
   abandon a stale scan, and `limit` to stop collecting after that many match records. `progress` is given
   what the scan found so far (``partial=True``) after `PROGRESS_FIRST` seconds and then at doubling
@@ -447,7 +447,7 @@ def _substring_filter(
     (its segment, or the end of the parent's URI, a separator and its segment) matches with its whole
     subtree, which is not walked; patterns are checked where they sit. 2: one pass over every resource
     entry (`resources_under`, the tree's own fast iteration) for names and titles of URIs that do not
-    contain the needle (those were counted in pass 1); such a node is found again with `node_for`."""
+    contain the needle (those were counted in pass 1); the walk gives the node of each entry with it."""
     needle = text.lower()
     keep = max(0, len(needle) - 1)  # prefix characters a match may start in before the next segment
     batchable = not any(char in needle for char in "/?#\x00")
@@ -462,7 +462,7 @@ def _substring_filter(
     visited = 0
     children = tree.children
     patterns = tree.patterns
-    named: dict[str, None] = {}
+    named: dict[UriNode, None] = {}  # matched by name or title only, in walk order
     report_at = [started + PROGRESS_FIRST, PROGRESS_FIRST]  # next report time, interval
 
     def report() -> None:
@@ -470,7 +470,10 @@ def _substring_filter(
         now = time.perf_counter()
         if progress is None or now < report_at[0]:
             return
-        found, counted = _with_named(tree, records.copy(), dict(own), named)
+        if not records and not named:  # nothing yet: look again soon, not after a doubled interval
+            report_at[0] = now + PROGRESS_FIRST
+            return
+        found, counted = _with_named(records.copy(), dict(own), named)
         result = _assemble(tree, text, version, found, counted, whole, full, expand_limit, truncated, False)
         progress(replace(result, partial=True, elapsed=now - started))
         report_at[1] *= 2
@@ -542,37 +545,36 @@ def _substring_filter(
 
     if not stopped and not truncated:
         try:
-            for count, entry in enumerate(tree.resources_under("")):
+            for count, node in enumerate(tree.resource_nodes()):
                 if count & _ENTRY_CHECK_MASK == 0 and count:
                     if cancelled is not None and cancelled():
                         stopped = True
                         break
                     report()
-                if needle not in entry.name.lower():
-                    title = entry.title  # no dict is built for the common entry without a title
-                    if not (title is not None and needle in title.lower()):
-                        continue
-                if needle in entry.uri.lower():
-                    continue  # counted in pass 1 with its node
-                named[entry.uri] = None
+                for entry in node.entries:
+                    if needle not in entry.name.lower():
+                        title = entry.title  # no dict is built for the common entry without a title
+                        if not (title is not None and needle in title.lower()):
+                            continue
+                    if needle not in entry.uri.lower():  # else counted in pass 1 with its node
+                        named[node] = None
+                    break
                 if cap >= 0 and len(records) + len(named) >= cap:
                     truncated = True
                     break
         except RuntimeError:  # another thread merged a page mid-scan: keep what was found
             truncated = True
-        records, own = _with_named(tree, records, own, named)
+        records, own = _with_named(records, own, named)
     return _assemble(tree, text, version, records, own, whole, full, expand_limit, truncated, stopped)
 
 
 def _with_named(
-    tree: UriTree, records: _Records, own: dict[UriNode, int], named: Iterable[str]
+    records: _Records, own: dict[UriNode, int], named: Iterable[UriNode]
 ) -> tuple[_Records, dict[UriNode, int]]:
-    """Add the nodes of URIs matched by name (pass 2) to the records and their own counts (in place)."""
-    for uri in named:
-        found = tree.node_for(uri)
-        if found is not None:  # one URI per entry of `named`; its own patterns may be counted already
-            records.add(found, found, found.depth)
-            own[found] = own.get(found, 0) + 1
+    """Add the nodes matched by name (pass 2) to the records and their own counts (in place)."""
+    for found in named:  # one per URI; its own patterns may be counted already
+        records.add(found, found, found.depth)
+        own[found] = own.get(found, 0) + 1
     return records, own
 
 

@@ -571,12 +571,23 @@ class UriTree:
         """Every entry (each server) whose URI starts with `prefix`, in tree order."""
         _, whole = self._descend(prefix)
         for top in whole:
-            stack = [top]
-            while stack:
-                node = stack.pop()
+            for node in self._resource_nodes(top):
                 yield from sorted_entries(node)
-                if node._kids is not None and node._kids.below_res:
-                    stack.extend(reversed(node._kids.sorted_children()))
+
+    def resource_nodes(self) -> Iterator[UriNode]:
+        """Every node that holds a resource, in tree order (a scan that needs the node of an entry it
+        matched gets it here instead of looking its URI up again)."""
+        return self._resource_nodes(self.root)
+
+    @staticmethod
+    def _resource_nodes(top: UriNode) -> Iterator[UriNode]:
+        stack = [top]
+        while stack:
+            node = stack.pop()
+            if node._res is not None:
+                yield node
+            if node._kids is not None and node._kids.below_res:
+                stack.extend(reversed(node._kids.sorted_children()))
 
     def templates_under(self, prefix: str) -> Iterator[TemplateEntry]:
         """Every template entry whose text starts with `prefix`."""
