@@ -83,9 +83,10 @@ class UriTree:
     """Resources and templates of several servers merged by URI prefix; see the module docstring."""
 
     def __init__(self, *, keep_order: bool = True) -> None:
-        """`keep_order`: the children of a wide node are kept in natural order page by page, so a view
-        opens a node of 10^6 children at once (`explorer.model.natural_order`), at 1 to 6 us per child
-        while listing (in order to random); off for a run that reads the order once at the end (the CLI)."""
+        """`keep_order`: every node's children are kept in natural order page by page, so a view opens a
+        node, and a filter walks the tree, without sorting (a wide node: `explorer.model.natural_order`,
+        1 to 6 us per child while listing, in order to random); off for a run that reads the order once
+        at the end (the CLI)."""
         self.root = UriNode("", None)
         self._keep_order = keep_order
         self.version = 0
@@ -97,7 +98,7 @@ class UriTree:
         self._bits: dict[str, int] = {}
         self._bit_names: list[str] = []
         self._mask_sets: dict[int, frozenset[str]] = {0: frozenset()}
-        self._feeding: list[NodeKids] = []  # wide nodes with children to put in order after this page
+        self._feeding: dict[NodeKids, None] = {}  # nodes with new children, their order fed after the page
 
     # ----------------------------------------------------------------------------------- mutation
 
@@ -340,15 +341,16 @@ class UriTree:
 
     def _new_child(self, parent: UriNode, kids: NodeKids, segment: str) -> UriNode:
         child = UriNode(segment, parent)
-        if kids.add_child(child, self._keep_order):
-            self._feeding.append(kids)
+        kids.add_child(child, self._keep_order)
+        if self._keep_order:
+            self._feeding[kids] = None
         return child
 
     def _feed_orders(self) -> None:
-        """After a page: the wide nodes that got children put them in order (`NodeKids.feed_order`)."""
+        """After a page: the nodes that got children bring their order up to date (`NodeKids.feed_order`)."""
         feeding = self._feeding
         while feeding:
-            feeding.pop().feed_order()
+            feeding.popitem()[0].feed_order()
 
     def _drop_resource(self, node: UriNode, server: str) -> None:
         res = node._res
