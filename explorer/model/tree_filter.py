@@ -75,6 +75,7 @@ _segment = attrgetter("segment")
 _CANCEL_EVERY = 512  # inner nodes visited between two calls of `cancelled`
 _ENTRY_CHECK_MASK = 8191  # entries between two calls of `cancelled` in the name pass (minus one)
 PROGRESS_FIRST = 0.03
+_DONE = object()  # what `next` gives for a pass that has ended
 """Seconds of scanning before the first partial result goes to `progress`; then at doubling intervals."""
 _child_count = attrgetter("child_count")
 _pattern_count = attrgetter("pattern_count")
@@ -459,7 +460,6 @@ def _substring_filter(
     stopped = False
     cap = limit if limit is not None else -1
     stack: list[tuple[UriNode, str, int]] = [(tree.root, "", 0)]
-    visited = 0
     children = tree.children
     patterns = tree.patterns
     named: dict[UriNode, None] = {}  # matched by name or title only, in walk order
@@ -479,78 +479,79 @@ def _substring_filter(
         report_at[1] *= 2
         report_at[0] = time.perf_counter() + report_at[1]
 
-    while stack:
-        node, tail, depth = stack.pop()
-        visited += 1
-        if visited % _CANCEL_EVERY == 0:
-            if cancelled is not None and cancelled():
-                stopped = True
-                break
-            report()
-        if node.pattern_count:
-            for pattern in patterns(node):
-                try:
-                    hit = needle in pattern.uri_template.lower() or any(
-                        _name_hit(needle, entry.name, entry.raw) for entry in list(pattern.templates.values())
-                    )
-                except RuntimeError:  # merged into by another thread mid-read: skip it
-                    hit = False
-                if hit:
-                    records.add(pattern, node, depth)
-                    own[node] = own.get(node, 0) + 1
-        kids = children(node)
-        if not kids:
-            continue
-        if not isinstance(kids, list):  # a wide node's blocks: one flat copy beats an index per hit
-            kids = list(kids)
-        glued = _glues(node)
-        child_depth = depth + 1
-        hits = _segment_hits(kids, needle) if batchable and not glued else None
-        if hits is None:
-            hits = []
-            for index, kid in enumerate(kids):
+    def walk() -> Iterator[None]:
+        """Pass 1, a step at a time (`_CANCEL_EVERY` nodes)."""
+        nonlocal truncated
+        visited = 0
+        while stack:
+            node, tail, depth = stack.pop()
+            visited += 1
+            if visited % _CANCEL_EVERY == 0:
+                yield
+            if node.pattern_count:
+                for pattern in patterns(node):
+                    try:
+                        hit = needle in pattern.uri_template.lower() or any(
+                            _name_hit(needle, entry.name, entry.raw)
+                            for entry in list(pattern.templates.values())
+                        )
+                    except RuntimeError:  # merged into by another thread mid-read: skip it
+                        hit = False
+                    if hit:
+                        records.add(pattern, node, depth)
+                        own[node] = own.get(node, 0) + 1
+            kids = children(node)
+            if not kids:
+                continue
+            if not isinstance(kids, list):  # a wide node's blocks: one flat copy beats an index per hit
+                kids = list(kids)
+            glued = _glues(node)
+            child_depth = depth + 1
+            hits = _segment_hits(kids, needle) if batchable and not glued else None
+            if hits is None:
+                hits = []
+                for index, kid in enumerate(kids):
+                    segment = kid.segment
+                    sep = "" if glued or segment.startswith(TAILS) else "/"
+                    if needle in tail + sep + segment.lower():
+                        hits.append(index)
+            if len(hits) == len(kids):  # every child: one record for the node, not one per child
+                full.append(node)
+                records.add(kids[0], node, depth)
+                own[node] = own.get(node, 0) + node.items_below - node.pattern_count
+                continue
+            for index in hits:
+                kid = kids[index]
+                records.add(kid, kid, child_depth)
+                whole.append(kid)
+                own[kid] = kid.resource_count + kid.template_count
+            # Children to walk: those with children, or with patterns (only looked for when there are any).
+            flags: Iterable[int] = map(_child_count, kids)
+            if node.template_count > node.pattern_count:
+                flags = map(max, flags, map(_pattern_count, kids))
+            matched = set(hits)
+            pushed: list[tuple[UriNode, str, int]] = []
+            for index in compress(range(len(kids)), flags):
+                if index in matched:
+                    continue
+                kid = kids[index]
                 segment = kid.segment
                 sep = "" if glued or segment.startswith(TAILS) else "/"
-                if needle in tail + sep + segment.lower():
-                    hits.append(index)
-        if len(hits) == len(kids):  # every child: one record for the node, not one per child
-            full.append(node)
-            records.add(kids[0], node, depth)
-            own[node] = own.get(node, 0) + node.items_below - node.pattern_count
-            continue
-        for index in hits:
-            kid = kids[index]
-            records.add(kid, kid, child_depth)
-            whole.append(kid)
-            own[kid] = kid.resource_count + kid.template_count
-        # Children to walk: those with children, or with patterns (only looked for when there are any).
-        flags: Iterable[int] = map(_child_count, kids)
-        if node.template_count > node.pattern_count:
-            flags = map(max, flags, map(_pattern_count, kids))
-        matched = set(hits)
-        pushed: list[tuple[UriNode, str, int]] = []
-        for index in compress(range(len(kids)), flags):
-            if index in matched:
-                continue
-            kid = kids[index]
-            segment = kid.segment
-            sep = "" if glued or segment.startswith(TAILS) else "/"
-            probe = tail + sep + segment.lower()
-            pushed.append((kid, probe[-keep:] if keep else "", child_depth))
-        if cap >= 0 and len(records) >= cap:
-            truncated = True
-            break
-        pushed.reverse()
-        stack.extend(pushed)
+                probe = tail + sep + segment.lower()
+                pushed.append((kid, probe[-keep:] if keep else "", child_depth))
+            if cap >= 0 and len(records) >= cap:
+                truncated = True
+                return
+            pushed.reverse()
+            stack.extend(pushed)
 
-    if not stopped and not truncated:
+    def read_names() -> Iterator[None]:
+        """Pass 2, a step at a time (`_ENTRY_CHECK_MASK + 1` nodes)."""
+        nonlocal truncated
         try:
             for count, node in enumerate(tree.resource_nodes()):
                 if count & _ENTRY_CHECK_MASK == 0 and count:
-                    if cancelled is not None and cancelled():
-                        stopped = True
-                        break
-                    report()
+                    yield
                 for entry in node.entries:
                     if needle not in entry.name.lower():
                         title = entry.title  # no dict is built for the common entry without a title
@@ -561,10 +562,24 @@ def _substring_filter(
                     break
                 if cap >= 0 and len(records) + len(named) >= cap:
                     truncated = True
-                    break
+                    return
         except RuntimeError:  # another thread merged a page mid-scan: keep what was found
             truncated = True
-        records, own = _with_named(records, own, named)
+
+    # The passes take turns, a step each: a text that only names match (`item 4`) shows its first
+    # results after one step of the name pass, not after a walk of every folder.
+    passes = [walk(), read_names()]
+    while passes and not truncated:
+        for step in list(passes):
+            if next(step, _DONE) is _DONE:
+                passes.remove(step)
+        if not passes or truncated:  # done: the complete result follows, no partial one
+            break
+        if cancelled is not None and cancelled():
+            stopped = True
+            break
+        report()
+    records, own = _with_named(records, own, named)
     return _assemble(tree, text, version, records, own, whole, full, expand_limit, truncated, stopped)
 
 
