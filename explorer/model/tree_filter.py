@@ -20,8 +20,10 @@ Two kinds of query, chosen by `is_prefix_query`:
   nodes that have children or patterns and searches their children's segments in one C-level `find` over
   the joined segments: a node whose URI prefix contains the text matches with its whole subtree, which is
   not walked (``host0`` in ``bench://host0/...`` costs nothing below that node). Pass 2 reads every
-  resource entry once, node by node (`UriTree.resource_nodes`), for names and titles. Cost about 0.5-1 µs per
-  resource in CPython, so 0.5-1 s for 1,000,000 resources: run it off the UI thread, pass `cancelled` to
+  resource entry once, node by node (`UriTree.resource_nodes`), for names and titles. The passes take
+  turns a step at a time, so matches of either kind show early; the result lists pass 1's first. Cost
+  about 0.5-1 µs per resource in CPython, so 0.5-1 s for 1,000,000 resources: run it off the UI thread,
+  pass `cancelled` to
   abandon a stale scan, and `limit` to stop collecting after that many match records. `progress` is given
   what the scan found so far (``partial=True``) after `PROGRESS_FIRST` seconds and then at doubling
   intervals, so a view shows first matches within a frame or two of typing instead of after the whole
