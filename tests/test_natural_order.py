@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from explorer.model.entries import ResourceEntry
 from explorer.model.natural import natural_key
 from explorer.model.natural_order import WIDE, ChildSeq, NaturalOrder
+from explorer.model.tree_filter import compute_filter
 from explorer.model.uri_tree import UriTree
 
 
@@ -171,3 +172,26 @@ def test_a_tree_read_once_sorts_when_asked_instead() -> None:
     node = tree.node_for("x://w")
     assert node is not None and node._kids is not None and node._kids.order is None
     assert [c.segment for c in tree.children(node)] == sorted(names, key=natural_key)
+
+
+def test_a_scan_in_another_thread_while_pages_come_loses_no_child_from_the_order() -> None:
+    """The filter scan walks the tree in a worker thread while the UI thread merges pages: it reads the
+    order as of the last page and changes nothing, so no child added meanwhile goes missing from it."""
+    tree = UriTree()
+    stop = threading.Event()
+
+    def scan() -> None:
+        while not stop.is_set():
+            compute_filter(tree, "zzz")  # matches nothing: walks every folder and reads every entry
+
+    reader = threading.Thread(target=scan)
+    reader.start()
+    try:
+        for page in range(60):
+            tree.add_resources(entry(f"x://h/d{n % 40}/f{page}-{n}") for n in range(400))
+    finally:
+        stop.set()
+        reader.join()
+    for folder in tree.children(tree.nearest("x://h")):
+        shown = [child.segment for child in tree.children(folder)]
+        assert shown == sorted((child.segment for child in folder._kids.children.values()), key=natural_key)

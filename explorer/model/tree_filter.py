@@ -462,7 +462,7 @@ def _substring_filter(
     stopped = False
     cap = limit if limit is not None else -1
     stack: list[tuple[UriNode, str, int]] = [(tree.root, "", 0)]
-    children = tree.children
+    children = tree.children_as_ordered  # the scan may run in a thread while pages are merged
     patterns = tree.patterns
     named: dict[UriNode, None] = {}  # matched by name or title only, in walk order
     report_at = [started + PROGRESS_FIRST, PROGRESS_FIRST]  # next report time, interval
@@ -491,7 +491,11 @@ def _substring_filter(
             if visited % _CANCEL_EVERY == 0:
                 yield
             if node.pattern_count:
-                for pattern in patterns(node):
+                try:
+                    node_patterns = patterns(node)
+                except RuntimeError:  # a page added one while they were sorted: skip them this time
+                    node_patterns = []
+                for pattern in node_patterns:
                     try:
                         hit = needle in pattern.uri_template.lower() or any(
                             _name_hit(needle, entry.name, entry.raw)

@@ -192,6 +192,16 @@ class NodeKids:
         self.below_tpl = 0  # pattern nodes in the subtree (own patterns included)
         self.mask = 0  # servers (bits) of the descendants and the patterns; not of the node itself
 
+    def children_as_ordered(self) -> Sequence[UriNode]:
+        """The order as it was last brought up to date, for a reader in another thread: it changes nothing
+        (folding newcomers in there could lose a child the writer adds meanwhile). Children added since
+        (a page being merged) are missing; a node never ordered yet is sorted into a list kept by no one.
+        """
+        if self.order is not None:
+            return self.order.snapshot()
+        cached = self.sorted
+        return cached if cached is not None else natural_sorted(list(self.children.values()))
+
     def sorted_children(self) -> Sequence[UriNode]:
         """In natural order, never mutated once handed out. A wide node's order is kept page by page
         (`order`); otherwise a cache: a few new children are inserted into a copy, more are merged."""

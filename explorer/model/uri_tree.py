@@ -578,18 +578,25 @@ class UriTree:
 
     def resource_nodes(self) -> Iterator[UriNode]:
         """Every node that holds a resource, in tree order (a scan that needs the node of an entry it
-        matched gets it here instead of looking its URI up again)."""
-        return self._resource_nodes(self.root)
+        matched gets it here instead of looking its URI up again). Safe in another thread while pages
+        are merged: it reads the order as of the last page (`children_as_ordered`) and changes nothing."""
+        return self._resource_nodes(self.root, reader=True)
 
     @staticmethod
-    def _resource_nodes(top: UriNode) -> Iterator[UriNode]:
+    def _resource_nodes(top: UriNode, *, reader: bool = False) -> Iterator[UriNode]:
         stack = [top]
         while stack:
             node = stack.pop()
             if node._res is not None:
                 yield node
-            if node._kids is not None and node._kids.below_res:
-                stack.extend(reversed(node._kids.sorted_children()))
+            kids = node._kids
+            if kids is not None and kids.below_res:
+                stack.extend(reversed(kids.children_as_ordered() if reader else kids.sorted_children()))
+
+    def children_as_ordered(self, node: UriNode) -> Sequence[UriNode]:
+        """`children` for a reader in another thread (a filter scan) while pages are merged: the order as
+        of the last page, changing no cache (`NodeKids.children_as_ordered`)."""
+        return () if node._kids is None else node._kids.children_as_ordered()
 
     def templates_under(self, prefix: str) -> Iterator[TemplateEntry]:
         """Every template entry whose text starts with `prefix`."""
