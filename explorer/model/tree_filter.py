@@ -43,7 +43,9 @@ what the text names most directly: a template whose text starts with it, else th
 subtree, else the template with the longest literal part; a substring scan takes URI and template
 matches in walk order (by parent, depth first), then name-only matches.
 
-Thread safety: the scan only reads the tree. If pages are merged into the tree while a scan runs in
+Thread safety: the scan only reads the tree, and the order of each node as of the last page
+(`UriTree.children_as_ordered`: it never brings a cache up to date, which could drop a child the writer
+adds meanwhile). If pages are merged into the tree while a scan runs in
 another thread, the result may miss or half-see those pages (a name read during a merge is skipped, never
 an exception): compare ``result.version`` with ``tree.version`` and run again when it matters.
 """
