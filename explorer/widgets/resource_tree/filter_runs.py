@@ -72,7 +72,7 @@ class FilterRuns:
         if active is None or active.version == self.tree.uri_tree.version or self.pending:
             return
         self._token += 1
-        if self._small():
+        if is_prefix_query(active.text) or self._small():  # from the trie, here: no thread reads the tree
             self.tree.show_filter(self._compute(active.text))
         else:
             self.pending = True
