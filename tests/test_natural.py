@@ -6,6 +6,7 @@ import random
 import re
 from functools import cmp_to_key
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -140,3 +141,30 @@ def test_starting_with_a_digit_prefix_skips_what_natural_order_puts_between() ->
     ]
     assert [node.segment for node in starting_with(nodes, "item0")] == ["item0", "item05"]
     assert starting_with(nodes, "item5000") == []
+
+
+@pytest.mark.slow
+def test_keys_made_in_two_threads_at_once_are_the_keys_made_alone() -> None:
+    """The filter scan makes keys in a worker thread while the UI thread makes others (`prefix_head` too):
+    nothing is shared between two key computations, so no key takes another text's tie-break."""
+    import sys
+    import threading
+
+    from explorer.model import natural
+
+    names = [f"a{n}" for n in range(200_000)]
+    natural._cache.clear()
+    made: dict[str, str] = {}
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)
+    try:
+        worker = threading.Thread(target=lambda: made.update((name, natural_key(name)) for name in names))
+        worker.start()
+        while worker.is_alive():
+            natural.prefix_head("g0" * 20 + "x5")
+            natural_key("g007")
+        worker.join()
+    finally:
+        sys.setswitchinterval(interval)
+    natural._cache.clear()
+    assert made == {name: natural_key(name) for name in names}

@@ -408,6 +408,20 @@ def test_a_prefix_filter_in_a_wide_node_shows_its_matches_in_order_without_sorti
     assert sorted_nodes == []
 
 
+def test_a_node_every_child_of_which_matched_shows_no_newcomer_before_the_filter_runs_again() -> None:
+    """`item` matched every child of `s://h` (one `full` node); a page then adds `zzz` under it: until the
+    filter runs again the view shows the children it matched, not the newcomer as a match."""
+    tree = UriTree()
+    tree.add_resources([res("a", f"s://h/item{i}") for i in range(3)] + [res("a", "s://other/x")])
+    result = compute_filter(tree, "item")
+    assert result.full == {tree.node_for("s://h")}
+    rows = TreeRows(tree)
+    rows.apply_filter(result, 0)
+    tree.add_resources([res("a", "s://h/zzz")])
+    rows.model_changed(0)
+    assert [row.label for row in rows if row.depth == 3] == ["item0", "item1", "item2"]
+
+
 def test_expand_children_opens_one_level_up_to_the_limit() -> None:
     tree = UriTree()
     tree.add_resources(

@@ -30,14 +30,10 @@ _TRAILING_RUN = re.compile(r"[0-9]+\Z")
 _JOIN = "\n"
 _CACHE_LIMIT = 1 << 16
 _cache: dict[str, str] = {}
-_zeros = [False]  # set by `_code` when a run had leading zeros (a list: no global statement per call)
 
 
 def _code(match: re.Match[str]) -> str:
-    run = match.group()
-    digits = run.lstrip("0") or "0"
-    if len(digits) != len(run):
-        _zeros[0] = True
+    digits = match.group().lstrip("0") or "0"
     return length_code(len(digits)) + digits
 
 
@@ -81,9 +77,8 @@ def natural_key(text: str) -> str:
     if _HAS_DIGIT.search(text) is None:
         key = text
     else:
-        _zeros[0] = False
         key = _DIGITS.sub(_code, text)
-        if _zeros[0]:
+        if _LEADING_ZERO.search(text) is not None:  # read from the text itself: threads share nothing
             key = f"{key}\0{text}"
     if len(_cache) >= _CACHE_LIMIT:
         _cache.clear()
@@ -93,10 +88,7 @@ def natural_key(text: str) -> str:
 
 def _length_codes(longest: int) -> list[str]:
     """The length code of every run length up to `longest` (index = length), as `_code` writes them."""
-    return [
-        chr(0x30 + size) if size < 9 else "9" * (size // 9) + chr(0x30 + size % 9)
-        for size in range(longest + 1)
-    ]
+    return [length_code(size) for size in range(longest + 1)]
 
 
 def natural_keys(texts: Sequence[str]) -> list[str]:

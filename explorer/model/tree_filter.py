@@ -126,11 +126,12 @@ class FilterResult:
     """What a substring scan still running found so far (given to `progress`; never returned)."""
     full: frozenset[UriNode] = frozenset()
     """Nodes every child of which is the top of a whole matching subtree, such as a node of 10^6 children
-    under a prefix that ends at it: those children are in neither `whole` nor `visible` (`is_whole`). A
-    view shows the node's current children: pages merged before the filter runs again show at once."""
+    under a prefix that ends at it: those children are in neither `whole` nor `visible` (`is_whole`); they
+    are in `shown_children`."""
     shown_children: Mapping[UriNode, Sequence[UriNode]] = field(default_factory=dict)
-    """For a node whose visible children the filter found in display order (a prefix's last node), those
-    children, so a view shows them as they are instead of sorting 10^5 of them again."""
+    """For a node whose visible children the filter found in display order (a prefix's last node, a `full`
+    node), those children, so a view shows them as they are instead of sorting 10^5 of them again; a view
+    of a newer tree (pages merged since) shows those of them still there, never a newcomer."""
 
     @property
     def summary(self) -> FilterSummary:
@@ -336,7 +337,7 @@ def _prefix_filter(tree: UriTree, text: str, version: int) -> FilterResult:
         first,
         matched=whole_set.union(matched_patterns) if matched_patterns else whole_set,
         full=frozenset([base]) if full else frozenset(),
-        shown_children={base: in_order} if in_order else {},
+        shown_children={base: tree.children(base) if full else in_order} if full or in_order else {},
     )
 
 
@@ -459,8 +460,10 @@ def _substring_filter(
     records = _Records()
     own: dict[UriNode, int] = {}
     whole: list[UriNode] = []
-    full: list[UriNode] = []  # nodes all of whose children match (`i` in a node of 10^6 `item` leaves)
+    # Nodes all of whose children match (`i` in a node of 10^6 `item` leaves), with those children.
+    full: dict[UriNode, Sequence[UriNode]] = {}
     truncated = False
+    names_cut = False  # the name pass met a change made meanwhile and stopped: the result is incomplete
     stopped = False
     cap = limit if limit is not None else -1
     stack: list[tuple[UriNode, str, int]] = [(tree.root, "", 0)]
@@ -524,9 +527,12 @@ def _substring_filter(
                     if needle in tail + sep + segment.lower():
                         hits.append(index)
             if len(hits) == len(kids):  # every child: one record for the node, not one per child
-                full.append(node)
+                full[node] = kids
                 records.add(kids[0], node, depth)
                 own[node] = own.get(node, 0) + node.items_below - node.pattern_count
+                if cap >= 0 and len(records) >= cap:
+                    truncated = True
+                    return
                 continue
             for index in hits:
                 kid = kids[index]
@@ -555,7 +561,7 @@ def _substring_filter(
 
     def read_names() -> Iterator[None]:
         """Pass 2, a step at a time (`_ENTRY_CHECK_MASK + 1` nodes)."""
-        nonlocal truncated
+        nonlocal truncated, names_cut
         try:
             for count, node in enumerate(tree.resource_nodes()):
                 if count & _ENTRY_CHECK_MASK == 0 and count:
@@ -571,8 +577,8 @@ def _substring_filter(
                 if cap >= 0 and len(records) + len(named) >= cap:
                     truncated = True
                     return
-        except RuntimeError:  # another thread merged a page mid-scan: keep what was found
-            truncated = True
+        except (RuntimeError, KeyError):  # a page merged or a server dropped mid-read: keep what was found
+            names_cut = True
 
     # The passes take turns, a step each: a text that only names match (`item 4`) shows its first
     # results after one step of the name pass, not after a walk of every folder.
@@ -587,6 +593,7 @@ def _substring_filter(
             stopped = True
             break
         report()
+    truncated = truncated or names_cut
     records, own = _with_named(records, own, named)
     return _assemble(tree, text, version, records, own, whole, full, expand_limit, truncated, stopped)
 
@@ -608,7 +615,7 @@ def _assemble(
     records: _Records,
     own: dict[UriNode, int],
     whole: list[UriNode],
-    full: list[UriNode],
+    full: Mapping[UriNode, Sequence[UriNode]],
     expand_limit: int,
     truncated: bool,
     stopped: bool,
@@ -657,4 +664,5 @@ def _assemble(
         cancelled=stopped,
         matched=frozenset(records.items),
         full=full_set,
+        shown_children=dict(full),
     )

@@ -260,7 +260,9 @@ class NodeKids:
         del self.children[child.segment]
         if self.order is not None:
             self.feed_order()
-            self.order.remove(child, natural_key(child.segment))
+            if not self.order.remove(child, natural_key(child.segment)):  # not where its key says: rebuild
+                nodes = list(self.children.values())
+                self.order = NaturalOrder(nodes, natural_keys(list(map(_segment, nodes))))
         else:
             self.sorted = self.pending = None
 

@@ -254,12 +254,15 @@ class RowLayout:
         visible = active.visible
         shown = [p for p in pats if p in visible]
         node = row.node
-        if node in active.full:  # every child matches (10^6 of them, maybe): the model's list itself
+        current = active.version == self.tree.version
+        if node in active.full and current:  # every child matches (10^6 of them, maybe): the model's list
             return shown, src
-        if active.version == self.tree.version and isinstance(node, UriNode):  # found in this very tree
-            in_order = active.shown_children.get(node)
-            if in_order is not None:
+        in_order = active.shown_children.get(node) if isinstance(node, UriNode) else None
+        if in_order is not None:
+            if current:  # found in this very tree
                 return shown, in_order
+            if node in active.full:  # pages came since: those of them still there, never a newcomer
+                return shown, list(filter(frozenset(in_order).__contains__, src))
         if len(src) > len(visible) and isinstance(node, UriNode):
             return shown, natural_sorted(self._visible_children(node))
         return shown, list(filter(visible.__contains__, src))
