@@ -21,27 +21,17 @@ from __future__ import annotations
 import argparse
 import gc
 import sys
-import time
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from best_of import best as timed
+
 from explorer.model.templates import MAX_TEMPLATE_VARIABLES, expand, match, parse_template
 
 SIZES = (10, 50, 100, 200, MAX_TEMPLATE_VARIABLES)
-
-
-def timed(action: Callable[[], object], repeat: int) -> float:
-    """Best of `repeat` runs, a collection first, so a pending GC pass does not land in a timing."""
-    best = float("inf")
-    for _ in range(repeat):
-        gc.collect()
-        started = time.perf_counter()
-        action()
-        best = min(best, time.perf_counter() - started)
-    return best
 
 
 def peak_bytes(action: Callable[[], object]) -> int:

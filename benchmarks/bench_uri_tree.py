@@ -17,10 +17,13 @@ import sys
 import time
 import tracemalloc
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from best_of import best
 
 from explorer.model.entries import ResourceEntry
 from explorer.model.uri_tree import UriTree
@@ -36,15 +39,7 @@ def peak_rss() -> int:
     return peak if sys.platform == "darwin" else peak * 1024
 
 
-def timed(action: Callable[[], object], repeat: int = 1) -> float:
-    """Best of `repeat` runs; a collection first, so a pending GC pass does not land in a short timing."""
-    best = float("inf")
-    for _ in range(repeat):
-        gc.collect()
-        started = time.perf_counter()
-        action()
-        best = min(best, time.perf_counter() - started)
-    return best
+timed = partial(best, repeat=1)  # one run unless told: a first call may be the one to measure (caches)
 
 
 def per_call(action: Callable[[Any], object], keys: list[Any]) -> float:
