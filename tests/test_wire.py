@@ -155,3 +155,29 @@ async def test_pages_read_over_stdio_come_with_their_size_and_bytes() -> None:
                 and "resources" in f.json().get("result", {}))  # fmt: skip
     assert size is not None and page.wire_size == size
     assert page.json()["result"] == raw_page
+
+
+def test_a_big_string_deep_in_a_page_kept_as_bytes_is_left_out_when_shown() -> None:
+    import mcp_types as types
+    import orjson
+
+    items: list[dict[str, str]] = [{"uri": f"test://r/{i}", "name": f"r{i}"} for i in range(3000)]
+    items.append({"uri": "test://r/last", "name": "last", "description": "y" * 100_000})
+    line = orjson.dumps({"jsonrpc": "2.0", "id": 4, "result": {"resources": items}})
+    message = types.JSONRPCResponse(jsonrpc="2.0", id=4, result={"resources": items})
+
+    frame = WireLog().record("raw", "recv", message, size=len(line), text=line)
+
+    shown = frame.json()["result"]["resources"]
+    assert shown[-1]["description"] == "[100,000 characters, not kept in the protocol log]"
+    assert shown[0] == {"uri": "test://r/0", "name": "r0"} and len(shown) == 3001
+    assert frame.size == len(line)
+
+
+def test_a_line_too_short_for_a_big_string_is_kept_as_the_message() -> None:
+    import mcp_types as types
+
+    resources = [{"uri": "a://b", "name": "b"}]
+    message = types.JSONRPCResponse(jsonrpc="2.0", id=3, result={"resources": resources})
+    frame = WireLog().record("raw", "recv", message, size=60)
+    assert frame.message is message and frame.json()["result"]["resources"] == resources

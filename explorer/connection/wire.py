@@ -12,9 +12,11 @@ file as it happens (`--wire-log FILE`). Server secrets (header, env and URL valu
 in every frame's JSON, on screen and in files.
 
 A transport that read the line itself (stdio) hands over its size and, for a mid-sized line (a listing
-page), the line's bytes: unless it holds a big string (then the light copy is kept, as above), such a
-frame keeps the bytes (a fifth of the parsed page's objects; a million listed resources kept 280 MB alive
-through the ring otherwise) and decodes them when looked at. Frames of known size count against
+page), the line's bytes: such a frame keeps the bytes (a fifth of the parsed page's objects; a million
+listed resources kept 280 MB alive through the ring otherwise) and decodes them when looked at, leaving
+its big strings out then (the line is at most a megabyte and its bytes count against the bound). Looking
+for big strings as each page arrives cost half a millisecond a page, half a second over a million
+resources. A line too short to hold a big string is kept as it is. Frames of known size count against
 `max_bytes`; the oldest leave the ring first.
 """
 
@@ -29,7 +31,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from explorer.config import ServerSpec
-from explorer.model.frames import Direction, Frame, describe, lighten
+from explorer.model.frames import BIG_STRING, Direction, Frame, describe, lighten, lighten_json
 
 RELEASE_ID = "mcp-url-explorer:release"  # a response to this id is the stdio reader's, not the server's
 DEFAULT_MAX_FRAMES = 5_000
@@ -86,9 +88,12 @@ class WireLog:
         with self._lock:
             self._seq += 1
             method, ident, kind = describe(message)
-            kept, dropped = lighten(message)
-            if text is not None and not dropped:
-                kept = WireText(text)
+            if text is not None:
+                kept, dropped = WireText(text), 0  # its big strings are left out when it is decoded
+            elif size is not None and size <= BIG_STRING:
+                kept, dropped = message, 0  # too short to hold a big string: nothing to look for
+            else:
+                kept, dropped = lighten(message)
             spec = self._specs.get(server)
             frame = Frame(self._seq, now, server, direction, kept, method, ident, kind, spec, dropped=dropped)
             if size is not None:
@@ -165,7 +170,7 @@ class WireText:
     def model_dump(self, **_: Any) -> Any:
         import orjson
 
-        return orjson.loads(self.data)
+        return lighten_json(orjson.loads(self.data))
 
 
 class _TappedReceive:

@@ -19,6 +19,7 @@ Direction = Literal["send", "recv"]
 
 BIG_STRING = 64 * 1024  # a string longer than this is not kept in the ring (its length is)
 _LIGHTEN_BUDGET = 2_000  # nodes looked at per frame to find big strings (pages of small items stop early)
+_NO_BUDGET = 1 << 62
 
 FrameKind = Literal["request", "notification", "response", "error"]
 
@@ -113,6 +114,20 @@ def lighten(message: Any) -> tuple[Any, int]:
             envelope[name] = value
     envelope[body_name] = body
     return envelope, dropped
+
+
+def lighten_json(raw: Any) -> Any:
+    """A frame decoded from its line's bytes, with its big strings replaced by a note (all of it looked at:
+    a frame kept as bytes is at most a megabyte, and this runs only when someone looks at it)."""
+    if not isinstance(raw, dict):
+        return raw
+    for name in ("result", "params"):
+        body = raw.get(name)
+        if isinstance(body, dict):
+            light, dropped = _without_big_strings(body, [_NO_BUDGET])
+            if dropped:
+                return raw | {name: light}
+    return raw
 
 
 def _without_big_strings(value: Any, budget: list[int]) -> tuple[Any, int]:
