@@ -13,7 +13,7 @@ from explorer.model.entries import ResourceEntry
 from explorer.model.tree_filter import FilterResult, compute_filter
 from explorer.model.uri_tree import UriTree
 from explorer.theming import theme_variable_defaults
-from explorer.widgets.resource_tree import ResourceTree
+from explorer.widgets.resource_tree import ResourceTree, filter_runs
 
 pytestmark = pytest.mark.anyio
 
@@ -98,3 +98,67 @@ async def test_the_view_shows_partial_results_while_the_scan_runs(monkeypatch: p
         # Only the complete result is announced; the cursor is on a match.
         assert [m.summary.total for m in app.applied if m.summary is not None] == [11_111]
         assert view.cursor_node in result.matched
+
+
+async def test_a_scan_first_result_is_on_screen_when_the_keystroke_is_handled(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The UI thread waits a moment for a scan's first result (here as long as it takes, so no clock
+    decides): it is shown by the call that started the scan, in the frame that echoes the keystroke."""
+    monkeypatch.setattr(tree_filter, "PROGRESS_FIRST", 0.0)
+    monkeypatch.setattr(ResourceTree, "SYNC_FILTER_LIMIT", 10)
+    monkeypatch.setattr(filter_runs, "FIRST_WAIT_SECONDS", 60.0)
+    tree = big_tree()
+    app = TreeApp(tree)
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(ResourceTree)
+        assert view.set_filter("item 1") is None  # the scan goes on in its thread
+        first = view.filter_result
+        assert first is not None and first.partial and first.text == "item 1" and first.total > 0
+        assert view.filter_pending
+        for _ in range(500):
+            await pilot.pause(0.02)
+            if not view.filter_pending:
+                break
+        await pilot.pause()
+        result = view.filter_result
+        assert result is not None and not result.partial and result.total == 11_111
+        assert [m.summary.total for m in app.applied if m.summary is not None] == [11_111]
+
+
+async def test_a_scan_over_within_the_wait_is_answered_by_the_call_itself(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(ResourceTree, "SYNC_FILTER_LIMIT", 10)
+    monkeypatch.setattr(filter_runs, "FIRST_WAIT_SECONDS", 60.0)
+    tree = big_tree(300)  # fewer entries than a check point: no partial result, only the final one
+    app = TreeApp(tree)
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(ResourceTree)
+        summary = view.set_filter("item 1")
+        assert summary is not None and summary.total == 1 + 10 + 100
+        assert not view.filter_pending
+        result = view.filter_result
+        assert result is not None and not result.partial and result.total == 111
+        await pilot.pause()
+        assert [m.summary.total for m in app.applied if m.summary is not None] == [111]
+
+
+async def test_a_scan_that_fails_says_so_and_ends(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ResourceTree, "SYNC_FILTER_LIMIT", 10)
+    monkeypatch.setattr(filter_runs, "FIRST_WAIT_SECONDS", 0.0)
+
+    def broken(*_args: object, **_kwargs: object) -> FilterResult:
+        raise ValueError("a bug in the scan")
+
+    monkeypatch.setattr(filter_runs, "compute_filter", broken)
+    app = TreeApp(big_tree(300))
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(ResourceTree)
+        assert view.set_filter("item 1") is None
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if not view.filter_pending:
+                break
+        assert not view.filter_pending
+        assert any("a bug in the scan" in str(n.message) for n in app._notifications)

@@ -17,7 +17,7 @@ from textual.message import Message
 from explorer.model.entries import ResourceEntry, TemplateEntry
 from explorer.model.uri_tree import PatternNode, UriNode, UriTree
 from explorer.theming import theme_variable_defaults
-from explorer.widgets.resource_tree import ResourceTree
+from explorer.widgets.resource_tree import ResourceTree, filter_runs
 from tests.factories import res, tpl
 
 pytestmark = pytest.mark.anyio
@@ -668,6 +668,8 @@ async def test_large_substring_filter_runs_in_a_worker_and_drops_stale_results(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(ResourceTree, "SYNC_FILTER_LIMIT", 10)
+    # Every result goes through the event loop (none is handed over within the keystroke's wait).
+    monkeypatch.setattr(filter_runs._Handoff, "offer", lambda self, result, painted: False)
     tree = UriTree()
     tree.add_resources(res("a", f"x://h/d{d}/file{i}.txt") for d in range(30) for i in range(40))
     app = TreeApp(tree)

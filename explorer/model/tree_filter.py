@@ -76,11 +76,12 @@ FilterMode = Literal["prefix", "substring"]
 Node = UriNode | PatternNode
 
 _segment = attrgetter("segment")
-_CANCEL_EVERY = 512  # inner nodes visited between two calls of `cancelled`
-_ENTRY_CHECK_MASK = 8191  # entries between two calls of `cancelled` in the name pass (minus one)
-PROGRESS_FIRST = 0.03
+_CANCEL_EVERY = 128  # inner nodes visited between two calls of `cancelled`
+_ENTRY_CHECK_MASK = 2047  # entries between two calls of `cancelled` in the name pass (minus one)
+PROGRESS_FIRST = 0.01
+"""Seconds of scanning before the first partial result goes to `progress`; then at doubling intervals.
+Short, so that the first matches are on screen within 50 ms of the keypress (scan, assembly, a frame)."""
 _DONE = object()  # what `next` gives for a pass that has ended
-"""Seconds of scanning before the first partial result goes to `progress`; then at doubling intervals."""
 _child_count = attrgetter("child_count")
 _pattern_count = attrgetter("pattern_count")
 

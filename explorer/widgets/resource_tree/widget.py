@@ -568,6 +568,9 @@ exactly as the server sent them.
         self._palette = None
         self._gen += 1
 
+    def _on_unmount(self) -> None:
+        self._filters.stop()
+
     def _on_focus(self, event: events.Focus) -> None:
         self._invalidate()
 
