@@ -192,6 +192,7 @@ class Handled:
     to have taken effect before the frame that shows it."""
 
     def __init__(self, tree: Any) -> None:
+        self.tree = tree
         self.count = 0
         for name in ("action_cursor_down", "action_cursor_up", "action_cursor_end", "action_cursor_home"):
             setattr(tree, name, self._wrap(getattr(tree, name)))
@@ -207,17 +208,28 @@ class Handled:
 async def cursor_presses(
     app: Any, probe: FrameProbe, handled: Handled, count: int, keep: Callable[[], bool] | None = None
 ) -> list[tuple[float, bool]]:
-    """`count` cursor keys (50 down, 50 up, ...): (seconds to frame, `keep()` at the frame) each."""
+    """`count` cursor keys (50 down, 50 up, ...): (seconds to frame, `keep()` at the frame) each.
+
+    A key that would not move the cursor (up on the first row, down on the last: while a listing streams,
+    rows come and go under it) is turned the other way: a key that changes nothing paints no frame, and
+    would measure the wait for an unrelated one (a spinner's). A key the cursor did not follow all the
+    same is not kept."""
     samples: list[tuple[float, bool]] = []
+    tree = handled.tree
     for index in range(count):
         key = "down" if index // 50 % 2 == 0 else "up"
+        if key == "down" and tree.cursor >= tree.row_count - 1:
+            key = "up"
+        elif key == "up" and tree.cursor <= 0:
+            key = "down"
+        before = tree.cursor
         wanted = handled.count + 1
         flag: list[bool] = [True]
 
-        def test(wanted: int = wanted, flag: list[bool] = flag) -> bool:
+        def test(wanted: int = wanted, flag: list[bool] = flag, before: int = before) -> bool:
             if handled.count < wanted:
                 return False
-            flag[0] = keep() if keep is not None else True
+            flag[0] = tree.cursor != before and (keep() if keep is not None else True)
             return True
 
         samples.append((await timed_key(app, probe, key, test), flag[0]))
@@ -385,7 +397,7 @@ async def phase_listing(count: int, presses: int, pauses: Pauses) -> dict[str, A
         session.tree.expand_node(group)
         await pilot.pause()
         samples = await cursor_presses(app, session.probe, session.handled, presses)
-        result["press"] = summary([seconds for seconds, _ in samples])
+        result["press"] = summary([seconds for seconds, kept in samples if kept])
         typed = await type_filter(app, session.probe, session.tree, PREFIX_TEXT)
         typed += await type_filter(app, session.probe, session.tree, SUBSTRING_TEXT)
         result.update(filter_figures(typed, "filter"))
@@ -433,7 +445,7 @@ async def phase_wide(count: int, presses: int, pauses: Pauses) -> dict[str, Any]
         result["collapse_ms"] = round(await session.collapse(flat) * 1000, 1)
         result["expand_again_ms"] = round(await session.expand(flat) * 1000, 1)
         samples = await cursor_presses(app, session.probe, session.handled, presses)
-        result["press_wide"] = summary([seconds for seconds, _ in samples])
+        result["press_wide"] = summary([seconds for seconds, kept in samples if kept])
         last = session.tree.row_count - 1
         result["end_ms"] = round(
             await timed_key(app, session.probe, "end", lambda: session.tree.cursor == last) * 1000, 1
