@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from unittest.mock import patch
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from explorer.model import tree_filter
 from explorer.model.entries import ResourceEntry, TemplateEntry
 from explorer.model.listing import template_in_prefix
 from explorer.model.tree_filter import FilterResult, compute_filter, is_prefix_query
@@ -248,7 +250,12 @@ def test_prefix_query_uses_whole_subtrees() -> None:
         "zzz",
     ],
 )
-def test_substring_queries_match_brute_force(text: str) -> None:
+@pytest.mark.parametrize("slice_size", [None, 2])
+def test_substring_queries_match_brute_force(
+    text: str, slice_size: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if slice_size is not None:  # a node's children searched a few at a time, as a wide node's are
+        monkeypatch.setattr(tree_filter, "_SLICE", slice_size)
     tree, resources, templates = sample_tree()
     result = check_against_brute(tree, resources, templates, text)
     assert result.mode == "substring"
@@ -399,6 +406,8 @@ def test_filter_matches_brute_force_on_random_trees(
     tree.add_templates(kept_tpl)
     for query in {text, text[: len(text) // 2], text[:-1]} - {""}:
         check_against_brute(tree, kept_res, kept_tpl, query)
+        with patch.object(tree_filter, "_SLICE", 3):  # children searched a few at a time
+            check_against_brute(tree, kept_res, kept_tpl, query)
 
 
 @pytest.mark.parametrize(

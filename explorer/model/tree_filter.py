@@ -78,6 +78,7 @@ Node = UriNode | PatternNode
 _segment = attrgetter("segment")
 _CANCEL_EVERY = 128  # inner nodes visited between two calls of `cancelled`
 _ENTRY_CHECK_MASK = 2047  # entries between two calls of `cancelled` in the name pass (minus one)
+_SLICE = 8192  # children of a wide node searched between two calls of `cancelled`
 PROGRESS_FIRST = 0.01
 """Seconds of scanning before the first partial result goes to `progress`; then at doubling intervals.
 Short, so that the first matches are on screen within 50 ms of the keypress (scan, assembly, a frame)."""
@@ -519,14 +520,22 @@ def _substring_filter(
                 kids = list(kids)
             glued = _glues(node)
             child_depth = depth + 1
-            hits = _segment_hits(kids, needle) if batchable and not glued else None
-            if hits is None:
-                hits = []
-                for index, kid in enumerate(kids):
-                    segment = kid.segment
-                    sep = "" if glued or segment.startswith(TAILS) else "/"
-                    if needle in tail + sep + segment.lower():
-                        hits.append(index)
+            hits: list[int] = []
+            # A wide node is searched a slice at a time, with a step between slices: one C-level search
+            # over a million segments would hold the interpreter lock for tens of milliseconds at once.
+            for start in range(0, len(kids), _SLICE):
+                if start:
+                    yield
+                part = kids[start : start + _SLICE]
+                found = _segment_hits(part, needle) if batchable and not glued else None
+                if found is None:
+                    found = []
+                    for index, kid in enumerate(part):
+                        segment = kid.segment
+                        sep = "" if glued or segment.startswith(TAILS) else "/"
+                        if needle in tail + sep + segment.lower():
+                            found.append(index)
+                hits.extend(found if not start else [index + start for index in found])
             if len(hits) == len(kids):  # every child: one record for the node, not one per child
                 full[node] = kids
                 records.add(kids[0], node, depth)
@@ -541,19 +550,23 @@ def _substring_filter(
                 whole.append(kid)
                 own[kid] = kid.resource_count + kid.template_count
             # Children to walk: those with children, or with patterns (only looked for when there are any).
-            flags: Iterable[int] = map(_child_count, kids)
-            if node.template_count > node.pattern_count:
-                flags = map(max, flags, map(_pattern_count, kids))
             matched = set(hits)
             pushed: list[tuple[UriNode, str, int]] = []
-            for index in compress(range(len(kids)), flags):
-                if index in matched:
-                    continue
-                kid = kids[index]
-                segment = kid.segment
-                sep = "" if glued or segment.startswith(TAILS) else "/"
-                probe = tail + sep + segment.lower()
-                pushed.append((kid, probe[-keep:] if keep else "", child_depth))
+            for start in range(0, len(kids), _SLICE):
+                if start:
+                    yield
+                part = kids[start : start + _SLICE]
+                flags: Iterable[int] = map(_child_count, part)
+                if node.template_count > node.pattern_count:
+                    flags = map(max, flags, map(_pattern_count, part))
+                for index in compress(range(start, start + len(part)), flags):
+                    if index in matched:
+                        continue
+                    kid = kids[index]
+                    segment = kid.segment
+                    sep = "" if glued or segment.startswith(TAILS) else "/"
+                    probe = tail + sep + segment.lower()
+                    pushed.append((kid, probe[-keep:] if keep else "", child_depth))
             if cap >= 0 and len(records) >= cap:
                 truncated = True
                 return
