@@ -1,6 +1,7 @@
 """A substring scan of a big tree shows what it found so far while it runs (`FilterResult.partial`).
 
-`PROGRESS_FIRST` is set to 0 so that every check point of the scan reports: no clock is involved.
+`PROGRESS_FIRST` and `PROGRESS_EVERY` are set to 0 so that every check point of the scan reports: no
+clock is involved.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ def test_a_scan_reports_growing_partial_results_then_the_complete_one(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(tree_filter, "PROGRESS_FIRST", 0.0)
+    monkeypatch.setattr(tree_filter, "PROGRESS_EVERY", 0.0)
     tree = big_tree()
     partials: list[FilterResult] = []
     # "item 1" matches by name only (pass 2, which reads every entry): 1, 10-19, 100-199, ...
@@ -47,6 +49,7 @@ def test_a_scan_reports_growing_partial_results_then_the_complete_one(
 
 def test_a_prefix_query_or_a_small_scan_reports_nothing_partial(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tree_filter, "PROGRESS_FIRST", 0.0)
+    monkeypatch.setattr(tree_filter, "PROGRESS_EVERY", 0.0)
     tree = big_tree(300)
     partials: list[FilterResult] = []
     compute_filter(tree, "x://h/g1", progress=partials.append)
@@ -72,6 +75,7 @@ class TreeApp(App[None]):
 
 async def test_the_view_shows_partial_results_while_the_scan_runs(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tree_filter, "PROGRESS_FIRST", 0.0)
+    monkeypatch.setattr(tree_filter, "PROGRESS_EVERY", 0.0)
     monkeypatch.setattr(ResourceTree, "SYNC_FILTER_LIMIT", 10)
     tree = big_tree()
     app = TreeApp(tree)
@@ -106,6 +110,7 @@ async def test_a_scan_first_result_is_on_screen_when_the_keystroke_is_handled(
     """The UI thread waits a moment for a scan's first result (here as long as it takes, so no clock
     decides): it is shown by the call that started the scan, in the frame that echoes the keystroke."""
     monkeypatch.setattr(tree_filter, "PROGRESS_FIRST", 0.0)
+    monkeypatch.setattr(tree_filter, "PROGRESS_EVERY", 0.0)
     monkeypatch.setattr(ResourceTree, "SYNC_FILTER_LIMIT", 10)
     monkeypatch.setattr(filter_runs, "FIRST_WAIT_SECONDS", 60.0)
     tree = big_tree()

@@ -26,8 +26,8 @@ Two kinds of query, chosen by `is_prefix_query`:
   pass `cancelled` to
   abandon a stale scan, and `limit` to stop collecting after that many match records. `progress` is given
   what the scan found so far (``partial=True``) after `PROGRESS_FIRST` seconds and then at doubling
-  intervals, so a view shows first matches within a frame or two of typing instead of after the whole
-  scan (a few partial results per scan: each costs O(matches so far) to assemble).
+  intervals from `PROGRESS_EVERY`, so a view shows first matches within a frame or two of typing instead
+  of after the whole scan (a few partial results per scan: each costs O(matches so far) to assemble).
 
 Result model: ``visible`` holds every node to show (the root, matches, their ancestors, the tops of whole
 matching subtrees, matched pattern nodes); ``whole`` the nodes whose entire subtree matches (their
@@ -79,9 +79,12 @@ _segment = attrgetter("segment")
 _CANCEL_EVERY = 128  # inner nodes visited between two calls of `cancelled`
 _ENTRY_CHECK_MASK = 2047  # entries between two calls of `cancelled` in the name pass (minus one)
 _SLICE = 8192  # children of a wide node searched between two calls of `cancelled`
-PROGRESS_FIRST = 0.01
-"""Seconds of scanning before the first partial result goes to `progress`; then at doubling intervals.
-Short, so that the first matches are on screen within 50 ms of the keypress (scan, assembly, a frame)."""
+PROGRESS_FIRST = 0.004
+"""Seconds of scanning before the first partial result goes to `progress`: short, so that the first
+matches are on screen within 50 ms of the keypress (scan, assembly, a frame)."""
+PROGRESS_EVERY = 0.03
+"""Seconds until the next partial result, doubling after each (a few per scan: each costs O(matches so
+far) to assemble, and a frame)."""
 _DONE = object()  # what `next` gives for a pass that has ended
 _child_count = attrgetter("child_count")
 _pattern_count = attrgetter("pattern_count")
@@ -472,21 +475,20 @@ def _substring_filter(
     children = tree.children_as_ordered  # the scan may run in a thread while pages are merged
     patterns = tree.patterns
     named: dict[UriNode, None] = {}  # matched by name or title only, in walk order
-    report_at = [started + PROGRESS_FIRST, PROGRESS_FIRST]  # next report time, interval
+    report_at = [started + PROGRESS_FIRST, PROGRESS_EVERY]  # next report time, interval
 
     def report() -> None:
         """Give `progress` what was found so far, when it is time to (see `PROGRESS_FIRST`)."""
         now = time.perf_counter()
         if progress is None or now < report_at[0]:
             return
-        if not records and not named:  # nothing yet: look again soon, not after a doubled interval
-            report_at[0] = now + PROGRESS_FIRST
+        if not records and not named:  # nothing yet: look again at the next step
             return
         found, counted = _with_named(records.copy(), dict(own), named)
         result = _assemble(tree, text, version, found, counted, whole, full, expand_limit, truncated, False)
         progress(replace(result, partial=True, elapsed=now - started))
-        report_at[1] *= 2
         report_at[0] = time.perf_counter() + report_at[1]
+        report_at[1] *= 2
 
     def walk() -> Iterator[None]:
         """Pass 1, a step at a time (`_CANCEL_EVERY` nodes)."""

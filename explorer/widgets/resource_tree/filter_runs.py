@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from explorer.widgets.resource_tree.widget import ResourceTree
 
 
-FIRST_WAIT_SECONDS = 0.015
+FIRST_WAIT_SECONDS = 0.02
 """The UI thread waits this long for a scan's first result, which then shows in the frame that echoes
 the keystroke instead of one frame later (the scan has the interpreter to itself meanwhile)."""
 PAINT_WAIT_SECONDS = 0.1
