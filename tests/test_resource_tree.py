@@ -989,3 +989,65 @@ async def test_virtual_rows_survive_pages_refreshes_and_rebuilds() -> None:
         await pilot.pause()
         assert view.open_drills == [] and drill_labels(view) == []
         assert not isinstance(view.cursor_node, PatternNode) or view.cursor_node.uri_template != METRICS
+
+
+async def test_after_a_merge_the_screen_shows_what_a_fresh_tree_shows() -> None:
+    """Only the lines whose look changed are repainted after a change: none may be left stale (an entry
+    inserted between the lines on screen, the last child's guide, a count, lines left blank)."""
+    from tests.test_preview import screen_lines
+
+    def build(*servers: str) -> UriTree:
+        tree = UriTree()
+        for server in servers:
+            tree.add_resources(res(server, f"t://a/x{i}") for i in range(0, 160, 2))  # taller than the view
+        return tree
+
+    async def shown(tree: UriTree) -> list[str]:
+        app = TreeApp(tree)
+        async with app.run_test(size=SIZE) as pilot:
+            app.query_one(ResourceTree).expand_node(node(tree, "t://a"))
+            await pilot.pause()
+            return screen_lines(app)
+
+    tree = build("s1")
+    app = TreeApp(tree)
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ResourceTree)
+        view.expand_node(node(tree, "t://a"))
+        await pilot.pause()
+        before = screen_lines(app)
+        tree.add_resources([res("s2", "t://a/x5"), res("s2", "t://a/x99")])  # in the view, and last
+        view.model_changed()
+        await pilot.pause()
+        after_add = screen_lines(app)
+        tree.remove_server("s1")  # most lines go: the two left move up, the rest turn blank
+        view.model_changed()
+        await pilot.pause()
+        after_remove = screen_lines(app)
+
+    expected_add = build("s1")
+    expected_add.add_resources([res("s2", "t://a/x5"), res("s2", "t://a/x99")])
+    assert after_add != before and after_add == await shown(expected_add)
+    expected_remove = UriTree()
+    expected_remove.add_resources([res("s2", "t://a/x5"), res("s2", "t://a/x99")])
+    assert after_remove == await shown(expected_remove)
+
+
+async def test_a_horizontal_scrollbar_only_for_lines_wider_than_the_view() -> None:
+    """Rows taller than the view bring the vertical scrollbar, which takes two columns: that alone must
+    not bring a horizontal one (it took a line of the view to scroll by those two columns)."""
+    tree = UriTree()
+    tree.add_resources(res("a", f"t://a/x{i}") for i in range(100))
+    app = TreeApp(tree)
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ResourceTree)
+        view.expand_node(node(tree, "t://a"))
+        await pilot.pause()
+        assert view.show_vertical_scrollbar and not view.show_horizontal_scrollbar
+        assert view.max_scroll_x == 0
+        tree.add_resources([res("a", "t://a/" + "w" * 200)])  # a line wider than the view
+        view.model_changed()
+        view.action_cursor_end()
+        await pilot.pause()
+        await pilot.pause()
+        assert view.show_horizontal_scrollbar and view.max_scroll_x > 100
