@@ -125,7 +125,8 @@ def peak_rss_mb() -> float:
 
 class FrameProbe:
     """Timestamps every frame the app paints; `until(test)` is the time of the first frame where `test`
-    holds, checked as the frame is painted (so the frame shows what the test saw)."""
+    holds, checked as the frame is painted (so the frame shows what the test saw), or of the moment the
+    screen is known to show it without a new frame (`on_screen`)."""
 
     def __init__(self, app: Any) -> None:
         self.app = app
@@ -141,8 +142,17 @@ class FrameProbe:
         render = getattr(renderable, "render_segments", None)
         if render is not None:
             render(self.app.console)  # what a terminal app writes (headless mode skips it)
-        now = time.perf_counter()
         self.frames += 1
+        self.check()
+
+    def on_screen(self) -> None:
+        """A change was made that may paint nothing (a filter result with the same lines): once the screen
+        is up to date (`call_after_refresh` runs after the frame that paints it, or at once when nothing
+        needs painting), what the waiters test is on screen."""
+        self.app.screen.call_after_refresh(self.check)
+
+    def check(self) -> None:
+        now = time.perf_counter()
         if self._waiters:
             waiting = []
             for test, future in self._waiters:
@@ -246,6 +256,13 @@ async def type_filter(
 
     box = app.screen.query_one("#filter")
     await timed_key(app, probe, "/", lambda: bool(box.has_focus))
+    show_filter = tree.show_filter
+
+    def shown_then_settled(result: Any, *, final: bool = True) -> None:
+        show_filter(result, final=final)
+        probe.on_screen()  # the same lines as before paint no frame: the screen shows it already
+
+    tree.show_filter = shown_then_settled
     samples: list[tuple[str, float, bool]] = []
     for end in range(1, len(text) + 1):
         typed = text[:end]
@@ -269,6 +286,7 @@ async def type_filter(
     complete = started if done() else await probe.until(done)  # already on screen: no frame to wait for
     samples.append(("complete", complete - started, True))
     await timed_key(app, probe, "escape", lambda: tree.filter_result is None and not box.display)
+    tree.show_filter = show_filter
     return samples
 
 

@@ -1051,3 +1051,36 @@ async def test_a_horizontal_scrollbar_only_for_lines_wider_than_the_view() -> No
         await pilot.pause()
         await pilot.pause()
         assert view.show_horizontal_scrollbar and view.max_scroll_x > 100
+
+
+async def test_typing_a_filter_shows_what_the_filter_shows_on_a_fresh_tree() -> None:
+    """Each keystroke repaints only the lines that changed: the screen after each must be what a tree
+    given that filter from the start shows."""
+    from tests.test_preview import screen_lines
+
+    def build() -> UriTree:
+        tree = UriTree()
+        tree.add_resources(
+            res("a", f"t://h{h}/g{g}/item{i}") for h in range(3) for g in range(4) for i in range(12)
+        )
+        return tree
+
+    async def fresh(text: str) -> list[str]:
+        app = TreeApp(build())
+        async with app.run_test(size=SIZE) as pilot:
+            app.query_one(ResourceTree).set_filter(text)
+            await pilot.pause()
+            return screen_lines(app)
+
+    texts = ["t", "t:", "t://h1", "t://h1/g2", "t://h1/g2/item1", "t://h1/g", "item1", "item", "item11"]
+    tree = build()
+    app = TreeApp(tree)
+    typed: list[list[str]] = []
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ResourceTree)
+        for text in texts:
+            view.set_filter(text)
+            await pilot.pause()
+            typed.append(screen_lines(app))
+    for text, shown in zip(texts, typed, strict=True):
+        assert shown == await fresh(text), text
