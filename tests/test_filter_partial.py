@@ -167,3 +167,107 @@ async def test_a_scan_that_fails_says_so_and_ends(monkeypatch: pytest.MonkeyPatc
                 break
         assert not view.filter_pending
         assert any("a bug in the scan" in str(n.message) for n in app._notifications)
+
+
+async def test_pages_after_a_failed_scan_run_neither_it_nor_the_previous_text_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(ResourceTree, "SYNC_FILTER_LIMIT", 10)
+    monkeypatch.setattr(ResourceTree, "REFILTER_DELAY", 0.01)
+    monkeypatch.setattr(filter_runs, "FIRST_WAIT_SECONDS", 0.0)
+    tree = big_tree(300)
+    app = TreeApp(tree)
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(ResourceTree)
+
+        async def settled() -> None:
+            for _ in range(200):
+                await pilot.pause(0.02)
+                if not view.filter_pending:
+                    return
+
+        view.set_filter("item 1")
+        await settled()
+        assert [m.summary.text for m in app.applied if m.summary is not None] == ["item 1"]
+
+        def broken(*_args: object, **_kwargs: object) -> FilterResult:
+            raise ValueError("a bug in the scan")
+
+        monkeypatch.setattr(filter_runs, "compute_filter", broken)
+        view.set_filter("item 12")
+        await settled()
+        tree.add_resources([ResourceEntry("a", "x://h/new/file1.txt", "item 1 new", {"uri": "", "name": ""})])
+        view.model_changed()
+        await pilot.pause(0.1)
+        await pilot.pause()
+        assert [m.summary.text for m in app.applied if m.summary is not None] == ["item 1"]
+        assert sum("a bug in the scan" in str(n.message) for n in app._notifications) == 1
+
+
+async def test_pages_merged_while_a_scan_runs_are_filtered_once_it_is_over(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import threading
+
+    monkeypatch.setattr(ResourceTree, "SYNC_FILTER_LIMIT", 10)
+    monkeypatch.setattr(ResourceTree, "REFILTER_DELAY", 0.01)
+    monkeypatch.setattr(filter_runs, "FIRST_WAIT_SECONDS", 0.0)
+    release = threading.Event()
+    real = filter_runs.compute_filter
+    held = [True]
+
+    def slow(*args: object, **kwargs: object) -> FilterResult:
+        result = real(*args, **kwargs)  # type: ignore[arg-type]
+        if held[0]:  # the first scan: over only after pages were merged, which it did not see
+            held[0] = False
+            release.wait(10)
+        return result
+
+    monkeypatch.setattr(filter_runs, "compute_filter", slow)
+    tree = big_tree(300)
+    app = TreeApp(tree)
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(ResourceTree)
+        view.set_filter("item 1")
+        assert view.filter_pending
+        tree.add_resources([ResourceEntry("a", "x://h/new/file1.txt", "item 1 new", {"uri": "", "name": ""})])
+        view.model_changed()
+        await pilot.pause(0.1)  # the re-filter comes due while the scan runs
+        release.set()
+        for _ in range(200):
+            await pilot.pause(0.02)
+            result = view.filter_result
+            if not view.filter_pending and result is not None and result.total == 112:
+                break
+        result = view.filter_result
+        assert result is not None and result.total == 1 + 10 + 100 + 1  # the new entry is a match too
+
+
+async def test_a_newer_filter_releases_a_scan_waiting_for_its_frame(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A scan waits for the frame of each partial result; a newer filter (or the tree leaving) must not
+    leave it waiting: it goes on, sees it is stale and ends (its collector pause with it)."""
+    import threading
+
+    monkeypatch.setattr(tree_filter, "PROGRESS_FIRST", 0.0)
+    monkeypatch.setattr(tree_filter, "PROGRESS_EVERY", 0.0)
+    monkeypatch.setattr(ResourceTree, "SYNC_FILTER_LIMIT", 10)
+    monkeypatch.setattr(filter_runs, "FIRST_WAIT_SECONDS", 0.0)
+    monkeypatch.setattr(filter_runs, "PAINT_WAIT_SECONDS", 600.0)
+    # The frame never comes: the partial result is dropped without setting `painted`.
+    monkeypatch.setattr(filter_runs.FilterRuns, "_deliver_partial", lambda self, result, token, painted: None)
+    monkeypatch.setattr(filter_runs._Handoff, "offer", lambda self, result, painted: False)
+    before = set(threading.enumerate())
+    app = TreeApp(big_tree())
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(ResourceTree)
+        view.set_filter("item 1")
+        scans = [t for t in threading.enumerate() if t not in before and t.daemon]
+        assert scans
+        for _ in range(100):  # it reports a partial result, then waits for its frame
+            await pilot.pause(0.01)
+        view.set_filter("")
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if not any(t.is_alive() for t in scans):
+                break
+        assert not any(t.is_alive() for t in scans)

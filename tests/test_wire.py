@@ -181,3 +181,25 @@ def test_a_line_too_short_for_a_big_string_is_kept_as_the_message() -> None:
     message = types.JSONRPCResponse(jsonrpc="2.0", id=3, result={"resources": resources})
     frame = WireLog().record("raw", "recv", message, size=60)
     assert frame.message is message and frame.json()["result"]["resources"] == resources
+
+
+def test_a_page_kept_as_bytes_that_orjson_refuses_still_shows() -> None:
+    """NaN (Python's json writes it) and bytes that are not UTF-8: the transport reads such a line on its
+    validated path, and the log must show it, never fail on it."""
+    import mcp_types as types
+
+    line = b'{"jsonrpc":"2.0","id":5,"result":{"resources":[{"uri":"a://b","name":"\xff","size":NaN}]}}'
+    message = types.JSONRPCResponse(jsonrpc="2.0", id=5, result={"resources": []})
+    frame = WireLog().record("raw", "recv", message, size=len(line), text=line)
+    shown = frame.json()["result"]["resources"][0]
+    assert shown["uri"] == "a://b" and shown["size"] != shown["size"]  # NaN
+
+
+def test_only_a_line_orjson_reads_is_handed_over_as_bytes() -> None:
+    from explorer.connection.errors import ProtocolProblems
+    from explorer.connection.stdio import _parse
+
+    plain = _parse(b'{"jsonrpc":"2.0","id":1,"result":{"resources":[]}}', ProtocolProblems())
+    with_nan = _parse(b'{"jsonrpc":"2.0","id":1,"result":{"resources":[],"x":NaN}}', ProtocolProblems())
+    assert getattr(plain, "plain", False) is True
+    assert with_nan is not None and not getattr(with_nan, "plain", False)

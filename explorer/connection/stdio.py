@@ -150,8 +150,8 @@ async def _streams(
                 sizes.record(ident, size)
         # For the protocol log (`explorer.connection.wire`): the size, and a listing page's own bytes.
         message.wire_size = size
-        if _TEXT_KEPT_FROM <= size <= _TEXT_KEPT_UP_TO:
-            message.wire_text = bytes(line)
+        if _TEXT_KEPT_FROM <= size <= _TEXT_KEPT_UP_TO and getattr(message, "plain", False):
+            message.wire_text = bytes(line)  # only what orjson read: the log decodes it the same way
         try:
             await read_send.send(message)
             if big:
@@ -398,7 +398,9 @@ def _parse(line: bytes | bytearray, problems: ProtocolProblems) -> Any:
 
     fast = _plain_result(line)
     if fast is not None:
-        return SessionMessage(fast)
+        plain = SessionMessage(fast)
+        plain.plain = True  # type: ignore[attr-defined]  # strict UTF-8 JSON, as orjson reads it
+        return plain
     # Decoded, then parsed and validated: bytes that are not UTF-8 become U+FFFD, shown, never fatal.
     text = _decode(line)
     if not text or text.isspace():  # (not .strip(): that may copy a 50 MB line)

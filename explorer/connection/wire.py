@@ -170,7 +170,11 @@ class WireText:
     def model_dump(self, **_: Any) -> Any:
         import orjson
 
-        return lighten_json(orjson.loads(self.data))
+        try:
+            raw = orjson.loads(self.data)
+        except orjson.JSONDecodeError:  # NaN, or bytes that are not UTF-8: read as the transport did
+            raw = json.loads(self.data.decode("utf-8", errors="replace"))
+        return lighten_json(raw)
 
 
 class _TappedReceive:

@@ -46,11 +46,19 @@ class FilterRuns:
         self.pending = False  # a scan runs in a thread; its result is not on screen yet
         self._token = 0  # grows with every run: a result of an older run is stale
         self._refilter_timer: Timer | None = None
+        self._painted: threading.Event | None = None  # what a running scan waits for, if it waits
+
+    def _release(self) -> None:
+        """A newer run or the tree leaving: a scan waiting for its frame goes on to see it is stale."""
+        painted = self._painted
+        if painted is not None:
+            painted.set()
 
     def set(self, text: str) -> FilterSummary | None:
         """`ResourceTree.set_filter`: the summary when the result is on screen, None when cleared or when
         a scan was started in a thread."""
         self._token += 1
+        self._release()
         self.text = text
         if self._refilter_timer is not None:
             self._refilter_timer.stop()
@@ -80,6 +88,8 @@ class FilterRuns:
         self._refilter_timer = None
         active = self.tree.rows.filter
         if active is None or active.version == self.tree.uri_tree.version or self.pending:
+            return  # a running scan's result schedules the next run if pages came meanwhile (`_final`)
+        if active.partial or active.text != self.text:  # the scan of `self.text` failed: not again
             return
         self._token += 1
         if is_prefix_query(active.text) or self._small():  # from the trie, here: no thread reads the tree
@@ -112,8 +122,7 @@ class FilterRuns:
             return None
         result, painted = taken
         if painted is None:  # the whole scan was over within the wait
-            self.pending = False
-            tree.show_filter(result)
+            self._final(result)
             return result.summary
         tree.show_filter(result, final=False)
         tree.call_after_refresh(painted.set)
@@ -123,6 +132,7 @@ class FilterRuns:
         """The tree leaves the screen: a running scan stops at its next check."""
         self._token += 1
         self.pending = False
+        self._release()
 
     def _scan(self, text: str, token: int, handoff: _Handoff) -> None:
         """Substring scan off the UI thread; a newer `set` (or `stop`) makes this result stale."""
@@ -147,7 +157,7 @@ class FilterRuns:
 
         def progress(partial_result: FilterResult) -> None:
             if partial_result.total and not stale():  # "no match" is not shown before the scan is over
-                painted = threading.Event()
+                painted = self._painted = threading.Event()
                 with suppress(RuntimeError):  # the app is shutting down
                     if not handoff.offer(partial_result, painted):
                         tree.app.call_from_thread(self._deliver_partial, partial_result, token, painted)
@@ -185,8 +195,14 @@ class FilterRuns:
     def _deliver(self, result: FilterResult, token: int) -> None:
         if token != self._token:
             return  # a newer filter (or a clear) came in meanwhile
+        self._final(result)
+
+    def _final(self, result: FilterResult) -> None:
+        """Show a scan's complete result; pages merged while it ran are filtered next."""
         self.pending = False
         self.tree.show_filter(result)
+        if result.version != self.tree.uri_tree.version:
+            self.schedule_refilter()
 
 
 class _Handoff:

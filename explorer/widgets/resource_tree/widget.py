@@ -589,10 +589,14 @@ exactly as the server sent them.
 
     def _update_virtual_size(self) -> None:
         self._width_pending = False
-        # The widest line painted, not the view's width: the view loses two columns to the vertical
-        # scrollbar once the rows outgrow it, and a width taken before that asked for a horizontal
-        # scrollbar (a line of the view) to scroll by those two columns.
-        size = Size(self._content_width, len(self._rows))
+        # The widest line painted when it does not fit, else 0 (a width that stays put: a new widest line
+        # that still fits asks for no new layout). The room is the view's width less the vertical
+        # scrollbar when the rows outgrow the view: a width taken before that scrollbar came asked for a
+        # horizontal one (a line of the view) to scroll by its two columns.
+        rows = len(self._rows)
+        content = self.content_region.size
+        room = content.width - (self.styles.scrollbar_size_vertical if rows > content.height else 0)
+        size = Size(self._content_width if self._content_width > room else 0, rows)
         old = self.virtual_size
         if size == old:
             return
@@ -622,8 +626,8 @@ exactly as the server sent them.
         old_count = self.virtual_size.height  # rows before the change (`_update_virtual_size` follows)
         self._gen += 1
         height = self.scrollable_content_region.height
-        if height <= 0 or not self.is_attached:
-            self.refresh()
+        if height <= 0 or not self.is_attached or not self.screen.is_current:
+            self.refresh()  # not on screen: painted when it is
             return
         top = self.scroll_offset.y
         palette = self._get_palette()
