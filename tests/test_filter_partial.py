@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 from textual.app import App, ComposeResult
+from textual.pilot import Pilot
 
 from explorer.model import tree_filter
 from explorer.model.entries import ResourceEntry
@@ -73,6 +74,14 @@ class TreeApp(App[None]):
         self.applied.append(message)
 
 
+async def settled(pilot: Pilot[None], view: ResourceTree, rounds: int = 500) -> None:
+    """Let the app run until no scan is pending (at most `rounds` pauses of 20 ms: a bound, not a clock)."""
+    for _ in range(rounds):
+        await pilot.pause(0.02)
+        if not view.filter_pending:
+            return
+
+
 async def test_the_view_shows_partial_results_while_the_scan_runs(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tree_filter, "PROGRESS_FIRST", 0.0)
     monkeypatch.setattr(tree_filter, "PROGRESS_EVERY", 0.0)
@@ -90,10 +99,7 @@ async def test_the_view_shows_partial_results_while_the_scan_runs(monkeypatch: p
 
         monkeypatch.setattr(view.rows, "apply_filter", record)
         assert view.set_filter("item 1") is None  # a scan in a worker
-        for _ in range(500):
-            await pilot.pause(0.02)
-            if not view.filter_pending:
-                break
+        await settled(pilot, view)
         await pilot.pause()
         assert not view.filter_pending
         assert [r.partial for r in shown][-1] is False and any(r.partial for r in shown)
@@ -121,10 +127,7 @@ async def test_a_scan_first_result_is_on_screen_when_the_keystroke_is_handled(
         first = view.filter_result
         assert first is not None and first.partial and first.text == "item 1" and first.total > 0
         assert view.filter_pending
-        for _ in range(500):
-            await pilot.pause(0.02)
-            if not view.filter_pending:
-                break
+        await settled(pilot, view)
         await pilot.pause()
         result = view.filter_result
         assert result is not None and not result.partial and result.total == 11_111
@@ -161,10 +164,7 @@ async def test_a_scan_that_fails_says_so_and_ends(monkeypatch: pytest.MonkeyPatc
     async with app.run_test(size=(80, 24)) as pilot:
         view = app.query_one(ResourceTree)
         assert view.set_filter("item 1") is None
-        for _ in range(200):
-            await pilot.pause(0.02)
-            if not view.filter_pending:
-                break
+        await settled(pilot, view, 200)
         assert not view.filter_pending
         assert any("a bug in the scan" in str(n.message) for n in app._notifications)
 
@@ -180,14 +180,8 @@ async def test_pages_after_a_failed_scan_run_neither_it_nor_the_previous_text_ag
     async with app.run_test(size=(80, 24)) as pilot:
         view = app.query_one(ResourceTree)
 
-        async def settled() -> None:
-            for _ in range(200):
-                await pilot.pause(0.02)
-                if not view.filter_pending:
-                    return
-
         view.set_filter("item 1")
-        await settled()
+        await settled(pilot, view, 200)
         assert [m.summary.text for m in app.applied if m.summary is not None] == ["item 1"]
 
         def broken(*_args: object, **_kwargs: object) -> FilterResult:
@@ -195,7 +189,7 @@ async def test_pages_after_a_failed_scan_run_neither_it_nor_the_previous_text_ag
 
         monkeypatch.setattr(filter_runs, "compute_filter", broken)
         view.set_filter("item 12")
-        await settled()
+        await settled(pilot, view, 200)
         tree.add_resources([ResourceEntry("a", "x://h/new/file1.txt", "item 1 new", {"uri": "", "name": ""})])
         view.model_changed()
         await pilot.pause(0.1)
