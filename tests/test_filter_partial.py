@@ -74,6 +74,21 @@ class TreeApp(App[None]):
         self.applied.append(message)
 
 
+def scan_in_thread_reporting_every_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every tree over ten items scanned in a thread, every check point of the scan reporting."""
+    monkeypatch.setattr(tree_filter, "PROGRESS_FIRST", 0.0)
+    monkeypatch.setattr(tree_filter, "PROGRESS_EVERY", 0.0)
+    monkeypatch.setattr(ResourceTree, "SYNC_FILTER_LIMIT", 10)
+
+
+def scan_in_thread_refiltering_soon(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every tree over ten items scanned in a thread, results through the event loop (no wait on the
+    keystroke), and the filter run again 10 ms after pages."""
+    monkeypatch.setattr(ResourceTree, "SYNC_FILTER_LIMIT", 10)
+    monkeypatch.setattr(ResourceTree, "REFILTER_DELAY", 0.01)
+    monkeypatch.setattr(filter_runs, "FIRST_WAIT_SECONDS", 0.0)
+
+
 async def settled(pilot: Pilot[None], view: ResourceTree, rounds: int = 500) -> None:
     """Let the app run until no scan is pending (at most `rounds` pauses of 20 ms: a bound, not a clock)."""
     for _ in range(rounds):
@@ -83,9 +98,7 @@ async def settled(pilot: Pilot[None], view: ResourceTree, rounds: int = 500) -> 
 
 
 async def test_the_view_shows_partial_results_while_the_scan_runs(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(tree_filter, "PROGRESS_FIRST", 0.0)
-    monkeypatch.setattr(tree_filter, "PROGRESS_EVERY", 0.0)
-    monkeypatch.setattr(ResourceTree, "SYNC_FILTER_LIMIT", 10)
+    scan_in_thread_reporting_every_check(monkeypatch)
     tree = big_tree()
     app = TreeApp(tree)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -115,9 +128,7 @@ async def test_a_scan_first_result_is_on_screen_when_the_keystroke_is_handled(
 ) -> None:
     """The UI thread waits a moment for a scan's first result (here as long as it takes, so no clock
     decides): it is shown by the call that started the scan, in the frame that echoes the keystroke."""
-    monkeypatch.setattr(tree_filter, "PROGRESS_FIRST", 0.0)
-    monkeypatch.setattr(tree_filter, "PROGRESS_EVERY", 0.0)
-    monkeypatch.setattr(ResourceTree, "SYNC_FILTER_LIMIT", 10)
+    scan_in_thread_reporting_every_check(monkeypatch)
     monkeypatch.setattr(filter_runs, "FIRST_WAIT_SECONDS", 60.0)
     tree = big_tree()
     app = TreeApp(tree)
@@ -172,9 +183,7 @@ async def test_a_scan_that_fails_says_so_and_ends(monkeypatch: pytest.MonkeyPatc
 async def test_pages_after_a_failed_scan_run_neither_it_nor_the_previous_text_again(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(ResourceTree, "SYNC_FILTER_LIMIT", 10)
-    monkeypatch.setattr(ResourceTree, "REFILTER_DELAY", 0.01)
-    monkeypatch.setattr(filter_runs, "FIRST_WAIT_SECONDS", 0.0)
+    scan_in_thread_refiltering_soon(monkeypatch)
     tree = big_tree(300)
     app = TreeApp(tree)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -203,9 +212,7 @@ async def test_pages_merged_while_a_scan_runs_are_filtered_once_it_is_over(
 ) -> None:
     import threading
 
-    monkeypatch.setattr(ResourceTree, "SYNC_FILTER_LIMIT", 10)
-    monkeypatch.setattr(ResourceTree, "REFILTER_DELAY", 0.01)
-    monkeypatch.setattr(filter_runs, "FIRST_WAIT_SECONDS", 0.0)
+    scan_in_thread_refiltering_soon(monkeypatch)
     release = threading.Event()
     real = filter_runs.compute_filter
     held = [True]
@@ -242,9 +249,7 @@ async def test_a_newer_filter_releases_a_scan_waiting_for_its_frame(monkeypatch:
     leave it waiting: it goes on, sees it is stale and ends (its collector pause with it)."""
     import threading
 
-    monkeypatch.setattr(tree_filter, "PROGRESS_FIRST", 0.0)
-    monkeypatch.setattr(tree_filter, "PROGRESS_EVERY", 0.0)
-    monkeypatch.setattr(ResourceTree, "SYNC_FILTER_LIMIT", 10)
+    scan_in_thread_reporting_every_check(monkeypatch)
     monkeypatch.setattr(filter_runs, "FIRST_WAIT_SECONDS", 0.0)
     monkeypatch.setattr(filter_runs, "PAINT_WAIT_SECONDS", 600.0)
     # The frame never comes: the partial result is dropped without setting `painted`.
