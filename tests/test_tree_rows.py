@@ -499,3 +499,20 @@ def test_everything_expanded_shows_the_trie_depth_first(entries: list[tuple[str,
         line_no += 1
     expected = [(r.depth + 1, r.label, r.node) for r in depth_first(tree, collapse=True)]
     assert [(row.depth, row.label, row.node) for row in rows][1:] == expected
+
+
+def test_a_node_that_came_after_a_filter_under_a_node_all_of_whose_children_matched_is_not_shown() -> None:
+    """Found by the state machine: `a` matched every child of ``x://``; a template added later hangs on a
+    new child ``x://b``, which the view does not show, so the filter must not say it does (a reveal would
+    put the cursor elsewhere)."""
+    machine = TreeRowsMachine()
+    machine.add_templates(server="s1", texts=["x://a{id}"])
+    machine.add_page(page=["x://a"], server="s1")
+    machine.set_filter(text="a")
+    machine.add_templates(server="s1", texts=["x://b/{+path}"])
+    target = machine.rows.target_for("x://b/{+path}")
+    assert target is not None and not machine.rows.filter_shows(target)
+    kept = machine.rows.target_for("x://a")
+    assert kept is not None and machine.rows.filter_shows(kept)
+    machine.apply(machine.rows.reveal(kept, machine.cursor))
+    assert machine.rows.row(machine.cursor).node is kept

@@ -53,7 +53,7 @@ an exception): compare ``result.version`` with ``tree.version`` and run again wh
 from __future__ import annotations
 
 import time
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import accumulate, chain, compress
@@ -61,7 +61,7 @@ from operator import attrgetter
 from typing import Literal
 
 from explorer.model.listing import template_in_prefix
-from explorer.model.uri_nodes import items_in, segment_range
+from explorer.model.uri_nodes import child_order_key, items_in, segment_range
 from explorer.model.uri_segments import TAILS, join_segments, starts_with_scheme
 from explorer.model.uri_tree import PatternNode, UriNode, UriTree
 
@@ -156,12 +156,31 @@ class FilterResult:
         if node in self.whole:
             return True
         parent = node.parent
-        return isinstance(node, UriNode) and parent is not None and parent in self.full
+        return isinstance(node, UriNode) and parent is not None and self._full_child(parent, node)
 
     def shows(self, node: Node) -> bool:
         """Whether `node` is listed as visible, or a child of a `full` node (descendants of whole
         subtrees are visible too, unlisted: `covers`)."""
-        return node in self.visible or (isinstance(node, UriNode) and node.parent in self.full)
+        if node in self.visible:
+            return True
+        parent = node.parent
+        return isinstance(node, UriNode) and parent is not None and self._full_child(parent, node)
+
+    def _full_child(self, parent: UriNode, node: UriNode) -> bool:
+        """Whether `node` is one of the children of `parent`, a `full` node, that the filter matched: a
+        child that came with a later page is not (a view does not show it until the filter runs again)."""
+        if parent not in self.full:
+            return False
+        kids = self.shown_children.get(parent)
+        if kids is None:
+            return True
+        key = child_order_key(node)
+        at = bisect_left(kids, key, key=child_order_key)  # the children as they were, in natural order
+        while at < len(kids) and child_order_key(kids[at]) == key:
+            if kids[at] is node:
+                return True
+            at += 1
+        return False
 
     def covers(self, node: Node) -> bool:
         """Whether a view shows `node`: listed, or at or below the top of a whole matching subtree."""
