@@ -168,7 +168,7 @@ async def test_a_scan_that_fails_says_so_and_ends(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(filter_runs, "FIRST_WAIT_SECONDS", 0.0)
 
     def broken(*_args: object, **_kwargs: object) -> FilterResult:
-        raise ValueError("a bug in the scan")
+        raise ValueError("a bug in the scan at x://\x1b[2Jevil\nline")  # quoting a server's string
 
     monkeypatch.setattr(filter_runs, "compute_filter", broken)
     app = TreeApp(big_tree(300))
@@ -177,7 +177,8 @@ async def test_a_scan_that_fails_says_so_and_ends(monkeypatch: pytest.MonkeyPatc
         assert view.set_filter("item 1") is None
         await settled(pilot, view, 200)
         assert not view.filter_pending
-        assert any("a bug in the scan" in str(n.message) for n in app._notifications)
+        notes = [str(n.message) for n in app._notifications if "a bug in the scan" in str(n.message)]
+        assert len(notes) == 1 and "\x1b" not in notes[0] and "\n" not in notes[0]
 
 
 async def test_pages_after_a_failed_scan_run_neither_it_nor_the_previous_text_again(

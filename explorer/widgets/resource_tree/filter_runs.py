@@ -24,6 +24,7 @@ from textual.timer import Timer
 
 from explorer.model.heap import big_change, freeze_if_big, scan_without_collector
 from explorer.model.tree_filter import FilterResult, FilterSummary, compute_filter, is_prefix_query
+from explorer.sanitize import sanitize_line
 
 if TYPE_CHECKING:
     from explorer.widgets.resource_tree.widget import ResourceTree
@@ -146,7 +147,9 @@ class FilterRuns:
         if token != self._token:
             return
         self.pending = False
-        self.tree.notify(f"The filter failed: {type(exc).__name__}: {exc}", severity="error", markup=False)
+        # The exception's text may quote a server's string (a URI, a name): through the sanitizer.
+        message = sanitize_line(f"The filter failed: {type(exc).__name__}: {exc}", 300)
+        self.tree.notify(message, severity="error", markup=False)
 
     def _scan_tree(self, text: str, token: int, handoff: _Handoff) -> None:
         tree = self.tree
