@@ -6,7 +6,7 @@ Never reads anything: highlighting is free; reading happens on `enter`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from textual.containers import VerticalScroll
 from textual.content import Content
@@ -16,6 +16,9 @@ from explorer.model.entries import ResourceEntry, TemplateEntry
 from explorer.model.sizes import human_size
 from explorer.model.uri_tree import PatternNode, UriNode, UriTree
 from explorer.sanitize import sanitize, sanitize_line
+
+if TYPE_CHECKING:
+    from textual.css.styles import RulesMap
 
 FIELD_STYLE = "$text-muted"
 
@@ -48,12 +51,11 @@ Press `enter` in the tree to read a resource.
         yield Static(Content("Highlight a node in the tree."), id="detail-body")
 
     def show_node(self, tree: UriTree, node: UriNode | PatternNode | None) -> None:
-        body = self.query_one("#detail-body", Static)
         if node is None:
-            body.update(Content("Nothing here yet."))
+            self._show(Content("Nothing here yet."))
             return
         lines = self._pattern_lines(node) if isinstance(node, PatternNode) else self._node_lines(tree, node)
-        body.update(Content("\n").join(lines))
+        self._show(Content("\n").join(lines))
 
     def show_target(
         self, uri: str, server: str, template: str | None, values: Mapping[str, object] | None
@@ -65,7 +67,18 @@ Press `enter` in the tree to read a resource.
         for name, value in (values or {}).items():
             lines.append(_field(f"  {sanitize_line(name, 10)}", sanitize_line(str(value), 500)))
         lines += [Content(""), Content.styled("c copies this URI, y copies it as a request.", FIELD_STYLE)]
-        self.query_one("#detail-body", Static).update(Content("\n").join(lines))
+        self._show(Content("\n").join(lines))
+
+    def _show(self, content: Content) -> None:
+        """Put `content` in the pane, asking for a new layout only when its height changes.
+
+        Why: every cursor key lands here, and a layout re-arranges and repaints the whole screen (about 3/4
+        of each key's frame, measured); most nodes' details take as many lines as the last one's."""
+        body = self.query_one("#detail-body", Static)
+        width, height = body.content_size
+        rules = cast("RulesMap", body.styles)  # as Textual's own `get_content_height` passes them
+        same_height = width > 0 and content.get_height(rules, width) == height
+        body.update(content, layout=not same_height)
 
     def _node_lines(self, tree: UriTree, node: UriNode) -> list[Content]:
         lines: list[Content] = []
