@@ -13,8 +13,9 @@ from textual.app import App, ComposeResult
 from textual.widgets import Static
 
 from explorer.model.entries import ResourceEntry
-from explorer.model.uri_tree import UriTree
+from explorer.model.uri_tree import UriNode, UriTree
 from explorer.widgets.detail import DetailPane
+from tests.app_helpers import main_screen, raw_spec, settled_app
 
 pytestmark = pytest.mark.anyio
 
@@ -78,3 +79,27 @@ async def test_details_of_the_same_height_replace_the_last_ones_on_screen() -> N
         await pilot.pause()
         assert pane.size.height == height
         assert "file:///b.txt" in shown(app) and "file:///a.txt" not in shown(app)
+
+
+async def test_the_details_follow_the_cursor_in_the_frame_that_moves_it() -> None:
+    """No message stands between the cursor's move and the details (a message reaches the screen after
+    the tree's repaint, and the details would come in a frame of their own that the next key waits for):
+    they change before the app handles anything else."""
+    async with settled_app(raw_spec("plain")) as (app, pilot):
+        screen = main_screen(app)
+        tree = screen.tree_widget
+        body = screen.query_one(DetailPane).query_one("#detail-body", Static)
+        assert tree.select_prefix("fixture://items/0")
+        await pilot.press("right")
+        checked = 0
+        for _ in range(8):
+            before = str(body.render())
+            tree.action_cursor_down()  # no await: nothing else runs in between
+            after = str(body.render())
+            assert after != before
+            node = tree.cursor_node
+            if isinstance(node, UriNode):
+                assert node.prefix in after
+                checked += 1
+            await pilot.pause()
+        assert checked >= 3

@@ -179,7 +179,9 @@ Every server's resources and templates as one URI-prefix tree.
 
     def on_mount(self) -> None:
         self.query_one("#filter", Input).display = False
-        self.query_one(ResourceTree).focus()
+        tree = self.query_one(ResourceTree)
+        tree.focus()
+        self.watch(tree, "highlighted", self._show_highlighted)
         self.events.statuses_changed()
         # Connecting imports the MCP stack (about half a second): only once the first frame is on screen.
         self.call_after_refresh(self._connect_all)
@@ -222,12 +224,17 @@ Every server's resources and templates as one URI-prefix tree.
         )
 
     # ------------------------------------------------------------------------------ selection and reads
+    def _show_highlighted(self, node: UriNode | PatternNode | None) -> None:
+        """The details follow the cursor in the same frame (see `ResourceTree.highlighted`)."""
+        if self._target is not None and node is self._target[0]:
+            return  # the go-to put the cursor here: the details keep showing the target
+        self._target = None
+        self.query_one(DetailPane).show_node(self.catalogue.tree, node)
+
     @on(ResourceTree.NodeHighlighted)
     def _highlighted(self, event: ResourceTree.NodeHighlighted) -> None:
         if self._target is not None and event.node is self._target[0]:
-            return  # the go-to put the cursor here: the details keep showing the target
-        self._target = None
-        self.query_one(DetailPane).show_node(self.catalogue.tree, event.node)
+            return  # the go-to put the cursor here: it is read already
         if self.auto_preview and isinstance(event.node, UriNode) and event.node.resources:
             self._read_node(event.node)
 

@@ -67,6 +67,9 @@ __all__ = ["ResourceTree"]
 P = ParamSpec("P")
 
 
+STRIP_CACHE = 256  # painted rows kept per state of the rows (see `_new_strip_cache`)
+
+
 class ResourceTree(ScrollView, can_focus=True):
     """The merged URI-prefix tree (see the module docstring): Tree-like keys and messages."""
 
@@ -201,6 +204,13 @@ exactly as the server sent them.
     """Show server badges on rows (worth it when several servers are connected)."""
     cursor: var[int] = var(0, init=False)
     """The cursor's line (0 is the root row), kept within the lines by `validate_cursor`."""
+    highlighted: var[Node | None] = var(None, init=False, always_update=True)
+    """The node under the cursor, set as the cursor moves (or the node on its line changes).
+
+    Watch it (`self.watch(tree, "highlighted", ...)`) to show something about the node in the frame that
+    moves the cursor: `NodeHighlighted` reaches a screen after the tree's repaint (a message climbs one
+    container at a time, the repaint goes straight to the screen), so what its handler changes is painted
+    in a frame of its own, up to 16.7 ms later, and the next key waits for that frame."""
 
     # ------------------------------------------------------------------------------------ messages
 
@@ -230,12 +240,10 @@ exactly as the server sent them.
         self._painter = RowPainter(self._rows, root_label)
         self._painter.show_servers = show_servers
         self._filters = FilterRuns(self)
-        self._gen = 0  # style / content generation of cached strips
         self._palette: Palette | None = None
-        self._strips: LRUCache[tuple[int, bool, int], Strip] = LRUCache(1024)
+        self._strips = self._new_strip_cache()
         self._content_width = 0
         self._width_pending = False
-        self._highlighted: Node | None = None
         self.set_reactive(ResourceTree.show_servers, show_servers)
 
     def on_mount(self) -> None:
@@ -445,8 +453,8 @@ exactly as the server sent them.
 
     def _post_highlight(self) -> None:
         node = self.cursor_node
-        if node is not self._highlighted:
-            self._highlighted = node
+        if node is not self.highlighted:
+            self.highlighted = node
             if self.is_attached:
                 self.post_message(self.NodeHighlighted(self, node))
 
@@ -568,7 +576,7 @@ exactly as the server sent them.
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._palette = None
-        self._gen += 1
+        self._strips = self._new_strip_cache()
 
     def _on_unmount(self) -> None:
         self._filters.stop()
@@ -585,7 +593,7 @@ exactly as the server sent them.
 
     def _invalidate(self) -> None:
         """Drop cached strips and styles (content or theme changed) and repaint."""
-        self._gen += 1
+        self._strips = self._new_strip_cache()
         self._palette = None
         self.refresh()
 
@@ -624,9 +632,9 @@ exactly as the server sent them.
         below them changes none (a whole repaint costs 10 to 25 ms at 160x45, and a key pressed meanwhile
         waits for it); a filter keystroke changes most. Each line is painted anew and compared with what
         it showed; a line never painted counts as changed."""
-        old_gen = self._gen
+        old_strips = self._strips
         old_count = self.virtual_size.height  # rows before the change (`_update_virtual_size` follows)
-        self._gen += 1
+        self._strips = self._new_strip_cache()
         height = self.scrollable_content_region.height
         if height <= 0 or not self.is_attached or not self.screen.is_current:
             self.refresh()  # not on screen: painted when it is
@@ -637,7 +645,7 @@ exactly as the server sent them.
         changed: list[int] = []
         for line in range(top, top + height):
             cursor = line == self.cursor
-            old = self._strips.get((line, cursor, old_gen))
+            old = old_strips.get((line, cursor))
             if line < count:
                 if old is None or self._strip(line, cursor, palette) != old:
                     changed.append(line)
@@ -649,9 +657,19 @@ exactly as the server sent them.
                 self.refresh_lines(changed[start], line - changed[start] + 1)
                 start = index + 1
 
+    @staticmethod
+    def _new_strip_cache() -> LRUCache[tuple[int, bool], Strip]:
+        """The painted rows of one state of the rows and styles, by (line, cursor): a change starts a new one.
+
+        Why so small, and never shared between states: a strip is a dozen objects the cyclic collector
+        tracks (Textual gives each its own caches), and a cache of 1,024 strips over every state was a
+        third of what each full collection walked while browsing. A screen is at most a few hundred
+        lines; the last state's strips are kept only to compare the next one with."""
+        return LRUCache(STRIP_CACHE)
+
     def _strip(self, line: int, cursor: bool, palette: Palette) -> Strip:
         """The painted row of `line` (cached per line, cursor and generation)."""
-        key = (line, cursor, self._gen)
+        key = (line, cursor)
         strip = self._strips.get(key)
         if strip is None:
             strip = self._painter.paint(self._rows.row(line), cursor, palette)
