@@ -6,12 +6,14 @@ A tiny App hosts the widget over a `UriTree` built in each test. Lines are read 
 
 from __future__ import annotations
 
+import html
 import random
 from collections.abc import Iterable
 
 import pytest
 from rich.style import Style
 from textual.app import App, ComposeResult
+from textual.geometry import Region
 from textual.message import Message
 
 from explorer.model.entries import ResourceEntry, TemplateEntry
@@ -284,6 +286,36 @@ async def test_incomplete_servers_marked_on_the_root_row() -> None:
         await pilot.pause()
         assert screen_lines(view)[0] == "▾ All resources  8  ⚠ incomplete: [b]x\\x1b, beta"
         view.incomplete_servers = set()
+        await pilot.pause()
+        assert screen_lines(view)[0] == "▾ All resources  8"
+
+
+async def test_the_listing_count_repaints_the_root_row_alone() -> None:
+    """The count on the root row changes with every page of a listing: the screen shows each one, and
+    no other line is repainted for it (a whole repaint per page was the frame a key waited for)."""
+    tree = demo_tree()
+    app = TreeApp(tree)
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ResourceTree)
+        await pilot.press("right")
+        labels_before = screen_lines(view)[1:]
+        refreshed: list[tuple[Region, ...]] = []
+        original = view.refresh
+
+        def spy(*regions: Region, **kwargs: bool) -> ResourceTree:
+            refreshed.append(regions)
+            return original(*regions, **kwargs)
+
+        view.refresh = spy  # type: ignore[method-assign]
+        for items in (1_000, 2_000, 12_345):
+            view.set_markers(listing={"alpha": items})
+            await pilot.pause()
+            shown = html.unescape(app.export_screenshot()).replace("\xa0", " ")
+            assert f"listing… ({items:,} items)" in shown  # the screen, not only the widget
+            assert screen_lines(view)[0] == f"▾ All resources  8  listing… ({items:,} items)"
+            assert screen_lines(view)[1:] == labels_before
+        assert refreshed and all(len(r) == 1 and r[0].y == 0 and r[0].height == 1 for r in refreshed)
+        view.set_markers(listing={})
         await pilot.pause()
         assert screen_lines(view)[0] == "▾ All resources  8"
 

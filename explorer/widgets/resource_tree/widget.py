@@ -317,15 +317,28 @@ exactly as the server sent them.
         """What the rows say besides the model: servers still listing (on the root row), failed servers
         (what only they list is dimmed), and resources followed or changed (uri -> mark)."""
         painter = self._painter
-        changed = False
+        changed = root_changed = False
         if listing is not None and listing != painter.listing:
-            painter.listing, changed = dict(listing), True
+            painter.listing, root_changed = dict(listing), True
         if stale is not None and frozenset(stale) != painter.stale:
             painter.stale, changed = frozenset(stale), True
         if marks is not None and marks != painter.marks:
             painter.marks, changed = dict(marks), True
         if changed:
             self._invalidate()
+        elif root_changed:
+            self._repaint_root()
+
+    def _repaint_root(self) -> None:
+        """Only the root row says how many items are listed so far: repaint that line alone. The count
+        changes with every page, and a whole repaint then (50 ms measured while pages streamed at 10^5,
+        with the styles looked up again) was the frame a key pressed meanwhile waited for."""
+        if not self._rows or self._rows.row(0).parent is not None:
+            self._invalidate()  # no root row on line 0 (never expected): repaint everything
+            return
+        self._strips.discard((0, False))
+        self._strips.discard((0, True))
+        self.refresh_line(0)
 
     def is_expanded(self, node: UriNode) -> bool:
         """Whether `node`'s row is on screen and expanded."""
