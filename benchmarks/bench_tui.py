@@ -15,6 +15,8 @@ Each phase runs in a process of its own (`--phase`), so one phase's heap never w
 
 - `floor`: the same probe on a minimal Textual app (a stock `OptionList` of 1,000 lines): cursor keypress
   to frame, the baseline of every keypress figure (no app paints faster than its framework).
+- `floor-frozen`: the same, with everything alive frozen first (`gc.freeze`), so no full collection walks
+  the framework's own objects during the presses: what is left is its 60 fps update timer and its render.
 - `listing`: the app lists the deep fixture (``bench://hostH/areaA/groupG/itemI.json``) to the end, nothing
   pressed: first rows and listing complete (from spawn, interpreter start and imports included), peak RSS,
   collector pauses. Then, after the listing: cursor keypresses in an open group, and typing a filter one
@@ -369,8 +371,11 @@ def make_app(spec: Any, count: int) -> Any:
     return ExplorerApp([spec], bounds=bounds_for(count), remember_theme=False)
 
 
-async def phase_floor(presses: int) -> dict[str, Any]:
-    """The framework's own keypress-to-frame time: a stock OptionList of 1,000 lines, same probe."""
+async def phase_floor(presses: int, *, frozen: bool = False) -> dict[str, Any]:
+    """The framework's own keypress-to-frame time: a stock OptionList of 1,000 lines, same probe.
+
+    `frozen`: everything alive once the app runs is frozen first (`gc.freeze`), so that no full collection
+    walks it: what is left is the framework's update timer and its render, which no app can undercut."""
     from textual.app import App, ComposeResult
     from textual.widgets import OptionList
 
@@ -381,6 +386,9 @@ async def phase_floor(presses: int) -> dict[str, Any]:
     app = Floor()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
+        if frozen:
+            gc.collect()
+            gc.freeze()
         probe = FrameProbe(app)
         options = app.query_one(OptionList)
         samples = []
@@ -389,7 +397,7 @@ async def phase_floor(presses: int) -> dict[str, Any]:
             before = options.highlighted or 0
             wanted = before + 1 if key == "down" else before - 1
             samples.append(await timed_key(app, probe, key, lambda w=wanted: options.highlighted == w))
-    return {"floor_press": summary(samples)}
+    return {"floor_frozen_press" if frozen else "floor_press": summary(samples)}
 
 
 async def phase_listing(count: int, presses: int, pauses: Pauses) -> dict[str, Any]:
@@ -503,6 +511,7 @@ async def phase_wide_streaming(count: int, presses: int, pauses: Pauses) -> dict
 
 PHASES = {
     "floor": lambda count, presses, pauses: phase_floor(presses),
+    "floor-frozen": lambda count, presses, pauses: phase_floor(presses, frozen=True),
     "listing": phase_listing,
     "streaming": phase_streaming,
     "wide": phase_wide,
