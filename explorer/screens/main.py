@@ -45,6 +45,7 @@ from explorer.screens.main_listener import ScreenListener
 from explorer.screens.palette import ExplorerCommands, UriJumpCommands
 from explorer.screens.places import Places
 from explorer.widgets.detail import DetailPane
+from explorer.widgets.filter_box import FilterBox
 from explorer.widgets.preview import ContentPreview
 from explorer.widgets.resource_tree import ResourceTree
 from explorer.widgets.server_bar import ServerBar
@@ -170,7 +171,7 @@ Every server's resources and templates as one URI-prefix tree.
         yield ServerBar(id="servers")
         with Horizontal(id="panes"):
             with Vertical(id="left"):
-                yield Input(placeholder="Filter: URI prefix or text", id="filter")
+                yield FilterBox(placeholder="Filter: URI prefix or text", id="filter")
                 yield ResourceTree(self.catalogue.tree, id="tree")
             with Vertical(id="right"):
                 yield DetailPane(id="detail")

@@ -1,0 +1,51 @@
+"""The filter box types and scrolls like Textual's `Input`, without asking for a layout per keystroke."""
+
+from __future__ import annotations
+
+import html
+
+import pytest
+from textual.app import App, ComposeResult
+
+from explorer.widgets.filter_box import FilterBox
+
+pytestmark = pytest.mark.anyio
+
+LONG = "bench://host7/area3/group42/item5-and-a-tail-longer-than-the-box"
+
+
+class BoxApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield FilterBox(placeholder="Filter", id="filter")
+
+
+def screen_text(app: App[None]) -> str:
+    return html.unescape(app.export_screenshot()).replace("\xa0", " ")
+
+
+async def test_typing_past_the_edge_scrolls_to_the_cursor_without_a_layout() -> None:
+    app = BoxApp()
+    async with app.run_test(size=(30, 5)) as pilot:
+        box = app.query_one(FilterBox)
+        layouts: list[bool] = []
+        original = box.refresh
+
+        def spy(*regions: object, **kwargs: bool) -> FilterBox:
+            layouts.append(bool(kwargs.get("layout")))
+            return original(*regions, **kwargs)  # type: ignore[arg-type]
+
+        box.refresh = spy  # type: ignore[method-assign]
+        await pilot.press(*LONG)
+        await pilot.pause()
+        assert box.value == LONG and box.cursor_position == len(LONG)
+        assert box.scroll_x > 0 and box.scroll_x == box.max_scroll_x  # the text's end is in view
+        shown = screen_text(app)
+        assert "longer-than-the-box" in shown and "bench://" not in shown
+        assert layouts and not any(layouts)
+
+        await pilot.press("home")
+        await pilot.pause()
+        assert box.scroll_x == 0 and "ench://host7" in screen_text(app)  # the cursor cell is styled apart
+        await pilot.press("end", "ctrl+u")
+        await pilot.pause()
+        assert box.value == "" and box.scroll_x == 0
