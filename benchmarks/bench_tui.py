@@ -366,6 +366,10 @@ class Session:
 
 
 def make_app(spec: Any, count: int) -> Any:
+    from explorer.frame_rate import cap_frame_rate
+
+    if not cap_frame_rate():  # as `python -m explorer` does it, before Textual is imported
+        raise SystemExit("Textual was imported before the app: its frame rate would not be the app's")
     from explorer.app import ExplorerApp
 
     return ExplorerApp([spec], bounds=bounds_for(count), remember_theme=False)
@@ -375,7 +379,11 @@ async def phase_floor(presses: int, *, frozen: bool = False) -> dict[str, Any]:
     """The framework's own keypress-to-frame time: a stock OptionList of 1,000 lines, same probe.
 
     `frozen`: everything alive once the app runs is frozen first (`gc.freeze`), so that no full collection
-    walks it: what is left is the framework's update timer and its render, which no app can undercut."""
+    walks it: what is left is the framework's update timer and its render, which no app can undercut.
+    It paints at the app's frame rate (`explorer/frame_rate.py`), so that only the widgets differ."""
+    from explorer.frame_rate import cap_frame_rate
+
+    cap_frame_rate()
     from textual.app import App, ComposeResult
     from textual.widgets import OptionList
 

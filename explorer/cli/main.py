@@ -154,6 +154,9 @@ def cli(ctx: click.Context, /, **params: Any) -> None:
                 settings.wire_log.open("a").close()
             except OSError as exc:
                 _fail_usage(f"--wire-log {settings.wire_log}: cannot write there ({exc.strerror or exc})")
+        from explorer.frame_rate import cap_frame_rate
+
+        cap_frame_rate()  # before Textual is imported
         from explorer.app import launch_tui
 
         sys.exit(

@@ -1,0 +1,54 @@
+"""The TUI's frame rate: 120 unless the user set `TEXTUAL_FPS`, set by the CLI before Textual is imported.
+
+Each check runs in a fresh interpreter: Textual reads the variable once, at its import.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from tests.helpers.paths import ROOT
+
+CAP = "from explorer.frame_rate import cap_frame_rate"
+PERIOD = f"{CAP}; cap_frame_rate(); import textual.screen as s; print(s.UPDATE_PERIOD)"
+
+# The CLI without a command opens the TUI: `explorer.app` stands in with a module whose `launch_tui` tells
+# what Textual would read, so that nothing imports Textual before the CLI's own call.
+CLI = """
+import sys, types
+fake = types.ModuleType("explorer.app")
+def launch_tui(*args, **kwargs):
+    import textual.screen
+    print(textual.screen.UPDATE_PERIOD)
+    return 0
+fake.launch_tui = launch_tui
+sys.modules["explorer.app"] = fake
+from explorer.cli.main import cli
+cli(["-s", "stdio-server-never-started"], standalone_mode=False)
+"""
+
+
+def run(code: str, **env: str) -> str:
+    environ = {k: v for k, v in os.environ.items() if k != "TEXTUAL_FPS"} | env
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=environ, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip().splitlines()[-1]
+
+
+def test_the_app_paints_up_to_120_frames_a_second() -> None:
+    assert float(run(PERIOD)) == 1 / 120
+
+
+def test_a_frame_rate_the_user_set_is_kept() -> None:
+    assert float(run(PERIOD, TEXTUAL_FPS="30")) == 1 / 30
+
+
+def test_too_late_once_textual_is_imported() -> None:
+    code = f"import textual.screen as s; {CAP}; print(cap_frame_rate(), s.UPDATE_PERIOD)"
+    assert run(code) == f"False {1 / 60}"
+
+
+def test_the_cli_caps_it_before_the_tui_imports_textual() -> None:
+    assert float(run(CLI)) == 1 / 120
