@@ -1,4 +1,4 @@
-"""The TUI's frame rate: 120 unless the user set `TEXTUAL_FPS`, set by the CLI before Textual is imported.
+"""The TUI's frame rate: 240 unless the user set `TEXTUAL_FPS`, set by the CLI before Textual is imported.
 
 Each check runs in a fresh interpreter: Textual reads the variable once, at its import.
 """
@@ -37,8 +37,8 @@ def run(code: str, **env: str) -> str:
     return done.stdout.strip().splitlines()[-1]
 
 
-def test_the_app_paints_up_to_120_frames_a_second() -> None:
-    assert float(run(PERIOD)) == 1 / 120
+def test_the_app_paints_up_to_240_frames_a_second() -> None:
+    assert float(run(PERIOD)) == 1 / 240
 
 
 def test_a_frame_rate_the_user_set_is_kept() -> None:
@@ -51,4 +51,4 @@ def test_too_late_once_textual_is_imported() -> None:
 
 
 def test_the_cli_caps_it_before_the_tui_imports_textual() -> None:
-    assert float(run(CLI)) == 1 / 120
+    assert float(run(CLI)) == 1 / 240
