@@ -155,9 +155,11 @@ def cli(ctx: click.Context, /, **params: Any) -> None:
             except OSError as exc:
                 _fail_usage(f"--wire-log {settings.wire_log}: cannot write there ({exc.strerror or exc})")
         from explorer.frame_rate import cap_frame_rate
+        from explorer.model.heap import collector_paused
 
         cap_frame_rate()  # before Textual is imported
-        from explorer.app import launch_tui
+        with collector_paused():  # what the import builds lives as long as the app: no collection walks it
+            from explorer.app import launch_tui
 
         sys.exit(
             launch_tui(

@@ -1,4 +1,5 @@
-"""The TUI's frame rate: 240 unless the user set `TEXTUAL_FPS`, set by the CLI before Textual is imported.
+"""How the CLI starts the TUI: the frame rate (240 unless the user set `TEXTUAL_FPS`), set before Textual
+is imported, and the import itself kept from the collector, what it built frozen.
 
 Each check runs in a fresh interpreter: Textual reads the variable once, at its import.
 """
@@ -52,3 +53,25 @@ def test_too_late_once_textual_is_imported() -> None:
 
 def test_the_cli_caps_it_before_the_tui_imports_textual() -> None:
     assert float(run(CLI)) == 1 / 240
+
+
+# `explorer.app` as a module the CLI imports for real (from a folder put first on the package's path): its
+# import-time code says whether the collector was on, `launch_tui` whether the import's objects are frozen.
+IMPORTED = """
+import gc, pathlib, sys, tempfile
+import explorer
+folder = pathlib.Path(tempfile.mkdtemp())
+(folder / "app.py").write_text(
+    "import gc\\nDURING = gc.isenabled()\\n"
+    "def launch_tui(*args, **kwargs):\\n"
+    "    print(DURING, gc.isenabled(), gc.get_freeze_count() > 0)\\n"
+    "    return 0\\n"
+)
+explorer.__path__.insert(0, str(folder))
+from explorer.cli.main import cli
+cli(["-s", "stdio-server-never-started"], standalone_mode=False)
+"""
+
+
+def test_the_cli_imports_the_tui_without_the_collector_and_freezes_what_it_built() -> None:
+    assert run(IMPORTED) == "False True True"
