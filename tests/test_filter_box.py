@@ -8,6 +8,7 @@ import pytest
 from textual.app import App, ComposeResult
 
 from explorer.widgets.filter_box import FilterBox
+from tests.app_helpers import main_screen, raw_spec, settled_app
 
 pytestmark = pytest.mark.anyio
 
@@ -49,3 +50,21 @@ async def test_typing_past_the_edge_scrolls_to_the_cursor_without_a_layout() -> 
         await pilot.press("end", "ctrl+u")
         await pilot.pause()
         assert box.value == "" and box.scroll_x == 0
+
+
+async def test_the_tree_is_filtered_in_the_call_that_changes_the_box() -> None:
+    """No message stands between the box's text and the filter (`Input.Changed` reaches the screen after
+    the box's own repaint, so the results came a frame after the echo)."""
+    async with settled_app(raw_spec("plain")) as (app, pilot):
+        screen = main_screen(app)
+        tree = screen.tree_widget
+        await pilot.press("slash")
+        box = screen.query_one("#filter", FilterBox)
+        assert box.has_focus
+        for text in ("fixture://items/1", "fixture://items/2", "item 3"):
+            box.value = text  # no await: nothing else runs in between
+            shown = tree.rows.filter
+            assert shown is not None and shown.text == text
+            await pilot.pause()
+        box.value = ""
+        assert tree.rows.filter is None

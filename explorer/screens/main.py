@@ -183,6 +183,7 @@ Every server's resources and templates as one URI-prefix tree.
         tree = self.query_one(ResourceTree)
         tree.focus()
         self.watch(tree, "highlighted", self._show_highlighted)
+        self.watch(self.query_one("#filter", FilterBox), "value", self._filter_changed, init=False)
         self.events.statuses_changed()
         # Connecting imports the MCP stack (about half a second): only once the first frame is on screen.
         self.call_after_refresh(self._connect_all)
@@ -416,9 +417,10 @@ Every server's resources and templates as one URI-prefix tree.
             self.tree_widget.set_filter("")
             self.tree_widget.focus()
 
-    @on(Input.Changed, "#filter")
-    def _filter_changed(self, event: Input.Changed) -> None:
-        self.tree_widget.set_filter(event.value)
+    def _filter_changed(self, text: str) -> None:
+        """The filter follows the box's text in the call that changes it (a watcher, not `Input.Changed`,
+        which reaches the screen after the box's own repaint: the results came a frame after the echo)."""
+        self.tree_widget.set_filter(text)
 
     @on(Input.Submitted, "#filter")
     def _filter_submitted(self, event: Input.Submitted) -> None:
