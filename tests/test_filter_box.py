@@ -68,3 +68,16 @@ async def test_the_tree_is_filtered_in_the_call_that_changes_the_box() -> None:
             await pilot.pause()
         box.value = ""
         assert tree.rows.filter is None
+
+
+async def test_deleting_to_the_right_of_the_cursor_keeps_the_text_in_view() -> None:
+    """The view stays within the shorter text (a stock `Input` gets that from the layout it asks for)."""
+    app = BoxApp()
+    async with app.run_test(size=(30, 5)) as pilot:
+        box = app.query_one(FilterBox)
+        box.value = LONG
+        await pilot.press("end", *["left"] * 10, "ctrl+k")
+        await pilot.pause()
+        assert box.value == LONG[:-10]
+        assert box.scroll_x == box.max_scroll_x > 0
+        assert "tail-longer-th" in screen_text(app)
