@@ -6,8 +6,9 @@ import pytest
 from textual.widgets import Input
 
 from explorer.config import ListingBounds
+from explorer.model.uri_tree import UriNode
 from explorer.screens.error_dialog import ErrorDialog
-from explorer.screens.goto import GoToDialog
+from explorer.screens.goto import GoToDialog, GoToTarget
 from explorer.widgets.detail import DetailPane
 from explorer.widgets.resource_tree import ResourceTree
 from explorer.widgets.server_bar import ServerBar
@@ -216,3 +217,39 @@ async def test_a_changed_list_refreshes_the_tree_in_both_eras(protocol: str) -> 
             pilot,
             lambda: any(r.uri.startswith("docs://inbox/0") for r in tree.resources_under("docs://inbox/")),
         )
+
+
+@pytest.mark.slow
+async def test_a_go_to_is_read_once_even_when_a_key_follows_at_once() -> None:
+    """With auto-preview on, a go-to reads its target itself; its own highlight is not read again, also
+    when a key moves the cursor on before that highlight's message comes (which used to read it)."""
+    async with settled_app(demo_spec()) as (app, pilot):
+        screen = main_screen(app)
+        screen.auto_preview = True
+        await pilot.press("g")
+        dialog = app.screen
+        uri = "file:///workspace/tidewater/README.md/zzz"  # by the {+path} template, under a resource
+        dialog.query_one(Input).value = uri
+        await wait_for(pilot, lambda: resolved(dialog, uri))
+        match = dialog.resolution.matches[0]  # type: ignore[attr-defined]
+        entry = match.entry
+        target = GoToTarget(uri, entry.literal_prefix, entry.uri_template, "demo", dict(match.values))
+        await pilot.press("escape")
+        await pilot.pause()
+        reads: list[str] = []
+        read = screen.read
+        screen.read = lambda server, uri, **options: (reads.append(uri), read(server, uri, **options))[1]  # type: ignore[method-assign]
+        tree = screen.tree_widget
+        screen._go_to(target)
+        landed = tree.cursor_node
+        assert isinstance(landed, UriNode) and landed.resources  # auto-preview would read it
+        tree.action_cursor_up()  # before the go-to's highlight reaches the screen (to LICENSE)
+        after = tree.cursor_node
+        await pilot.pause(0.3)
+        assert reads[0] == uri and landed.prefix not in reads
+        assert isinstance(after, UriNode) and after.resources and reads[1:] == [after.prefix]
+
+        reads.clear()  # a go-to to a listed resource: read once, not again for its highlight
+        screen._go_to(GoToTarget("docs://inbox/README", "docs://inbox/README"))
+        await pilot.pause(0.3)
+        assert reads == ["docs://inbox/README"]

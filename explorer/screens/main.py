@@ -144,6 +144,7 @@ Every server's resources and templates as one URI-prefix tree.
         # After a go-to to a URI no node stands for (a template's URI), c, y and the details act on that
         # URI until the cursor moves on: the node the cursor was put on, and the target.
         self._target: tuple[UriNode | PatternNode, str, str] | None = None
+        self._read_by_go_to: UriNode | PatternNode | None = None  # its highlight is not auto-previewed
         self.places = Places(self)  # back/forward and bookmarks
 
     @property
@@ -235,8 +236,12 @@ Every server's resources and templates as one URI-prefix tree.
 
     @on(ResourceTree.NodeHighlighted)
     def _highlighted(self, event: ResourceTree.NodeHighlighted) -> None:
-        if self._target is not None and event.node is self._target[0]:
-            return  # the go-to put the cursor here: it is read already
+        # The first highlight after a go-to is the go-to's own, if the go-to moved the cursor (messages
+        # come in order): it reads its target itself. Asking `_target` instead would be too late when a
+        # key moved the cursor on before this message came (the watcher has cleared it by then).
+        read_already, self._read_by_go_to = self._read_by_go_to, None
+        if event.node is read_already:
+            return
         if self.auto_preview and isinstance(event.node, UriNode) and event.node.resources:
             self._read_node(event.node)
 
@@ -394,12 +399,14 @@ Every server's resources and templates as one URI-prefix tree.
             tree.select_prefix(target.prefix)
             node = self.catalogue.tree.node_for(target.prefix)
             if node is not None and node.resources and node.prefix == target.uri:
+                self._read_by_go_to = tree.cursor_node
                 self._read_node(node)
             return
         # The cursor goes to the deepest node on the way to the URI (not the template's literal prefix).
         tree.select_prefix(self.catalogue.tree.nearest(target.uri).prefix)
         if target.values is not None and target.server is not None:
             self._target = (tree.cursor_node, target.server, target.uri)
+            self._read_by_go_to = tree.cursor_node
             self.query_one(DetailPane).show_target(target.uri, target.server, target.template, target.values)
             self.read(target.server, target.uri)
 
