@@ -241,12 +241,15 @@ async def test_a_go_to_is_read_once_even_when_a_key_follows_at_once() -> None:
         screen.read = lambda server, uri, **options: (reads.append(uri), read(server, uri, **options))[1]  # type: ignore[method-assign]
         tree = screen.tree_widget
         screen._go_to(target)
+        details = screen.query_one(DetailPane).query_one("#detail-body")
+        assert uri in str(details.render())  # the details show the go-to's URI, not the node under it
         landed = tree.cursor_node
         assert isinstance(landed, UriNode) and landed.resources  # auto-preview would read it
         tree.action_cursor_up()  # before the go-to's highlight reaches the screen (to LICENSE)
         after = tree.cursor_node
         await pilot.pause(0.3)
         assert reads[0] == uri and landed.prefix not in reads
+        assert uri not in str(details.render())  # the cursor moved on: its node's details
         assert isinstance(after, UriNode) and after.resources and reads[1:] == [after.prefix]
 
         reads.clear()  # a go-to to a listed resource: read once, not again for its highlight
