@@ -72,13 +72,25 @@ async def test_details_of_the_same_height_replace_the_last_ones_on_screen() -> N
     app = PaneApp()
     async with app.run_test(size=(50, 40)) as pilot:
         pane = app.query_one(DetailPane)
+        body = pane.query_one("#detail-body", Static)
         pane.show_node(tree, tree.node_for("file:///a.txt"))
         await pilot.pause()
         height = pane.size.height
+        layouts: list[bool] = []
+        original = body.refresh
+
+        def spy(*regions: object, **kwargs: bool) -> Static:
+            layouts.append(bool(kwargs.get("layout")))
+            return original(*regions, **kwargs)  # type: ignore[arg-type]
+
+        body.refresh = spy  # type: ignore[method-assign]
         pane.show_node(tree, tree.node_for("file:///b.txt"))
         await pilot.pause()
         assert pane.size.height == height
+        assert layouts and not any(layouts)  # a repaint: a layout would repaint the whole screen
         assert "file:///b.txt" in shown(app) and "file:///a.txt" not in shown(app)
+        pane.show_node(tree, tree.node_for("file:///c.txt"))  # taller: this one asks for a layout
+        assert layouts[-1]
 
 
 async def test_the_details_follow_the_cursor_in_the_frame_that_moves_it() -> None:
