@@ -7,15 +7,19 @@ every cursor key); these tests check what the user sees in both cases.
 from __future__ import annotations
 
 import html
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 import pytest
 from textual.app import App, ComposeResult
+from textual.pilot import Pilot
 from textual.widgets import Static
 
 from explorer.model.entries import ResourceEntry
 from explorer.model.uri_tree import UriNode, UriTree
 from explorer.widgets.detail import DetailPane
 from tests.app_helpers import main_screen, raw_spec, settled_app
+from tests.helpers.layouts import record_layouts
 
 pytestmark = pytest.mark.anyio
 
@@ -44,14 +48,20 @@ def shown(app: App[None]) -> str:
     return html.unescape(app.export_screenshot()).replace("\xa0", " ")
 
 
-async def test_the_pane_grows_and_shrinks_with_the_details() -> None:
+@asynccontextmanager
+async def pane_on_a() -> AsyncIterator[tuple[App[None], Pilot[None], UriTree, DetailPane, Static]]:
+    """The pane alone (50x40), showing the details of `file:///a.txt`."""
     tree = catalogue()
     app = PaneApp()
     async with app.run_test(size=(50, 40)) as pilot:
         pane = app.query_one(DetailPane)
-        body = pane.query_one("#detail-body", Static)
         pane.show_node(tree, tree.node_for("file:///a.txt"))
         await pilot.pause()
+        yield app, pilot, tree, pane, pane.query_one("#detail-body", Static)
+
+
+async def test_the_pane_grows_and_shrinks_with_the_details() -> None:
+    async with pane_on_a() as (app, pilot, tree, pane, body):
         short = pane.size.height
         assert "file:///a.txt" in shown(app)
 
@@ -68,22 +78,9 @@ async def test_the_pane_grows_and_shrinks_with_the_details() -> None:
 
 
 async def test_details_of_the_same_height_replace_the_last_ones_on_screen() -> None:
-    tree = catalogue()
-    app = PaneApp()
-    async with app.run_test(size=(50, 40)) as pilot:
-        pane = app.query_one(DetailPane)
-        body = pane.query_one("#detail-body", Static)
-        pane.show_node(tree, tree.node_for("file:///a.txt"))
-        await pilot.pause()
+    async with pane_on_a() as (app, pilot, tree, pane, body):
         height = pane.size.height
-        layouts: list[bool] = []
-        original = body.refresh
-
-        def spy(*regions: object, **kwargs: bool) -> Static:
-            layouts.append(bool(kwargs.get("layout")))
-            return original(*regions, **kwargs)  # type: ignore[arg-type]
-
-        body.refresh = spy  # type: ignore[method-assign]
+        layouts = record_layouts(body)
         pane.show_node(tree, tree.node_for("file:///b.txt"))
         await pilot.pause()
         assert pane.size.height == height

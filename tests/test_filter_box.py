@@ -9,6 +9,7 @@ from textual.app import App, ComposeResult
 
 from explorer.widgets.filter_box import FilterBox
 from tests.app_helpers import main_screen, raw_spec, settled_app
+from tests.helpers.layouts import record_layouts
 
 pytestmark = pytest.mark.anyio
 
@@ -28,14 +29,7 @@ async def test_typing_past_the_edge_scrolls_to_the_cursor_without_a_layout() -> 
     app = BoxApp()
     async with app.run_test(size=(30, 5)) as pilot:
         box = app.query_one(FilterBox)
-        layouts: list[bool] = []
-        original = box.refresh
-
-        def spy(*regions: object, **kwargs: bool) -> FilterBox:
-            layouts.append(bool(kwargs.get("layout")))
-            return original(*regions, **kwargs)  # type: ignore[arg-type]
-
-        box.refresh = spy  # type: ignore[method-assign]
+        layouts = record_layouts(box)
         await pilot.press(*LONG)
         await pilot.pause()
         assert box.value == LONG and box.cursor_position == len(LONG)
