@@ -247,12 +247,12 @@ async def test_a_go_to_is_read_once_even_when_a_key_follows_at_once() -> None:
         assert isinstance(landed, UriNode) and landed.resources  # auto-preview would read it
         tree.action_cursor_up()  # before the go-to's highlight reaches the screen (to LICENSE)
         after = tree.cursor_node
-        await pilot.pause(0.3)
+        await pilot.pause()  # every pending message handled (the go-to's highlight among them)
         assert reads[0] == uri and landed.prefix not in reads
         assert uri not in str(details.render())  # the cursor moved on: its node's details
         assert isinstance(after, UriNode) and after.resources and reads[1:] == [after.prefix]
 
         reads.clear()  # a go-to to a listed resource: read once, not again for its highlight
         screen._go_to(GoToTarget("docs://inbox/README", "docs://inbox/README"))
-        await pilot.pause(0.3)
+        await pilot.pause()  # every pending message handled (the go-to's highlight among them)
         assert reads == ["docs://inbox/README"]

@@ -14,7 +14,8 @@ Writing a big result makes caches that live on (each node's sorted children) and
 freed by reference counting, never cycles: `collector_paused` keeps the collector out of that phase
 altogether (it was 20 to 30 ms a pass, walking the fresh caches). Importing the MCP SDK builds some fifty
 thousand objects that live as long as the process (pydantic models): the same, or a full collection in
-the middle of the import takes 20 to 70 ms.
+the middle of the import takes 20 to 70 ms. The CLI imports the terminal UI (Textual and the app, some
+forty thousand objects) the same way, so the collections before the first page do not walk them.
 
 A filter's substring scan of a big tree runs in a worker thread for up to a second and holds containers of
 up to 100,000 entries while it runs (match records, counts): every young collection in that second walked

@@ -9,11 +9,11 @@ the rules; it is tested without an App). The widget keeps what is Textual's:
 - Keys, clicks and messages. Every operation on the row model takes the cursor line and returns a
   `Change`; `_apply` repaints, moves the cursor and posts the messages it names.
 - The cursor: `cursor`, a `var` holding the line, validated against the number of lines; its watcher
-  repaints the two lines and posts `NodeHighlighted` when the node under it changed.
+  repaints the two lines, sets `highlighted` and posts `NodeHighlighted` when the node under it changed.
 - Painting: `render_line` paints only the visible lines (`RowPainter`) and caches their strips per
-  (line, cursor, generation); a strip is kept at its natural width and cropped / padded to the viewport
-  when painted, so the width is not part of the key. The generation grows on a theme or focus change
-  and whenever lines change.
+  (line, cursor) in a cache of the current state; a strip is kept at its natural width and cropped /
+  padded to the viewport when painted, so the width is not part of the key. A theme or focus change, and
+  every change of the lines, starts a new cache (the last one is kept to find the lines that changed).
 - Scheduling: `model_changed()` is called after pages were merged into the tree. The filter
   (`set_filter`) is computed by `explorer.model.tree_filter`: prefix queries from the trie directly,
   substring queries by a scan that runs in a thread worker when the tree is large (results of a stale
@@ -675,13 +675,13 @@ exactly as the server sent them.
         """The painted rows of one state of the rows and styles, by (line, cursor): a change starts a new one.
 
         Why so small, and never shared between states: a strip is a dozen objects the cyclic collector
-        tracks (Textual gives each its own caches), and a cache of 1,024 strips over every state was a
-        third of what each full collection walked while browsing. A screen is at most a few hundred
+        tracks (Textual gives each its own caches), and a cache of 1,024 strips over every state was about
+        a quarter of what each full collection walked while browsing. A screen is at most a few hundred
         lines; the last state's strips are kept only to compare the next one with."""
         return LRUCache(STRIP_CACHE)
 
     def _strip(self, line: int, cursor: bool, palette: Palette) -> Strip:
-        """The painted row of `line` (cached per line, cursor and generation)."""
+        """The painted row of `line` (cached per line and cursor, for the current state)."""
         key = (line, cursor)
         strip = self._strips.get(key)
         if strip is None:
