@@ -1,7 +1,8 @@
 """The details pane follows the highlighted node: its height follows its content's, whatever came before.
 
-It asks for a new layout only when the content's height changes (a layout repaints the whole screen on
-every cursor key); these tests check what the user sees in both cases.
+It asks for a new layout only when the content needs more rows than the pane has (a layout repaints the
+whole screen on every cursor key); shorter details keep the rows until the cursor rests, then the pane
+shrinks. These tests check what the user sees in each case.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from textual.widgets import Static
 
 from explorer.model.entries import ResourceEntry
 from explorer.model.uri_tree import UriNode, UriTree
-from explorer.widgets.detail import DetailPane
+from explorer.widgets.detail import SHRINK_AFTER, DetailPane
 from tests.app_helpers import main_screen, raw_spec, settled_app
 from tests.helpers.layouts import record_layouts
 
@@ -60,21 +61,45 @@ async def pane_on_a() -> AsyncIterator[tuple[App[None], Pilot[None], UriTree, De
         yield app, pilot, tree, pane, pane.query_one("#detail-body", Static)
 
 
-async def test_the_pane_grows_and_shrinks_with_the_details() -> None:
+async def test_the_pane_grows_at_once_and_shrinks_when_the_cursor_rests() -> None:
     async with pane_on_a() as (app, pilot, tree, pane, body):
         short = pane.size.height
         assert "file:///a.txt" in shown(app)
 
         pane.show_node(tree, tree.node_for("file:///c.txt"))
         await pilot.pause()
-        assert pane.size.height > short + 2  # the description's wrapped lines
+        tall = pane.size.height
+        assert tall > short + 2  # the description's wrapped lines
         assert body.size.height == body.get_content_height(pane.size, app.size, body.size.width)
         assert "wrap over several" in shown(app)
 
+        layouts = record_layouts(body)
         pane.show_node(tree, tree.node_for("file:///b.txt"))
         await pilot.pause()
+        assert pane.size.height == tall and not any(layouts)  # the rows stay while the cursor moves
+        assert "file:///b.txt" in shown(app)
+        assert "wrap over several" not in shown(app) and "file:///c.txt" not in shown(app)
+
+        await pilot.pause(SHRINK_AFTER + 0.2)
+        await pilot.pause()
         assert pane.size.height == short
-        assert "wrap over several" not in shown(app)
+        assert "file:///b.txt" in shown(app)
+
+
+async def test_a_move_before_the_rest_keeps_the_rows_and_shows_the_latest_node() -> None:
+    """A pending shrink is dropped when the cursor moves on: the pane shows the latest node, never the
+    content of the one it was about to shrink to."""
+    async with pane_on_a() as (app, pilot, tree, pane, _body):
+        pane.show_node(tree, tree.node_for("file:///c.txt"))
+        await pilot.pause()
+        tall = pane.size.height
+        pane.show_node(tree, tree.node_for("file:///b.txt"))  # shorter: a shrink is pending
+        await pilot.pause()
+        pane.show_node(tree, tree.node_for("file:///c.txt"))  # the tall one again, before the rest
+        await pilot.pause(SHRINK_AFTER + 0.2)
+        await pilot.pause()
+        assert pane.size.height == tall
+        assert "wrap over several" in shown(app) and "file:///b.txt" not in shown(app)
 
 
 async def test_details_of_the_same_height_replace_the_last_ones_on_screen() -> None:

@@ -5,6 +5,7 @@ Never reads anything: highlighting is free; reading happens on `enter`.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from textual.css.styles import RulesMap
 
 FIELD_STYLE = "$text-muted"
+SHRINK_AFTER = 0.4  # seconds the cursor rests before the pane gives back rows its content no longer needs
 
 
 def _field(label: str, value: str, style: str = "") -> Content:
@@ -47,6 +49,8 @@ Press `enter` in the tree to read a resource.
     DetailPane > Static { width: 1fr; }
     """
 
+    _shrink_handle: asyncio.TimerHandle | None = None  # a pending `_shrink`: the pane has rows to give back
+
     def compose(self) -> Any:
         yield Static(Content("Highlight a node in the tree."), id="detail-body")
 
@@ -70,15 +74,42 @@ Press `enter` in the tree to read a resource.
         self._show(Content("\n").join(lines))
 
     def _show(self, content: Content) -> None:
-        """Put `content` in the pane, asking for a new layout only when its height changes.
+        """Put `content` in the pane, asking for a new layout only when it needs more rows than it has.
 
         Why: every cursor key lands here, and a layout re-arranges and repaints the whole screen (about 3/4
-        of each key's frame, measured); most nodes' details take as many lines as the last one's."""
+        of each key's frame, measured). Nodes with and without a description alternate while browsing:
+        shorter details keep the pane's rows (blank at the bottom) until the cursor rests, then the pane
+        shrinks in a layout of its own, which no key waits for (and the preview below stops jumping)."""
+        self._cancel_shrink()
         body = self.query_one("#detail-body", Static)
         width, height = body.content_size
         rules = cast("RulesMap", body.styles)  # as Textual's own `get_content_height` passes them
-        same_height = width > 0 and content.get_height(rules, width) == height
-        body.update(content, layout=not same_height)
+        needed = content.get_height(rules, width) if width > 0 else -1
+        if needed <= 0 or needed > height:
+            body.update(content, layout=True)
+            return
+        if needed < height:
+            padded = Content("\n").join([content, *[Content("")] * (height - needed)])
+            if padded.get_height(rules, width) != height:  # never show less than the content itself
+                body.update(content, layout=True)
+                return
+            self._shrink_handle = asyncio.get_running_loop().call_later(SHRINK_AFTER, self._shrink, content)
+            content = padded
+        body.update(content, layout=False)
+
+    def _shrink(self, content: Content) -> None:
+        """The cursor rested: the pane takes the height of what it shows."""
+        self._shrink_handle = None
+        if self.is_attached:
+            self.query_one("#detail-body", Static).update(content, layout=True)
+
+    def _cancel_shrink(self) -> None:
+        if self._shrink_handle is not None:
+            self._shrink_handle.cancel()
+            self._shrink_handle = None
+
+    def on_unmount(self) -> None:
+        self._cancel_shrink()
 
     def _node_lines(self, tree: UriTree, node: UriNode) -> list[Content]:
         lines: list[Content] = []
