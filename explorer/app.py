@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -15,6 +16,7 @@ from explorer.config import Config, ListingBounds, ServerSpec
 from explorer.config.found import FoundConfig
 from explorer.input_first import InputFirst
 from explorer.keymap import binding_ids, binding_owners, validate_keymap
+from explorer.model.heap import BetweenFrames
 from explorer.model.login_prompt import AuthFlow
 from explorer.sanitize import sanitize_line
 from explorer.theming import (
@@ -76,6 +78,7 @@ class ExplorerApp(App[int]):
         # Every server's JSON-RPC frames, for the protocol log (`l`); bounded, serialized only when shown.
         self.wire = WireLog(sink=wire_log)
         self.input_first = InputFirst()
+        self.collector = BetweenFrames(self._ask_collection)
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         try:
@@ -84,6 +87,8 @@ class ExplorerApp(App[int]):
             return theme_variable_defaults()
 
     def on_mount(self) -> None:
+        self._main_loop = asyncio.get_running_loop()  # `_ask_collection` may be called from other threads
+        self.collector.install()
         self._load_themes()
         self._apply_keymap()
         from explorer.screens.main import MainScreen
@@ -107,6 +112,21 @@ class ExplorerApp(App[int]):
         if isinstance(event, events.Key | events.MouseDown):
             self.input_first.note_input()  # a listing's next page waits until this input's frame is painted
         await super().on_event(event)
+
+    def on_unmount(self) -> None:
+        self.collector.uninstall()
+
+    def _ask_collection(self) -> None:
+        """An older collection is due (called inside a young one, in any thread): run it after the frame."""
+        self._main_loop.call_soon_threadsafe(self._collect_after_frame)
+
+    def _collect_after_frame(self) -> None:
+        try:
+            scheduled = self.screen.call_after_refresh(self.collector.run_due)
+        except Exception:  # no screen (starting or closing): no frame to wait for
+            scheduled = False
+        if not scheduled:
+            self.collector.run_due()
 
     def _show_notices(self) -> None:
         if not self.notices:
