@@ -1,0 +1,131 @@
+"""The tree's vertical scroll bar paints what Textual's own bar does, and repaints only when its thumb moves.
+
+`ThumbScrollBar` skips the repaint of a position change that leaves the thumb where it was, and paints its
+rows from a few cached strips: the checks compare what it shows with a fresh paint through Textual's own
+path, over scroll positions, tree sizes, view heights, hover, a change of theme and NO_COLOR's filter.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.geometry import Region
+from textual.scrollbar import ScrollBar
+from textual.strip import Strip
+
+from explorer.model.uri_tree import UriTree
+from explorer.theming import theme_variable_defaults
+from explorer.widgets.resource_tree import ResourceTree
+from explorer.widgets.resource_tree.scroll_bar import ThumbScrollBar
+from tests.factories import res
+from tests.helpers.layouts import record_layouts
+
+pytestmark = pytest.mark.anyio
+
+
+def flat_tree(count: int) -> UriTree:
+    tree = UriTree()
+    tree.add_resources([res("s", f"bar://items/item-{index}") for index in range(count)])
+    return tree
+
+
+class TreeApp(App[None]):
+    def __init__(self, tree: UriTree) -> None:
+        super().__init__()
+        self.uri_model = tree
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return theme_variable_defaults()
+
+    def compose(self) -> ComposeResult:
+        yield ResourceTree(self.uri_model)
+
+    def on_mount(self) -> None:
+        self.query_one(ResourceTree).focus()
+
+
+def shown(bar: ScrollBar) -> list[Strip]:
+    """The bar's rows as the screen gets them (from its caches, as the last paint left them)."""
+    return bar.render_lines(Region(0, 0, *bar.size))
+
+
+def painted_by_textual(bar: ScrollBar) -> list[Strip]:
+    """The bar's rows painted anew through Textual's own path, from its state now."""
+    bar.refresh()
+    return ScrollBar.render_lines(bar, Region(0, 0, *bar.size))
+
+
+async def expanded(app: TreeApp) -> ResourceTree:
+    tree = app.query_one(ResourceTree)
+    node = tree.rows.tree.node_for("bar://items")
+    assert node is not None
+    tree.expand_node(node)
+    return tree
+
+
+@pytest.mark.parametrize(
+    ("count", "height", "no_color"), [(300, 12, False), (5_000, 30, True), (50, 45, False)]
+)
+async def test_the_bar_shows_what_textual_paints_at_every_position(
+    count: int, height: int, no_color: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if no_color:
+        monkeypatch.setenv("NO_COLOR", "1")  # Textual adds a line filter that makes every line grey
+    app = TreeApp(flat_tree(count))
+    async with app.run_test(size=(70, height)) as pilot:
+        tree = await expanded(app)
+        await pilot.pause()
+        bar = tree.vertical_scrollbar
+        assert isinstance(bar, ThumbScrollBar)
+        rng = random.Random(count)
+        positions = [0, 1, 2, 3, tree.max_scroll_y, tree.max_scroll_y - 1, 0]
+        positions += [rng.randrange(0, max(1, int(tree.max_scroll_y) + 1)) for _ in range(25)]
+        for step, position in enumerate(positions):
+            tree.scroll_to(y=position, animate=False)
+            await pilot.pause()
+            if step == 10:
+                await pilot.hover(ResourceTree, offset=(69, 2))  # over the bar: its hover colours
+            if step == 20:
+                app.theme = "textual-light"
+            await pilot.pause()
+            assert shown(bar) == painted_by_textual(bar), (count, height, position)
+
+
+async def test_rows_that_come_and_go_repaint_the_bar_as_textual_does() -> None:
+    app = TreeApp(flat_tree(2_000))
+    async with app.run_test(size=(70, 20)) as pilot:
+        tree = await expanded(app)
+        await pilot.pause()
+        tree.scroll_to(y=900, animate=False)
+        await pilot.pause()
+        bar = tree.vertical_scrollbar
+        node = tree.rows.tree.node_for("bar://items")
+        assert node is not None
+        tree.collapse_node(node)  # the bar goes: one row
+        await pilot.pause()
+        tree.expand_node(node)
+        await pilot.pause()
+        for position in (0, 500, 1_990):
+            tree.scroll_to(y=position, animate=False)
+            await pilot.pause()
+            assert shown(bar) == painted_by_textual(bar)
+
+
+async def test_a_scroll_that_leaves_the_thumb_in_place_does_not_repaint_the_bar() -> None:
+    app = TreeApp(flat_tree(100_000))
+    async with app.run_test(size=(70, 30)) as pilot:
+        tree = await expanded(app)
+        await pilot.pause()
+        bar = tree.vertical_scrollbar
+        tree.scroll_to(y=10, animate=False)
+        await pilot.pause()
+        refreshes = record_layouts(bar)  # one entry per refresh
+        tree.scroll_to(y=11, animate=False)  # 1 row in 100,000: the thumb stays
+        await pilot.pause()
+        assert refreshes == []
+        tree.scroll_to(y=60_000, animate=False)
+        await pilot.pause()
+        assert len(refreshes) == 1
+        assert shown(bar) == painted_by_textual(bar)
