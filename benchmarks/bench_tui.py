@@ -370,7 +370,10 @@ def make_app(spec: Any, count: int) -> Any:
 
     if not cap_frame_rate():  # as `python -m explorer` does it, before Textual is imported
         raise SystemExit("Textual was imported before the app: its frame rate would not be the app's")
-    from explorer.app import ExplorerApp
+    from explorer.model.heap import collector_paused
+
+    with collector_paused():  # as the CLI imports the app (`explorer/cli/main.py`)
+        from explorer.app import ExplorerApp
 
     return ExplorerApp([spec], bounds=bounds_for(count), remember_theme=False)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -118,7 +119,8 @@ class ExplorerApp(App[int]):
 
     def _ask_collection(self) -> None:
         """An older collection is due (called inside a young one, in any thread): run it after the frame."""
-        self._main_loop.call_soon_threadsafe(self._collect_after_frame)
+        with suppress(RuntimeError):  # a closed loop: the app is gone, `uninstall` restored the thresholds
+            self._main_loop.call_soon_threadsafe(self._collect_after_frame)
 
     def _collect_after_frame(self) -> None:
         try:
