@@ -51,10 +51,18 @@ def shown(bar: ScrollBar) -> list[Strip]:
     return bar.render_lines(Region(0, 0, *bar.size))
 
 
+painting_anew = False  # set while `painted_by_textual` calls Textual's path on purpose
+
+
 def painted_by_textual(bar: ScrollBar) -> list[Strip]:
     """The bar's rows painted anew through Textual's own path, from its state now."""
+    global painting_anew
     bar.refresh()
-    return ScrollBar.render_lines(bar, Region(0, 0, *bar.size))
+    painting_anew = True
+    try:
+        return ScrollBar.render_lines(bar, Region(0, 0, *bar.size))
+    finally:
+        painting_anew = False
 
 
 async def expanded(app: TreeApp) -> ResourceTree:
@@ -79,6 +87,15 @@ async def test_the_bar_shows_what_textual_paints_at_every_position(
         await pilot.pause()
         bar = tree.vertical_scrollbar
         assert isinstance(bar, ThumbScrollBar)
+        fallbacks: list[int] = []
+        pipeline = ScrollBar.render_lines
+
+        def counted(self: ScrollBar, crop: Region) -> list[Strip]:
+            if self is bar and not painting_anew:
+                fallbacks.append(1)
+            return pipeline(self, crop)
+
+        monkeypatch.setattr(ScrollBar, "render_lines", counted)
         rng = random.Random(count)
         positions = [0, 1, 2, 3, tree.max_scroll_y, tree.max_scroll_y - 1, 0]
         positions += [rng.randrange(0, max(1, int(tree.max_scroll_y) + 1)) for _ in range(25)]
@@ -91,6 +108,7 @@ async def test_the_bar_shows_what_textual_paints_at_every_position(
                 app.theme = "textual-light"
             await pilot.pause()
             assert shown(bar) == painted_by_textual(bar), (count, height, position)
+        assert fallbacks == []  # every paint above was the bar's own
 
 
 async def test_rows_that_come_and_go_repaint_the_bar_as_textual_does() -> None:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from math import ceil
 
-from rich.color import Color
 from rich.console import RenderableType
 from rich.segment import Segment
 from textual.geometry import Region
@@ -60,7 +59,7 @@ class ThumbScrollBar(ScrollBar):
         ):
             return super().render_lines(crop)
         style = renderable.style if not isinstance(renderable.style, str) else None
-        if style is None:
+        if style is None or style.bgcolor is None or style.color is None:  # Textual's defaults apply
             return super().render_lines(crop)
         segments = renderable.render_bar(
             size=height,
@@ -69,8 +68,8 @@ class ThumbScrollBar(ScrollBar):
             position=renderable.position,
             vertical=True,
             thickness=width,
-            back_color=style.bgcolor or Color.parse("#555555"),
-            bar_color=style.color or Color.parse("bright_magenta"),
+            back_color=style.bgcolor,
+            bar_color=style.color,
         ).segments
         filters = tuple(self.get_line_filters())
         background = self.background_colors[1]
