@@ -137,3 +137,18 @@ async def test_the_details_follow_the_cursor_in_the_frame_that_moves_it() -> Non
                 checked += 1
             await pilot.pause()
         assert checked >= 3
+
+
+async def test_the_details_follow_pages_that_change_the_highlighted_node() -> None:
+    """The cursor starts on the root before any page came: the pages that follow change what the root
+    holds, and its details say so without a key."""
+    async with settled_app(raw_spec("plain")) as (app, pilot):
+        screen = main_screen(app)
+        body = screen.query_one(DetailPane).query_one("#detail-body", Static)
+        await pilot.pause()
+        assert screen.tree_widget.cursor == 0
+        root = screen.catalogue.tree.root
+        assert f"Below        {root.items_below:,} (" in str(body.render())
+        layouts = record_layouts(body)
+        screen.refresh_details()  # nothing changed since: the pane is left alone
+        assert layouts == []

@@ -234,6 +234,14 @@ Every server's resources and templates as one URI-prefix tree.
         self._target = None
         self.query_one(DetailPane).show_node(self.catalogue.tree, node)
 
+    def refresh_details(self) -> None:
+        """Pages merged: what the highlighted node holds may have changed (its counts, its servers, a
+        resource of its own), so the details read it again; they stay as they are when nothing changed."""
+        if self._target is not None:
+            return  # a go-to's target is shown, not the node under the cursor
+        tree = self.tree_widget
+        self.query_one(DetailPane).show_node(self.catalogue.tree, tree.highlighted, if_changed=True)
+
     @on(ResourceTree.NodeHighlighted)
     def _highlighted(self, event: ResourceTree.NodeHighlighted) -> None:
         # The first highlight after a go-to is the go-to's own, if the go-to moved the cursor (messages

@@ -158,6 +158,7 @@ class ScreenListener:
         tree.set_markers(listing=listing, stale=[s.name for s in servers if s.state == "failed"])
         self.mark_resources()
         tree.model_changed()
+        screen.refresh_details()
         self.statuses_changed()
 
     def _tell_problems(self, name: str, conn: ServerConnection) -> None:

@@ -50,16 +50,26 @@ Press `enter` in the tree to read a resource.
     """
 
     _shrink_handle: asyncio.TimerHandle | None = None  # a pending `_shrink`: the pane has rows to give back
+    _shown: Content | None = None  # what the pane shows (before any padding)
 
     def compose(self) -> Any:
         yield Static(Content("Highlight a node in the tree."), id="detail-body")
 
-    def show_node(self, tree: UriTree, node: UriNode | PatternNode | None) -> None:
+    def show_node(
+        self, tree: UriTree, node: UriNode | PatternNode | None, *, if_changed: bool = False
+    ) -> None:
+        """The details of `node`; `if_changed`: leave the pane alone when they read as they do (pages that
+        merged elsewhere in the tree change nothing here, and repainting would cost a frame's share)."""
         if node is None:
-            self._show(Content("Nothing here yet."))
+            content = Content("Nothing here yet.")
+        elif isinstance(node, PatternNode):
+            content = Content("\n").join(self._pattern_lines(node))
+        else:
+            content = Content("\n").join(self._node_lines(tree, node))
+        shown = self._shown
+        if if_changed and shown is not None and shown.plain == content.plain and shown.spans == content.spans:
             return
-        lines = self._pattern_lines(node) if isinstance(node, PatternNode) else self._node_lines(tree, node)
-        self._show(Content("\n").join(lines))
+        self._show(content)
 
     def show_target(
         self, uri: str, server: str, template: str | None, values: Mapping[str, object] | None
@@ -81,6 +91,7 @@ Press `enter` in the tree to read a resource.
         shorter details keep the pane's rows (blank at the bottom) until the cursor rests, then the pane
         shrinks in a layout of its own, which no key waits for (and the preview below stops jumping)."""
         self._cancel_shrink()
+        self._shown = content
         body = self.query_one("#detail-body", Static)
         width, height = body.content_size
         rules = cast("RulesMap", body.styles)  # as Textual's own `get_content_height` passes them
