@@ -152,3 +152,14 @@ async def test_the_details_follow_pages_that_change_the_highlighted_node() -> No
         layouts = record_layouts(body)
         screen.refresh_details()  # nothing changed since: the pane is left alone
         assert layouts == []
+
+
+async def test_counts_below_a_prefix_read_as_english() -> None:
+    tree = UriTree()
+    tree.add_resources([ResourceEntry("s", "s://x/one", "one", {"uri": "s://x/one", "name": "one"})])
+    app = PaneApp()
+    async with app.run_test(size=(80, 20)) as pilot:
+        pane = app.query_one(DetailPane)
+        pane.show_node(tree, tree.node_for("s://x"))
+        await pilot.pause()
+        assert "1 (1 resource · 0 templates) · 1 child" in shown(app)

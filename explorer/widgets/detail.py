@@ -14,6 +14,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from explorer.model.entries import ResourceEntry, TemplateEntry
+from explorer.model.listing import plural
 from explorer.model.sizes import human_size
 from explorer.model.uri_tree import PatternNode, UriNode, UriTree
 from explorer.sanitize import sanitize, sanitize_line
@@ -140,8 +141,9 @@ Press `enter` in the tree to read a resource.
             lines.append(
                 _field(
                     "Below",
-                    f"{node.items_below:,} ({resources:,} resources · {node.template_count:,} templates) · "
-                    f"{node.child_count:,} children",
+                    f"{node.items_below:,} ({plural(resources, 'resource')} · "
+                    f"{plural(node.template_count, 'template')}) · "
+                    f"{node.child_count:,} {'child' if node.child_count == 1 else 'children'}",
                 )
             )
         return lines
