@@ -6,7 +6,8 @@ driver's event, the binding, the action, the repaint), and at full speed a page 
 the key waited for several pages (43 ms at the median, 130 ms at p99 measured at 10^6). With this gate,
 the first page merged after a key gives the loop `FRAME` seconds with nothing else to do, so the key's
 frame is painted before the next page starts; between keys pages flow at full speed. A user holding an
-arrow key (30 keys a second) slows the listing by about half while the key is held, never stops it.
+arrow key (30 keys a second) slows the listing by about half while the key is held, never stops it. A big
+page is merged in slices, and the gate is asked between them too (`Supervisor._merge_in_slices`).
 
 Core-free (no Textual): the app notes input (`note_input`), the supervisor awaits `gate()` after each page.
 """

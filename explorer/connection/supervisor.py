@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import anyio
 import anyio.abc
+import anyio.lowlevel
 
 from explorer.config import ListingBounds, ServerSpec, redact
 from explorer.connection.errors import ServerFault, describe_exception
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
     from explorer.model.login_prompt import LoginPrompt
 
 VOICE_LIMIT = 1_000  # log entries and progress kept per server
+PAGE_SLICE = 250  # resources of a page merged at a time on the event loop (see `_merge_in_slices`)
 
 
 class SupervisorListener(Protocol):
@@ -303,10 +305,27 @@ class Supervisor:
             life.listing_stop = None
 
     def _on_page(self, page: Page) -> Awaitable[None] | None:
+        if len(page.resources) > PAGE_SLICE:
+            return self._merge_in_slices(page)
         self.catalogue.add_page(page)
         after_ingest()
         self.listener.tree_changed()
         return self.input_first.gate()  # the next page waits a frame if the user pressed a key meanwhile
+
+    async def _merge_in_slices(self, page: Page) -> None:
+        """A big page merged `PAGE_SLICE` resources at a time, the event loop free between slices (for a
+        frame when a key came meanwhile): a key pressed while a page of 1,000 children of one node merged
+        waited for all of it (4 ms at the median, 14 ms at worst measured at 10^5), now for one slice.
+        The page is merged whole even if the listing is stopped halfway: the listing counts it."""
+        with anyio.CancelScope(shield=True):
+            for _ in self.catalogue.add_page_in_slices(page, PAGE_SLICE):
+                pause = self.input_first.gate()
+                await (pause if pause is not None else anyio.lowlevel.checkpoint())
+        after_ingest()
+        self.listener.tree_changed()
+        pause = self.input_first.gate()
+        if pause is not None:
+            await pause
 
     def stop_listing(self, name: str) -> bool:
         """Stop the server's running listing early: what arrived stays, marked incomplete (resumable with

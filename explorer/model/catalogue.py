@@ -8,6 +8,7 @@ on screen; one server's failure never touches another's entries.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -114,17 +115,27 @@ class Catalogue:
 
     def add_page(self, page: Page) -> bool:
         """Merge a page of a first listing into the tree; a refresh's pages wait. True if the tree changed."""
+        before = self.tree.version
+        for _ in self.add_page_in_slices(page, max(1, len(page.resources))):
+            pass
+        return self.tree.version != before
+
+    def add_page_in_slices(self, page: Page, size: int) -> Iterator[None]:
+        """`add_page`, `size` resources at a time: it yields between slices, where the tree is whole (the
+        slices merged so far), so a caller can let other work run; the page is merged when it ends."""
         status = self.servers[page.server]
         status.pages_seen += 1
         status.items_seen += len(page.resources) + len(page.templates)
         if status.refreshing:
-            return False
-        before = self.tree.version
-        self.tree.add_resources(page.resources)
+            return
+        resources = page.resources
+        for start in range(0, len(resources), size):
+            if start:
+                yield
+            self.tree.add_resources(resources[start : start + size])
         self.tree.add_templates(page.templates)
         if status.by_prefix:
             self._count_by_prefix(status)  # a continued listing finds what a prefix listing added
-        return self.tree.version != before
 
     def add_prefix_page(self, page: Page) -> bool:
         """Merge a page of a listing by prefix (what is under a prefix of a server whose listing stopped

@@ -1,0 +1,136 @@
+"""A big page is merged into the tree a slice at a time, the event loop free in between, and always whole.
+
+A page of 1,000 children of one node took 4 ms at the median and 14 ms at worst to merge at 10^5, on the
+event loop: a key pressed meanwhile waited for all of it. The supervisor merges `PAGE_SLICE` resources at
+a time (`Catalogue.add_page_in_slices`), lets other tasks run between slices (a frame's pause when a key
+came), and finishes the page even when the listing is stopped halfway, since the listing counts it.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Awaitable, Coroutine
+from typing import Any
+
+import anyio
+import pytest
+
+from explorer.config import ListingBounds, ServerSpec
+from explorer.connection.supervisor import PAGE_SLICE, Settings, Supervisor
+from explorer.input_first import InputFirst
+from explorer.model.catalogue import Catalogue
+from explorer.model.listing import Page
+from tests.factories import res
+
+pytestmark = pytest.mark.anyio
+
+SPEC = ServerSpec(name="s", transport="stdio", command=sys.executable, args=("-c", "pass"))
+
+
+class Listener:
+    def __init__(self) -> None:
+        self.tree_changes = 0
+
+    def tree_changed(self) -> None:
+        self.tree_changes += 1
+
+    def __getattr__(self, name: str) -> Any:
+        return lambda *args: None
+
+
+def page(count: int, start: int = 0, number: int = 1) -> Page:
+    resources = tuple(res("s", f"wide://node/item-{index}") for index in range(start, start + count))
+    return Page(server="s", kind="resources", number=number, resources=resources)
+
+
+def test_slices_leave_the_tree_whole_between_them_and_count_the_page_once() -> None:
+    catalogue = Catalogue()
+    catalogue.add_server(SPEC)
+    catalogue.begin_listing("s")
+    seen = [catalogue.tree.root.resource_count for _ in catalogue.add_page_in_slices(page(1000), 300)]
+    assert seen == [300, 600, 900]  # a yield after each slice but the last
+    assert catalogue.tree.root.resource_count == 1000
+    status = catalogue.servers["s"]
+    assert status.pages_seen == 1 and status.items_seen == 1000
+    node = catalogue.tree.node_for("wide://node")
+    assert node is not None and [kid.segment for kid in catalogue.tree.children(node)][:3] == [
+        "item-0",
+        "item-1",
+        "item-2",
+    ]
+
+
+def supervisor_with(input_first: InputFirst) -> tuple[Supervisor, Listener]:
+    listener = Listener()
+    settings = Settings(bounds=ListingBounds(), log_level=None)
+    supervisor = Supervisor([SPEC], settings, listener, input_first=input_first)  # type: ignore[arg-type]
+    supervisor.catalogue.begin_listing("s")
+    return supervisor, listener
+
+
+async def test_other_tasks_run_between_slices_and_the_page_ends_whole() -> None:
+    supervisor, listener = supervisor_with(InputFirst())
+    tree = supervisor.catalogue.tree
+    observed: list[int] = []
+    merging = supervisor._on_page(page(4 * PAGE_SLICE))
+    assert merging is not None
+
+    async def watch() -> None:
+        while tree.root.resource_count < 4 * PAGE_SLICE:
+            observed.append(tree.root.resource_count)
+            await anyio.lowlevel.checkpoint()
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(watch)
+        await merging
+    assert {PAGE_SLICE, 2 * PAGE_SLICE, 3 * PAGE_SLICE} <= set(observed)
+    assert tree.root.resource_count == 4 * PAGE_SLICE and listener.tree_changes == 1
+
+
+class HeldFrame(InputFirst):
+    """`InputFirst` whose frame's pause lasts until the test says so (no clock involved)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.painted = anyio.Event()
+
+    def gate(self) -> Awaitable[None] | None:
+        pause = super().gate()
+        if pause is None:
+            return None
+        if isinstance(pause, Coroutine):
+            pause.close()  # the frame's own sleep, never awaited: the test holds the frame instead
+        return self.painted.wait()
+
+
+async def test_a_key_during_a_big_page_gets_its_frame_before_the_next_slice() -> None:
+    first = HeldFrame()
+    supervisor, _ = supervisor_with(first)
+    tree = supervisor.catalogue.tree
+    first.note_input()  # a key came while the page merges
+    merging = supervisor._on_page(page(2 * PAGE_SLICE))
+    assert merging is not None
+    async with anyio.create_task_group() as group:
+        group.start_soon(lambda: merging)
+        for _ in range(20):
+            await anyio.lowlevel.checkpoint()
+        assert tree.root.resource_count == PAGE_SLICE  # the merge waits for the key's frame
+        first.painted.set()
+    assert tree.root.resource_count == 2 * PAGE_SLICE
+
+
+async def test_a_listing_stopped_halfway_through_a_page_still_merges_all_of_it() -> None:
+    supervisor, _ = supervisor_with(InputFirst())
+    tree = supervisor.catalogue.tree
+    merging = supervisor._on_page(page(4 * PAGE_SLICE))
+    assert merging is not None
+    with anyio.CancelScope() as scope:
+
+        async def stop_soon() -> None:
+            await anyio.lowlevel.checkpoint()
+            scope.cancel()
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(stop_soon)
+            await merging
+    assert tree.root.resource_count == 4 * PAGE_SLICE
