@@ -8,7 +8,14 @@ import gc
 
 import pytest
 
-from explorer.model.heap import BIG_TREE, BetweenFrames, big_change, freeze_if_big, scan_without_collector
+from explorer.model.heap import (
+    BIG_TREE,
+    NEVER,
+    BetweenFrames,
+    big_change,
+    freeze_if_big,
+    scan_without_collector,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -75,11 +82,12 @@ def test_between_frames_leaves_young_collections_to_the_interpreter_and_asks_for
     gc.collect()
     collector.install()
     gc.callbacks.append(watch)
+    kept: list[Cycle] = []
     try:
         assert gc.get_threshold()[0] == before[0]  # young collections as before
         young_collections_until_asked(asked)
         assert older == []  # the interpreter made none of the older ones itself
-        assert gc.get_count()[1] >= before[1]
+        assert gc.get_count()[1] > before[1]
         for _ in range(2_000):  # more young collections meanwhile: asked once, not again
             Cycle()
         assert asked == [1]
@@ -87,17 +95,73 @@ def test_between_frames_leaves_young_collections_to_the_interpreter_and_asks_for
         collector.run_due()  # "a frame was painted"
         assert older == [1]
         assert gc.get_count()[1] == 0
-        for _ in range(before[2]):  # enough middle collections: the next one due is a full one
+        # Live objects reach the oldest generation (a quarter more than it held), and enough middle
+        # collections pass: the next one due is a full one.
+        kept.extend(Cycle() for _ in range(len(gc.get_objects(2)) // 4 + 10_000))
+        collector.run_due()  # what that asked for
+        while older[-1] != 2 and len(older) < 3 * before[2]:
             asked.clear()
             young_collections_until_asked(asked)
             collector.run_due()
-        assert older[-1] == 2
+        assert older[-1] == 2 and older.count(1) >= before[2]  # a full one after as many middle ones
         assert gc.get_count()[2] == 0
     finally:
         gc.callbacks.remove(watch)
         collector.uninstall()
     assert gc.get_threshold() == before
     assert collector._on_collection not in gc.callbacks
+
+
+def test_a_full_collection_waits_until_a_quarter_more_reached_the_oldest_generation() -> None:
+    """CPython's rule against quadratic full collections, kept: garbage that never reaches the oldest
+    generation makes middle collections only, however many."""
+    asked: list[int] = []
+    collector = BetweenFrames(lambda: asked.append(1))
+    before = gc.get_threshold()
+    older: list[int] = []
+
+    def watch(phase: str, info: dict[str, int]) -> None:
+        if phase == "start" and info["generation"] > 0:
+            older.append(info["generation"])
+
+    gc.collect()
+    collector.install()
+    gc.callbacks.append(watch)
+    try:
+        for _ in range(3 * before[2]):
+            asked.clear()
+            young_collections_until_asked(asked)
+            collector.run_due()
+        assert older and set(older) == {1}
+    finally:
+        gc.callbacks.remove(watch)
+        collector.uninstall()
+
+
+@pytest.mark.parametrize("order", ["nested", "crossed"])
+def test_several_installed_at_once_give_the_thresholds_back_when_the_last_goes(order: str) -> None:
+    before = gc.get_threshold()
+    first, second = BetweenFrames(lambda: None), BetweenFrames(lambda: None)
+    first.install()
+    second.install()
+    (second if order == "nested" else first).uninstall()
+    assert gc.get_threshold()[1:] == (NEVER, NEVER)  # one is still installed
+    (first if order == "nested" else second).uninstall()
+    assert gc.get_threshold() == before
+    third = BetweenFrames(lambda: None)
+    third.install()
+    third.uninstall()
+    assert gc.get_threshold() == before
+
+
+def test_nothing_changes_where_the_collector_is_incremental(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(BetweenFrames, "SUPPORTED", False)  # Python 3.14 and later
+    before = gc.get_threshold()
+    collector = BetweenFrames(lambda: None)
+    collector.install()
+    assert not collector.installed and gc.get_threshold() == before
+    collector.uninstall()
+    assert gc.get_threshold() == before
 
 
 def test_between_frames_runs_nothing_while_the_collector_is_off() -> None:

@@ -31,6 +31,7 @@ the collector off for the scan and freezes nothing (the UI thread's garbage must
 from __future__ import annotations
 
 import gc
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -121,6 +122,8 @@ def freeze_if_big(items: int) -> None:
 
 
 NEVER = 2**30  # a collection threshold the interpreter never reaches
+_thresholds: tuple[int, int, int] | None = None  # the interpreter's own, while a `BetweenFrames` is installed
+_installed = 0  # how many are
 
 
 class BetweenFrames:
@@ -129,51 +132,80 @@ class BetweenFrames:
     While installed, the interpreter's own collections are young ones only (its other thresholds are out of
     reach). When one of them finds an older collection due by the interpreter's own counts, `ask` is called
     (from that collection's callback, in whichever thread allocated: it must only schedule, thread-safely),
-    and the app calls `run_due` once the next frame is painted. Nothing runs while the collector is off (a
-    scan or a big change): the next young collection after it asks again.
+    and the app calls `run_due` once the next frame is painted; `run_due` decides as CPython 3.11 does,
+    including its rule that a full collection waits until a quarter more objects than the last one left
+    have reached the oldest generation. Nothing runs while the collector is off (a scan or a big change):
+    the next young collection after it asks again. Several may be installed at once (apps in one process):
+    the thresholds come back when the last one goes.
+
+    From Python 3.14 the collector is incremental (a young and an old generation, the old one collected a
+    slice at a time): its pauses are short already and its counts mean other things, so this does nothing.
     """
+
+    SUPPORTED = sys.version_info < (3, 14)
 
     def __init__(self, ask: Callable[[], None]) -> None:
         self._ask = ask
         self._asked = False
-        self._thresholds: tuple[int, int, int] | None = None
+        self._installed = False
+        self._long_lived = 0  # objects in the oldest generation after the last full collection
 
     @property
     def installed(self) -> bool:
-        return self._thresholds is not None
+        return self._installed
 
     def install(self) -> None:
-        if self._thresholds is not None:
+        global _thresholds, _installed
+        if self._installed or not self.SUPPORTED:
             return
-        young, middle, old = gc.get_threshold()
-        self._thresholds = (young, middle, old)
-        gc.set_threshold(young, NEVER, NEVER)
+        if _installed == 0:
+            _thresholds = gc.get_threshold()
+            gc.set_threshold(_thresholds[0], NEVER, NEVER)
+        _installed += 1
+        self._installed = True
+        self._long_lived = len(gc.get_objects(2))
         gc.callbacks.append(self._on_collection)
 
     def uninstall(self) -> None:
-        """The interpreter's thresholds as they were (and a collection that was due, now)."""
-        if self._thresholds is None:
+        """The interpreter's thresholds as they were, when this was the last one (and a collection that
+        was due, now)."""
+        global _thresholds, _installed
+        if not self._installed:
             return
         gc.callbacks.remove(self._on_collection)
-        gc.set_threshold(*self._thresholds)
         self.run_due()
-        self._thresholds = None
+        self._installed = False
+        _installed -= 1
+        if _installed == 0 and _thresholds is not None:
+            gc.set_threshold(*_thresholds)
+            _thresholds = None
 
     def _on_collection(self, phase: str, info: dict[str, Any]) -> None:
-        if phase != "stop" or info["generation"] != 0 or self._asked or self._thresholds is None:
+        if phase != "stop" or info["generation"] != 0 or self._asked or _thresholds is None:
             return
-        if gc.get_count()[1] >= self._thresholds[1]:
+        if gc.get_count()[1] > _thresholds[1]:
             self._asked = True
-            self._ask()
+            try:
+                self._ask()
+            except BaseException:
+                self._asked = False  # asked for nothing: the next young collection asks again
+                raise
 
     def run_due(self) -> None:
         """The older collection the interpreter would have made by now, if any (a frame was just painted)."""
         self._asked = False
-        if self._thresholds is None or not gc.isenabled():
+        if not self._installed or _thresholds is None or not gc.isenabled():
             return
-        _, middle, old = self._thresholds
+        _, middle, old = _thresholds
         _, young_passes, middle_passes = gc.get_count()
-        if middle_passes >= old:
+        if middle_passes > old and self._full_is_due():
             gc.collect(2)
-        elif young_passes >= middle:
+            self._long_lived = len(gc.get_objects(2))
+        elif young_passes > middle:
             gc.collect(1)
+
+    def _full_is_due(self) -> bool:
+        """CPython's rule against quadratic full collections: they wait until the objects that reached
+        the oldest generation since the last one are more than a quarter of what that one left there."""
+        pending = len(gc.get_objects(2)) - self._long_lived
+        return pending > self._long_lived // 4
