@@ -18,8 +18,9 @@ from textual.widgets import Static
 
 from explorer.model.entries import ResourceEntry
 from explorer.model.uri_tree import UriNode, UriTree
+from explorer.widgets import detail
 from explorer.widgets.detail import SHRINK_AFTER, DetailPane
-from tests.app_helpers import main_screen, raw_spec, settled_app
+from tests.app_helpers import main_screen, raw_spec, settled_app, wait_for
 from tests.helpers.layouts import record_layouts
 
 pytestmark = pytest.mark.anyio
@@ -61,7 +62,10 @@ async def pane_on_a() -> AsyncIterator[tuple[App[None], Pilot[None], UriTree, De
         yield app, pilot, tree, pane, pane.query_one("#detail-body", Static)
 
 
-async def test_the_pane_grows_at_once_and_shrinks_when_the_cursor_rests() -> None:
+async def test_the_pane_grows_at_once_and_keeps_its_rows_for_shorter_details(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(detail, "SHRINK_AFTER", 3600.0)  # the cursor never rests in this test
     async with pane_on_a() as (app, pilot, tree, pane, body):
         short = pane.size.height
         assert "file:///a.txt" in shown(app)
@@ -80,10 +84,36 @@ async def test_the_pane_grows_at_once_and_shrinks_when_the_cursor_rests() -> Non
         assert "file:///b.txt" in shown(app)
         assert "wrap over several" not in shown(app) and "file:///c.txt" not in shown(app)
 
-        await pilot.pause(SHRINK_AFTER + 0.2)
+
+async def test_the_pane_shrinks_when_the_cursor_rests() -> None:
+    async with pane_on_a() as (app, pilot, tree, pane, _body):
+        short = pane.size.height
+        pane.show_node(tree, tree.node_for("file:///c.txt"))
         await pilot.pause()
-        assert pane.size.height == short
+        pane.show_node(tree, tree.node_for("file:///b.txt"))
+        await wait_for(pilot, lambda: pane.size.height == short)
+        assert "file:///b.txt" in shown(app) and "wrap over several" not in shown(app)
+
+
+async def test_shorter_details_in_a_scrolled_pane_are_shown_at_once() -> None:
+    """A long description the user scrolled down in: the next node's details come into view, not blank
+    rows below them."""
+    tree = catalogue()
+    tree.add_resources(
+        [ResourceEntry("s", "file:///d.txt", "d", dict(uri="file:///d.txt", name="d", description=LONG * 3))]
+    )
+    app = PaneApp()
+    async with app.run_test(size=(50, 16)) as pilot:
+        pane = app.query_one(DetailPane)
+        pane.show_node(tree, tree.node_for("file:///d.txt"))
+        await pilot.pause()
+        assert pane.max_scroll_y > 0  # taller than the pane may grow: it scrolls
+        pane.scroll_end(animate=False)
+        await pilot.pause()
+        pane.show_node(tree, tree.node_for("file:///b.txt"))
+        await pilot.pause()
         assert "file:///b.txt" in shown(app)
+        assert pane.scroll_y == 0
 
 
 async def test_a_move_before_the_rest_keeps_the_rows_and_shows_the_latest_node() -> None:

@@ -97,7 +97,9 @@ Press `enter` in the tree to read a resource.
         width, height = body.content_size
         rules = cast("RulesMap", body.styles)  # as Textual's own `get_content_height` passes them
         needed = content.get_height(rules, width) if width > 0 else -1
-        if needed <= 0 or needed > height:
+        if needed <= 0 or needed > height or (needed < height and (self.scroll_y or self.max_scroll_y)):
+            # Taller; or shorter in a pane that scrolls (padding would keep a scroll bar over blank rows,
+            # or the new text above a view scrolled down): a layout, which scrolls the pane back.
             body.update(content, layout=True)
             return
         if needed < height:
@@ -105,14 +107,16 @@ Press `enter` in the tree to read a resource.
             if padded.get_height(rules, width) != height:  # never show less than the content itself
                 body.update(content, layout=True)
                 return
-            self._shrink_handle = asyncio.get_running_loop().call_later(SHRINK_AFTER, self._shrink, content)
+            self._shrink_handle = asyncio.get_running_loop().call_later(
+                SHRINK_AFTER, self.call_next, self._shrink, content
+            )
             content = padded
         body.update(content, layout=False)
 
     def _shrink(self, content: Content) -> None:
         """The cursor rested: the pane takes the height of what it shows."""
         self._shrink_handle = None
-        if self.is_attached:
+        if self.is_attached and content is self._shown:  # not overtaken by a later node's details
             self.query_one("#detail-body", Static).update(content, layout=True)
 
     def _cancel_shrink(self) -> None:
