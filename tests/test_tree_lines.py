@@ -135,9 +135,20 @@ async def test_the_tree_lines_are_the_pipelines_lines(
         "ResourceTree { border: round red; }",
         "ResourceTree { tint: red 30%; }",
         "ResourceTree { text-opacity: 60%; }",
+        "ResourceTree { outline: solid red; }",
+        "ResourceTree { opacity: 50%; }",
+        "ResourceTree { hatch: cross red; }",
     ],
 )
 async def test_styles_that_change_the_lines_go_through_the_pipeline(css: str) -> None:
     app = LinesApp(css)
     async with app.run_test(size=(60, 20)) as pilot:
         assert await check_states(app, pilot, steps=12) == 0
+
+
+async def test_an_outline_on_focus_goes_through_the_pipeline_while_focused() -> None:
+    """The lines are the pipeline's either way; only the focused states take it."""
+    app = LinesApp("ResourceTree:focus { outline-left: heavy $accent; }")
+    async with app.run_test(size=(60, 20)) as pilot:
+        own = await check_states(app, pilot, steps=30)
+        assert 0 < own < 60

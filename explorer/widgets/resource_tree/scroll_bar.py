@@ -1,48 +1,29 @@
-"""The tree's vertical scroll bar: Textual's, repainted only when its thumb moves by a painted step, and
-painted from a handful of cached strips.
+"""The tree's vertical scroll bar: Textual's, painted from a handful of cached strips.
 
-Why: Textual repaints a scroll bar on every change of its position, so every key that scrolls the tree
-repainted the whole bar, through the styles pipeline every widget's lines take: about 2 ms of a 45-row
-view's frame, measured, a sixth of the frame. The thumb is drawn in eighths of a cell: in a tree of
-100,000 rows it moves an eighth every 290 rows or so, and most scrolling keys leave the bar exactly as it
-was. When it does move, the bar is the same few one-cell segments (track above, thumb, its two ends,
-track below): each gets one strip, reused on every row that shows it. The strips are the ones Textual's
-own path paints (a test compares them over many states), and any style that path would change (a border,
-padding, tint, opacity) makes the bar take that path.
+Why: the screen repaints the rows of the bar that lie in any changed region of the tree (a changed
+line spans the bar's columns too), and a key that scrolls changes all of them: every such key painted the
+whole bar again through the styles pipeline every widget's lines take, about 2 ms of a 45-row view's
+frame, measured, a sixth of the frame. The bar is the same few one-cell segments (track above, thumb,
+its two ends, track below): each gets one strip, reused on every row that shows it. The strips are the
+ones Textual's own path paints (a test compares them over many states), and any style that path would
+change (a border, padding, tint, opacity) makes the bar take that path.
 """
 
 from __future__ import annotations
 
-from math import ceil
-
-from rich.console import RenderableType
 from rich.segment import Segment
 from textual.geometry import Region
-from textual.reactive import Reactive
 from textual.scrollbar import ScrollBar, ScrollBarRender
 from textual.strip import Strip
 
-Look = tuple[int, ...]
 
-
-class ThumbScrollBar(ScrollBar):
-    """A vertical `ScrollBar` whose position repaints it only when the thumb's painted cells change."""
-
-    position: Reactive[float] = Reactive(0.0, repaint=False)
-    _painted: Look | None = None  # the look of the last paint (None: not painted yet)
+class TreeScrollBar(ScrollBar):
+    """A `ScrollBar` that paints its rows from cached strips (see the module docstring)."""
 
     def __init__(self, vertical: bool = True, name: str | None = None, *, thickness: int = 1) -> None:
         super().__init__(vertical, name, thickness=thickness)
         self._strip_cache: dict[Segment, Strip] = {}  # a row's strip by its one segment (see the module)
         self._strips_for: tuple[object, ...] = ()  # the line filters and background they were painted with
-
-    def watch_position(self) -> None:
-        if self._look() != self._painted:
-            self.refresh()
-
-    def render(self) -> RenderableType:
-        self._painted = self._look()
-        return super().render()
 
     def render_lines(self, crop: Region) -> list[Strip]:
         renderable = self.render()
@@ -52,6 +33,7 @@ class ThumbScrollBar(ScrollBar):
             not self.vertical
             or not isinstance(renderable, ScrollBarRender)
             or styles.gutter
+            or any(edge for edge, _ in styles.outline)
             or styles.tint.a
             or self.opacity != 1.0
             or styles.text_opacity != 1.0
@@ -92,15 +74,3 @@ class ThumbScrollBar(ScrollBar):
                 cache[segment] = strip
             strips.append(strip if (x1, x2) == (0, width) else strip.crop(x1, x2))
         return strips
-
-    def _look(self) -> Look:
-        """What decides where the thumb is painted, computed as Textual's `ScrollBarRender.render_bar` does:
-        its first and last eighth of a cell, with the sizes they come from."""
-        virtual = ceil(self.window_virtual_size)
-        window = ceil(self.window_size if self.window_size < self.window_virtual_size else 0)
-        size = self.size.height
-        if not (window and size and virtual and size != virtual):
-            return (virtual, window, size)
-        thumb = max(1.0, window / (virtual / size))
-        start = int((size - thumb) * (self.position / (virtual - window)) * 8)
-        return (virtual, window, size, start, start + ceil(thumb * 8))
