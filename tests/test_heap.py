@@ -5,6 +5,8 @@ collection walks a million-entry result three times; a small tree is left to the
 from __future__ import annotations
 
 import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 
@@ -69,10 +71,12 @@ def young_collections_until_asked(asked: list[int], limit: int = 100_000) -> Non
     raise AssertionError("no older collection was ever asked for")
 
 
-def test_between_frames_leaves_young_collections_to_the_interpreter_and_asks_for_older_ones() -> None:
+@contextmanager
+def installed() -> Iterator[tuple[BetweenFrames, list[int], list[int]]]:
+    """A `BetweenFrames` installed from clean counts: (it, what it asked for, the older collections'
+    generations as they start)."""
     asked: list[int] = []
     collector = BetweenFrames(lambda: asked.append(1))
-    before = gc.get_threshold()
     older: list[int] = []
 
     def watch(phase: str, info: dict[str, int]) -> None:
@@ -82,8 +86,17 @@ def test_between_frames_leaves_young_collections_to_the_interpreter_and_asks_for
     gc.collect()
     collector.install()
     gc.callbacks.append(watch)
-    kept: list[Cycle] = []
     try:
+        yield collector, asked, older
+    finally:
+        gc.callbacks.remove(watch)
+        collector.uninstall()
+
+
+def test_between_frames_leaves_young_collections_to_the_interpreter_and_asks_for_older_ones() -> None:
+    before = gc.get_threshold()
+    kept: list[Cycle] = []
+    with installed() as (collector, asked, older):
         assert gc.get_threshold()[0] == before[0]  # young collections as before
         young_collections_until_asked(asked)
         assert older == []  # the interpreter made none of the older ones itself
@@ -105,9 +118,6 @@ def test_between_frames_leaves_young_collections_to_the_interpreter_and_asks_for
             collector.run_due()
         assert older[-1] == 2 and older.count(1) >= before[2]  # a full one after as many middle ones
         assert gc.get_count()[2] == 0
-    finally:
-        gc.callbacks.remove(watch)
-        collector.uninstall()
     assert gc.get_threshold() == before
     assert collector._on_collection not in gc.callbacks
 
@@ -115,27 +125,13 @@ def test_between_frames_leaves_young_collections_to_the_interpreter_and_asks_for
 def test_a_full_collection_waits_until_a_quarter_more_reached_the_oldest_generation() -> None:
     """CPython's rule against quadratic full collections, kept: garbage that never reaches the oldest
     generation makes middle collections only, however many."""
-    asked: list[int] = []
-    collector = BetweenFrames(lambda: asked.append(1))
     before = gc.get_threshold()
-    older: list[int] = []
-
-    def watch(phase: str, info: dict[str, int]) -> None:
-        if phase == "start" and info["generation"] > 0:
-            older.append(info["generation"])
-
-    gc.collect()
-    collector.install()
-    gc.callbacks.append(watch)
-    try:
+    with installed() as (collector, asked, older):
         for _ in range(3 * before[2]):
             asked.clear()
             young_collections_until_asked(asked)
             collector.run_due()
         assert older and set(older) == {1}
-    finally:
-        gc.callbacks.remove(watch)
-        collector.uninstall()
 
 
 @pytest.mark.parametrize("order", ["nested", "crossed"])
