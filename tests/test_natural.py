@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from explorer.model.entries import ResourceEntry
 from explorer.model.natural import natural_key, natural_keys
+from explorer.model.natural_order import NaturalOrder
 from explorer.model.uri_nodes import UriNode, starting_with
 from explorer.model.uri_tree import UriTree
 
@@ -128,6 +129,57 @@ def test_starting_with_is_every_segment_that_starts_with_the_text_in_natural_ord
     for query in {text, text[:-1], text[1:]} - {""}:
         expected = [node for node in nodes if node.segment.startswith(query)]
         assert starting_with(nodes, query) == expected
+
+
+@given(
+    st.lists(st.sets(st.lists(_PIECES, min_size=1, max_size=5).map("".join), max_size=40), max_size=4),
+    st.lists(_PIECES, min_size=1, max_size=4).map("".join),
+    st.integers(0, 3),
+)
+@settings(max_examples=300)
+def test_starting_with_over_a_wide_nodes_order_is_every_segment_that_starts_with_the_text(
+    pages: list[set[str]], text: str, removed: int
+) -> None:
+    """A wide node's order (`ChildSeq`) takes whole key ranges by slices when no key has a tie-break:
+    built page by page, with some children taken out again, so that what the order knows of tie-breaks
+    (leading zeros) follows every change; the answer is still every segment that starts with the text."""
+    parent = UriNode("", None)
+    seen: dict[str, UriNode] = {}
+    order: NaturalOrder[UriNode] = NaturalOrder([], [])
+    for page in pages:
+        fresh = [UriNode(name, parent) for name in sorted(page - seen.keys())]
+        seen.update((node.segment, node) for node in fresh)
+        order.insert(fresh, [natural_key(node.segment) for node in fresh])
+    for name in sorted(seen)[:removed]:
+        assert order.remove(seen.pop(name), natural_key(name))
+    nodes = order.snapshot()
+    in_order = sorted(seen.values(), key=lambda node: natural_key(node.segment))
+    assert nodes.tie_broken == any("\0" in natural_key(name) for name in seen)
+    for query in {text, text[:-1], text[1:]} - {""}:
+        expected = [node for node in in_order if node.segment.startswith(query)]
+        assert list(starting_with(nodes, query)) == expected, query
+
+
+def test_starting_with_in_a_wide_node_without_leading_zeros_takes_whole_ranges() -> None:
+    """10^4 children `item0` .. `item9999`: `item4` is 1,111 of them in four ranges, `item0` one child
+    (its range, not a check of every `item` child), and a child with leading zeros added later is found
+    by the check it brings back."""
+    parent = UriNode("", None)
+    names = [f"item{n}" for n in range(10_000)]
+    order = NaturalOrder([UriNode(name, parent) for name in names], natural_keys(names))
+    nodes = order.snapshot()
+    assert not nodes.tie_broken
+    assert [node.segment for node in starting_with(nodes, "item4")] == sorted(
+        (name for name in names if name.startswith("item4")), key=natural_key
+    )
+    assert [node.segment for node in starting_with(nodes, "item0")] == ["item0"]
+    assert [node.segment for node in starting_with(nodes, "item04")] == []
+    order.insert([UriNode("item04", parent)], [natural_key("item04")])
+    nodes = order.snapshot()
+    assert nodes.tie_broken
+    assert [node.segment for node in starting_with(nodes, "item0")] == ["item0", "item04"]
+    assert [node.segment for node in starting_with(nodes, "item4")][:2] == ["item4", "item40"]
+    assert "item04" not in {node.segment for node in starting_with(nodes, "item4")}
 
 
 def test_starting_with_a_digit_prefix_skips_what_natural_order_puts_between() -> None:

@@ -119,18 +119,28 @@ def check_against_brute(
     assert all(node is not None for node in nodes)
     patterns = [pattern_for(tree, text_) for text_ in texts]
 
+    # The children a `full` node's matches are listed as (all of them, or the many a prefix takes).
+    listed = {child for node in result.full for child in result.shown_children.get(node, ())}
+    for node in result.full:
+        if node not in result.shown_children:  # listed nowhere: every child is a match
+            listed.update(tree.children(node))
+
     def shown(node: UriNode | PatternNode) -> bool:
-        """Listed as visible, or at or below a whole subtree's top (`whole`, or a child of `full`)."""
-        if node in result.visible or (isinstance(node, UriNode) and node.parent in result.full):
+        """Listed as visible, or at or below a whole subtree's top (`whole`, or a listed child of `full`)."""
+        if node in result.visible or node in listed:
             return True
         parent = node.parent
         while parent is not None:
-            if parent in result.whole or parent.parent in result.full:
+            if parent in result.whole or parent in listed:
                 return True
             parent = parent.parent
         return False
 
     assert all(shown(item) == result.covers(item) for item in [*nodes, *patterns])
+    for node in result.full:  # a child of a `full` node that is not listed is not a match
+        for child in tree.children(node):
+            assert result.is_whole(child) == (child in listed), (text, child)
+            assert (child in result.counts) == (child in listed), (text, child)
 
     # Every match and every ancestor of a match is shown; nothing else is listed as visible.
     for item in [*nodes, *patterns]:
@@ -141,7 +151,7 @@ def check_against_brute(
             assert shown(parent), (text, item, parent)
             parent = parent.parent
     matched_nodes = [node for node in nodes if node is not None]
-    tops = [*result.whole, *(child for node in result.full for child in tree.children(node))]
+    tops = [*result.whole, *listed]
     for item in [*result.visible, *tops]:
         if isinstance(item, PatternNode):
             assert item.uri_template in texts
@@ -408,14 +418,20 @@ def test_filter_matches_brute_force_on_random_trees(
         check_against_brute(tree, kept_res, kept_tpl, query)
         with patch.object(tree_filter, "_SLICE", 3):  # children searched a few at a time
             check_against_brute(tree, kept_res, kept_tpl, query)
+        with patch.object(tree_filter, "LISTED_FROM", 2):  # a prefix's matches kept in order only
+            check_against_brute(tree, kept_res, kept_tpl, query)
 
 
 @pytest.mark.parametrize(
     "text", ["kv://k/item5", "kv://k/item50", "kv://k/item05", "kv://k/item", "kv://k/i", "kv:"]
 )
-def test_a_prefix_with_digits_takes_what_starts_with_it_not_what_sorts_between(text: str) -> None:
+@pytest.mark.parametrize("listed_from", [tree_filter.LISTED_FROM, 2])
+def test_a_prefix_with_digits_takes_what_starts_with_it_not_what_sorts_between(
+    text: str, listed_from: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """`item5` takes `item5`, `item50`, `item512`, never `item6`, which natural order puts between them;
-    enough children (300) that the keys are computed in bulk."""
+    enough children (300) that the keys are computed in bulk; the matches in sets, or in order only."""
+    monkeypatch.setattr(tree_filter, "LISTED_FROM", listed_from)
     numbers = [*range(300), 5000]
     resources = [res("s", f"kv://k/item{n}") for n in numbers] + [
         res("s", "kv://k/item05"),
@@ -424,6 +440,34 @@ def test_a_prefix_with_digits_takes_what_starts_with_it_not_what_sorts_between(t
     tree = UriTree()
     tree.add_resources(resources)
     check_against_brute(tree, resources, [], text)
+
+
+@pytest.mark.parametrize("text", ["kv://k/item4", "kv://k/item0", "kv://k/item04", "kv://k/item42"])
+def test_many_matches_among_a_wide_nodes_children_are_kept_in_order_only(text: str) -> None:
+    """A node of 20,000 children (a wide node's order): the 1,111 under `item4` are the node's listed
+    children (`full`), in no set; a child added by a later page is not one of them until the filter runs
+    again; a pattern beside them and a deeper match still count."""
+    numbers = range(20_000)
+    resources = [res("s", f"kv://k/item{n}") for n in numbers] + [
+        res("s", "kv://k/item04"),
+        res("s", "kv://k/item4/deep"),
+    ]
+    templates = [tpl("s", "kv://k/item4{x}")]
+    tree = UriTree()
+    for start in range(0, len(resources), 1000):
+        tree.add_resources(resources[start : start + 1000])
+    tree.add_templates(templates)
+    result = check_against_brute(tree, resources, templates, text)
+    node = tree.node_for("kv://k")
+    assert node is not None
+    matches = [child for child in tree.children(node) if child.segment.startswith(text.rsplit("/", 1)[1])]
+    if len(matches) >= tree_filter.LISTED_FROM:
+        assert result.full == {node} and not result.whole
+        assert list(result.shown_children[node]) == matches
+        assert result.first is not None and result.count_below(node) == result.total
+        tree.add_resources([res("s", text + "999999")])
+        late = tree.node_for(text + "999999")
+        assert late is not None and not result.covers(late) and late not in result.counts
 
 
 @pytest.mark.parametrize("text", ["file:///etc", "file:", "file:/", "file://", "s://b", "s:/", "s:"])

@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
+from explorer.model import tree_filter
 from explorer.model.drilldown import Drill, DrillKey
 from explorer.model.entries import ResourceEntry, TemplateEntry
 from explorer.model.tree_filter import compute_filter
@@ -420,6 +421,27 @@ def test_a_node_every_child_of_which_matched_shows_no_newcomer_before_the_filter
     tree.add_resources([res("a", "s://h/zzz")])
     rows.model_changed(0)
     assert [row.label for row in rows if row.depth == 3] == ["item0", "item1", "item2"]
+
+
+def test_a_prefix_whose_many_matches_are_kept_in_order_shows_those_and_no_newcomer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`s://h/a` takes `a1`, `a2`, `a10` of `s://h` (kept in order only, `LISTED_FROM` lowered to 2): the
+    node shows those, never its other children. A page then adds `a3` and `b3`: a view of that result
+    shows neither, and the view whose model changed recomputes the prefix and shows `a3`."""
+    monkeypatch.setattr(tree_filter, "LISTED_FROM", 2)
+    tree = UriTree()
+    tree.add_resources([res("a", f"s://h/{name}") for name in ("a1", "a10", "a2", "b1", "c")])
+    result = compute_filter(tree, "s://h/a")
+    assert result.full == {tree.node_for("s://h")} and not result.whole
+    rows = TreeRows(tree)
+    rows.apply_filter(result, 0)
+    assert [row.label for row in rows if row.depth == 2] == ["a1", "a2", "a10"]
+    tree.add_resources([res("a", "s://h/a3"), res("a", "s://h/b3")])
+    stale = TreeRows(tree, expansions=rows.expansions, filter_result=result)
+    assert [row.label for row in stale if row.depth == 2] == ["a1", "a2", "a10"]
+    rows.model_changed(0)
+    assert [row.label for row in rows if row.depth == 2] == ["a1", "a2", "a3", "a10"]
 
 
 def test_expand_children_opens_one_level_up_to_the_limit() -> None:

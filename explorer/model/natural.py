@@ -20,7 +20,19 @@ import re
 from collections.abc import Sequence
 from operator import add
 
-__all__ = ["code_length", "has_digits", "length_code", "natural_key", "natural_keys", "prefix_head"]
+__all__ = [
+    "TIE_BREAK",
+    "code_length",
+    "has_digits",
+    "has_leading_zero",
+    "length_code",
+    "natural_key",
+    "natural_keys",
+    "prefix_head",
+]
+
+TIE_BREAK = "\0"
+"""What separates a key from the text appended as its tie-break (only texts with leading zeros get one)."""
 
 _DIGITS = re.compile(r"[0-9]+")
 _HAS_DIGIT = re.compile(r"[0-9]")
@@ -69,6 +81,12 @@ def has_digits(text: str) -> bool:
     return _HAS_DIGIT.search(text) is not None
 
 
+def has_leading_zero(text: str) -> bool:
+    """Whether a run of digits in `text` starts with a zero and goes on (``g02``; not ``g0``, ``g10``):
+    such texts share keys with others up to the tie-break."""
+    return _LEADING_ZERO.search(text) is not None
+
+
 def natural_key(text: str) -> str:
     """A string that sorts like `text` in natural order (see the module docstring)."""
     key = _cache.get(text)
@@ -79,7 +97,7 @@ def natural_key(text: str) -> str:
     else:
         key = _DIGITS.sub(_code, text)
         if _LEADING_ZERO.search(text) is not None:  # read from the text itself: threads share nothing
-            key = f"{key}\0{text}"
+            key = f"{key}{TIE_BREAK}{text}"
     if len(_cache) >= _CACHE_LIMIT:
         _cache.clear()
     _cache[text] = key

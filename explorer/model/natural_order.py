@@ -23,6 +23,8 @@ from itertools import accumulate, chain
 from threading import Lock
 from typing import Generic, TypeVar, overload
 
+from explorer.model.natural import TIE_BREAK
+
 __all__ = ["LOAD", "WIDE", "ChildSeq", "NaturalOrder"]
 
 T = TypeVar("T")
@@ -34,11 +36,14 @@ WIDE = 4096  # children from which a node keeps its order this way (below it, a 
 class ChildSeq(Sequence[T]):
     """An immutable view of blocks: indexing by bisection over the block starts, iteration in C."""
 
-    __slots__ = ("_blocks", "_starts")
+    __slots__ = ("_blocks", "_starts", "tie_broken")
 
-    def __init__(self, blocks: tuple[list[T], ...]) -> None:
+    def __init__(self, blocks: tuple[list[T], ...], tie_broken: bool = True) -> None:
         self._blocks = blocks
         self._starts = list(accumulate(map(len, blocks), initial=0))
+        self.tie_broken = tie_broken
+        """Whether some item's key has a tie-break (`natural.TIE_BREAK`: a segment with leading zeros),
+        so that a prefix of keys may match texts that do not start alike (`uri_nodes.starting_with`)."""
 
     def __len__(self) -> int:
         return self._starts[-1]
@@ -82,7 +87,7 @@ class ChildSeq(Sequence[T]):
 class NaturalOrder(Generic[T]):
     """Items sorted by their (distinct) keys, in blocks; `snapshot()` hands out an immutable view."""
 
-    __slots__ = ("_blocks", "_keys", "_lock", "_maxes", "_owned", "_size", "_snapshot")
+    __slots__ = ("_blocks", "_keys", "_lock", "_maxes", "_owned", "_size", "_snapshot", "_tie_breaks")
 
     def __init__(self, items: Sequence[T], keys: Sequence[str]) -> None:
         """`items` with their `keys`, in any order."""
@@ -96,6 +101,7 @@ class NaturalOrder(Generic[T]):
         self._size = len(ranked)
         self._snapshot: ChildSeq[T] | None = None
         self._lock = Lock()
+        self._tie_breaks = _tie_breaks(keys)
 
     def __len__(self) -> int:
         return self._size
@@ -105,7 +111,7 @@ class NaturalOrder(Generic[T]):
         with self._lock:
             seen = self._snapshot
             if seen is None:
-                seen = self._snapshot = ChildSeq(tuple(self._blocks))
+                seen = self._snapshot = ChildSeq(tuple(self._blocks), self._tie_breaks > 0)
                 self._owned = [False] * len(self._blocks)
             return seen
 
@@ -120,6 +126,7 @@ class NaturalOrder(Generic[T]):
                 )
                 self._blocks, self._keys, self._maxes = merged._blocks, merged._keys, merged._maxes
                 self._owned, self._size, self._snapshot = merged._owned, merged._size, None
+                self._tie_breaks = merged._tie_breaks
             return
         order = sorted(range(len(items)), key=keys.__getitem__)
         with self._lock:
@@ -132,6 +139,7 @@ class NaturalOrder(Generic[T]):
             else:
                 self._insert_sorted(ranked, ranked_keys)
             self._size += len(items)
+            self._tie_breaks += _tie_breaks(keys)
             self._snapshot = None
 
     def remove(self, item: T, key: str) -> bool:
@@ -154,6 +162,7 @@ class NaturalOrder(Generic[T]):
             else:
                 del self._blocks[block], self._keys[block], maxes[block], self._owned[block]
             self._size -= 1
+            self._tie_breaks -= TIE_BREAK in key
             return True
 
     def _writable(self, block: int) -> list[T]:
@@ -204,3 +213,10 @@ class NaturalOrder(Generic[T]):
         self._keys[block : block + 1] = [keys[:LOAD], keys[LOAD:]]
         self._maxes[block : block + 1] = [keys[LOAD - 1], keys[-1]]
         self._owned[block : block + 1] = [True, True]
+
+
+def _tie_breaks(keys: Sequence[str]) -> int:
+    """How many of `keys` hold a tie-break: one C-level search of them all, a count only when found."""
+    if TIE_BREAK not in "".join(keys):
+        return 0
+    return sum(TIE_BREAK in key for key in keys)

@@ -33,10 +33,12 @@ Result model: ``visible`` holds every node to show (the root, matches, their anc
 matching subtrees, matched pattern nodes); ``whole`` the nodes whose entire subtree matches (their
 descendants are shown without being listed). ``counts`` gives the number of matches (distinct URIs +
 templates) in the subtree of each listed `UriNode` (for descendants of a whole node, the node's own stored
-counts apply). ``full`` holds the nodes every child of which is such a whole subtree: those children are
-listed nowhere (a node of 10^6 ``item`` leaves under ``i`` or under its own prefix is one entry, not 10^6;
-`FilterResult.is_whole`, `covers` and ``counts`` account for them). ``shown_children`` gives a prefix's
-matching children in display order, so a view does not sort them again.
+counts apply). ``full`` holds the nodes whose matching children, each such a whole subtree, are listed
+only in ``shown_children`` (in display order), in no set: every child of a node (10^6 ``item`` leaves under
+``i`` or under its own prefix), or a prefix's many matches among them (the 111,111 under ``item4``, from
+`LISTED_FROM`); `FilterResult.is_whole`, `covers` and ``counts`` find them by bisection.
+``shown_children`` gives a prefix's matching children in display order, so a view does not sort them
+again.
 ``expand`` lists the ancestors of the first `expand` matches (top-down, without duplicates): the nodes a
 view should open so those matches are on screen. For a prefix query ``first`` (where the cursor goes) is
 what the text names most directly: a template whose text starts with it, else the first matching
@@ -79,6 +81,10 @@ _segment = attrgetter("segment")
 _CANCEL_EVERY = 128  # inner nodes visited between two calls of `cancelled`
 _ENTRY_CHECK_MASK = 2047  # entries between two calls of `cancelled` in the name pass (minus one)
 _SLICE = 8192  # children of a wide node searched between two calls of `cancelled`
+LISTED_FROM = 1024
+"""Matching children of one node from which a prefix result keeps them only in their order (a `full`
+node's `shown_children`), not in sets: a set of the 111,111 children of 10^6 that start with `item4` cost
+10 ms to fill, and a view asks about the few it shows (a bisection each)."""
 PROGRESS_FIRST = 0.004
 """Seconds of scanning before the first partial result goes to `progress`: short, so that the first
 matches are on screen within 50 ms of the keypress (scan, assembly, a frame)."""
@@ -130,9 +136,9 @@ class FilterResult:
     partial: bool = False
     """What a substring scan still running found so far (given to `progress`; never returned)."""
     full: frozenset[UriNode] = frozenset()
-    """Nodes every child of which is the top of a whole matching subtree, such as a node of 10^6 children
-    under a prefix that ends at it: those children are in neither `whole` nor `visible` (`is_whole`); they
-    are in `shown_children`."""
+    """Nodes whose matching children (each the top of a whole matching subtree) are listed only in
+    `shown_children`, in neither `whole` nor `visible` (`is_whole`): every child of a node of 10^6 under a
+    prefix that ends at it, or the many of them a prefix takes (`LISTED_FROM`)."""
     shown_children: Mapping[UriNode, Sequence[UriNode]] = field(default_factory=dict)
     """For a node whose visible children the filter found in display order (a prefix's last node, a `full`
     node), those children, so a view shows them as they are instead of sorting 10^5 of them again; a view
@@ -172,15 +178,7 @@ class FilterResult:
         if parent not in self.full:
             return False
         kids = self.shown_children.get(parent)
-        if kids is None:
-            return True
-        key = child_order_key(node)
-        at = bisect_left(kids, key, key=child_order_key)  # the children as they were, in natural order
-        while at < len(kids) and child_order_key(kids[at]) == key:
-            if kids[at] is node:
-                return True
-            at += 1
-        return False
+        return True if kids is None else _listed_child(kids, node)
 
     def covers(self, node: Node) -> bool:
         """Whether a view shows `node`: listed, or at or below the top of a whole matching subtree."""
@@ -192,6 +190,19 @@ class FilterResult:
                 return True
             parent = parent.parent
         return False
+
+
+def _listed_child(kids: Sequence[UriNode] | None, node: UriNode) -> bool:
+    """Whether `node` is in `kids` (children in natural order, as a filter found them): a bisection."""
+    if kids is None:
+        return False
+    key = child_order_key(node)
+    at = bisect_left(kids, key, key=child_order_key)
+    while at < len(kids) and child_order_key(kids[at]) == key:
+        if kids[at] is node:
+            return True
+        at += 1
+    return False
 
 
 def is_prefix_query(text: str) -> bool:
@@ -280,10 +291,16 @@ def _prefix_filter(tree: UriTree, text: str, version: int) -> FilterResult:
         wanted = rest
     elif rest[0] == "/" and not rest.startswith(TAILS, 1):
         wanted = rest[1:]  # never a ?/# leaf: those start with ? or #
+    listed: Sequence[UriNode] = ()  # many matching children: kept in their order only (`FilterResult.full`)
     if wanted:
         matches = tree.children_starting_with(base, wanted)
         full = len(matches) == base.child_count
-        whole = [] if full else list(matches)
+        if full:
+            pass
+        elif len(matches) >= LISTED_FROM:
+            listed = matches
+        else:
+            whole = list(matches)
     elif wanted == "":  # every child except the ?/# leaves, which follow `base` without the "/"
         kids = tree.children(base)
         cuts = sorted(segment_range(kids, tail) for tail in TAILS)
@@ -294,9 +311,9 @@ def _prefix_filter(tree: UriTree, text: str, version: int) -> FilterResult:
             start = tail_hi
         if not full:
             whole.extend(kids[start:])
-    in_order = tuple(whole)  # the children of `base` that match, in display order
+    in_order = listed or tuple(whole)  # the children of `base` that match, in display order
     path = _ancestors_top_down(base)
-    below = base.items_below - base.pattern_count if full else items_in(whole)
+    below = base.items_below - base.pattern_count if full else items_in(listed or whole)
     others: list[UriNode] = []
     if base.parent is not None:
         # At the root a text such as ``s:/`` reaches into two branches: ``s:`` (walked above) and ``s://``.
@@ -341,59 +358,64 @@ def _prefix_filter(tree: UriTree, text: str, version: int) -> FilterResult:
         first = literal[0]
     elif full:
         first = tree.children(base)[0]
+    elif listed:
+        first = listed[0]
     elif whole:
         first = whole[0]
     elif matched_patterns:
         first = max(matched_patterns, key=lambda pattern: len(pattern.literal_prefix))
     shown_path = [node for node in path if counts[node] or node.parent is None]  # the root is always shown
-    whole_set = frozenset(whole)  # 10^6 children of a wide node may match: one set, copied at most twice
+    whole_set = frozenset(whole)  # fewer than `LISTED_FROM` children of `base`, and branches aside
     visible: frozenset[Node] = whole_set.union(shown_path, shown_aside, matched_patterns)
     expand_nodes = (*shown_path, *shown_aside) if total else ()
+    full_set = frozenset([base]) if full or listed else frozenset()
+    shown = {base: tree.children(base) if full else in_order} if full or in_order else {}
     return FilterResult(
         text,
         "prefix",
         version,
         visible,
         whole_set,
-        _WholeCounts(counts, whole_set, frozenset([base]) if full else frozenset(), tree.children),
+        _WholeCounts(counts, whole_set, shown if full_set else {}),
         total,
         expand_nodes,
         first,
         matched=whole_set.union(matched_patterns) if matched_patterns else whole_set,
-        full=frozenset([base]) if full else frozenset(),
-        shown_children={base: tree.children(base) if full else in_order} if full or in_order else {},
+        full=full_set,
+        shown_children=shown,
     )
 
 
 class _WholeCounts(Mapping[UriNode, int]):
-    """A prefix result's counts: the few nodes on the path kept, every whole subtree's read from its stored
+    """A result's counts: the few nodes on the path kept, every whole subtree's read from its stored
     counts when asked (a dict of 10^6 matched children took 0.7 s to fill, and a view reads about 40)."""
 
-    __slots__ = ("_children", "_full", "_kept", "_whole")
+    __slots__ = ("_kept", "_listed_under", "_whole")
 
     def __init__(
         self,
         kept: dict[UriNode, int],
         whole: frozenset[UriNode],
-        full: frozenset[UriNode],
-        children: Callable[[UriNode], Sequence[UriNode]],
+        listed_under: Mapping[UriNode, Sequence[UriNode]],
     ) -> None:
         self._kept = kept
         self._whole = whole
-        self._full = full  # and every child of these
-        self._children = children
+        self._listed_under = listed_under  # the `full` nodes, with their matching children in order
 
     def __getitem__(self, node: UriNode) -> int:
         found = self._kept.get(node)
         if found is not None:
             return found
-        if node in self._whole or node.parent in self._full:
+        parent = node.parent
+        if node in self._whole or (
+            parent is not None and _listed_child(self._listed_under.get(parent), node)
+        ):
             return node.resource_count + node.template_count
         raise KeyError(node)
 
     def _listed(self) -> Iterator[UriNode]:
         kept = self._kept
-        children = (child for node in self._full for child in self._children(node))
+        children = chain.from_iterable(self._listed_under.values())
         return (node for node in chain(self._whole, children) if node not in kept)
 
     def __iter__(self) -> Iterator[UriNode]:
@@ -691,7 +713,7 @@ def _assemble(
         version,
         frozenset(visible),
         whole_set,
-        _WholeCounts(counts, whole_set, full_set, tree.children) if full_set else counts,
+        _WholeCounts(counts, whole_set, full) if full_set else counts,
         total,
         tuple(ordered),
         records.items[0] if records.items else None,

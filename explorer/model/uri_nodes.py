@@ -21,12 +21,13 @@ from explorer.model.entries import ResourceEntry, TemplateEntry
 from explorer.model.natural import (
     code_length,
     has_digits,
+    has_leading_zero,
     length_code,
     natural_key,
     natural_keys,
     prefix_head,
 )
-from explorer.model.natural_order import WIDE, NaturalOrder
+from explorer.model.natural_order import WIDE, ChildSeq, NaturalOrder
 from explorer.model.uri_segments import TAILS, is_scheme_segment
 
 __all__ = [
@@ -87,12 +88,14 @@ def _merged(cached: list[UriNode], pending: list[UriNode]) -> list[UriNode]:
     return merged
 
 
-def items_in(nodes: list[UriNode]) -> int:
+def items_in(nodes: Sequence[UriNode]) -> int:
     """The resources and templates in the subtrees of `nodes` (whole subtrees a filter matched): a leaf
     holds one resource, so the 10^6 leaves of a wide node are counted by one C-level `count`."""
     kids = list(map(_kids_of, nodes))
-    inner = sum(node.resource_count + node.template_count for node in compress(nodes, kids))
-    return kids.count(None) + inner
+    leaves = kids.count(None)
+    if leaves == len(kids):
+        return leaves
+    return leaves + sum(node.resource_count + node.template_count for node in compress(nodes, kids))
 
 
 def _span(
@@ -127,16 +130,23 @@ def starting_with(nodes: Sequence[UriNode], text: str) -> Sequence[UriNode]:
     Without digits in `text` they sit together (`segment_range`). With digits they may not: `item5` takes
     `item5` and `item50` but not `item6`, which sorts between them. Their keys do sit together per length
     of the digit run that `text` ends in (`item5`: one digit, then two, ...), so one bisection per length
-    the children have there finds them, O(lengths * log n + k), no sort and no second index. A text that
-    differs only in leading zeros can share a key range: the segment itself is checked last.
+    the children have there finds them, O(lengths * log n + k), no sort and no second index.
+
+    Leading zeros: a text that differs only in them can share a key range (`item04` and `item4`). When
+    neither `text` nor any key of a wide node's order (`ChildSeq.tie_broken`) has them, every node in the
+    ranges matches and they are taken by C-level slices; otherwise each segment is checked (a text such as
+    `item0` then checks every `item` child: 0.1 s for 10^6, against 0.1 ms from its one range).
     """
     if not has_digits(text):
         lo, hi = segment_range(nodes, text)
         return nodes if lo == 0 and hi == len(nodes) else nodes[lo:hi]  # all of them: no copy of 10^6
+    exact = isinstance(nodes, ChildSeq) and not nodes.tie_broken and not has_leading_zero(text)
     head, run = prefix_head(text)
     spans: list[tuple[int, int]]
     if run is None:  # `text` ends with a non-digit: one range of keys
         spans = [_span(nodes, head, child_order_key)]
+    elif exact and not run:  # the run is one zero and nothing has leading zeros: keys go on "10"
+        spans = [_span(nodes, head + length_code(1) + "0", child_order_key)]
     else:  # keys go on with a length code ("1" to "9..."), then digits
         lo = bisect_left(nodes, head + "1", key=child_order_key)
         hi = bisect_left(nodes, head + ":", lo, key=child_order_key)
@@ -153,7 +163,12 @@ def starting_with(nodes: Sequence[UriNode], text: str) -> Sequence[UriNode]:
     found: list[UriNode] = []
     for first, end in spans:
         part = nodes[first:end]
-        found.extend(compress(part, map(str.startswith, map(_segment, part), repeat(text))))
+        if exact:
+            found.extend(part)
+        else:
+            found.extend(compress(part, map(str.startswith, map(_segment, part), repeat(text))))
+    if exact and len(found) == len(nodes):
+        return nodes
     return found
 
 

@@ -255,11 +255,9 @@ class RowLayout:
         shown = [p for p in pats if p in visible]
         node = row.node
         current = active.version == self.tree.version
-        if node in active.full and current:  # every child matches (10^6 of them, maybe): the model's list
-            return shown, src
         in_order = active.shown_children.get(node) if isinstance(node, UriNode) else None
         if in_order is not None:
-            if current:  # found in this very tree
+            if current:  # found in this very tree (every child of a `full` node: the model's own list)
                 return shown, in_order
             if node in active.full:  # pages came since: those of them still there, never a newcomer
                 return shown, list(filter(frozenset(in_order).__contains__, src))
