@@ -48,6 +48,48 @@ def test_a_scan_reports_growing_partial_results_then_the_complete_one(
         assert partial.matched <= final.matched and partial.summary.partial
 
 
+def flat_tree(count: int) -> UriTree:
+    """`count` resources in one node (`x://w/item0.txt` ...), with a few folders beside it."""
+    tree = UriTree()
+    for start in range(0, count, 1000):
+        tree.add_resources(
+            ResourceEntry("a", f"x://w/item{k}.txt", f"item {k}", {"uri": "", "name": ""})
+            for k in range(start, min(count, start + 1000))
+        )
+    tree.add_resources(ResourceEntry("a", f"x://z/g{k}/item{k}", f"z {k}", {}) for k in range(30))
+    return tree
+
+
+@pytest.mark.parametrize(("text", "expected"), [("item", 10_030), ("item1", 1_111 + 1 + 10), ("9.t", 1_000)])
+def test_a_wide_node_shows_its_hits_so_far_before_it_is_searched_to_the_end(
+    text: str, expected: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A node of 10,000 children searched 1,000 at a time: the partial results show the hits found so far
+    in it (kept in order as the node's listed children, `full`), each one a real match, in the order the
+    complete result shows them; the first comes after one slice, not after the whole node."""
+    monkeypatch.setattr(tree_filter, "PROGRESS_FIRST", 0.0)
+    monkeypatch.setattr(tree_filter, "PROGRESS_EVERY", 0.0)
+    monkeypatch.setattr(tree_filter, "_SLICE", 1_000)
+    tree = flat_tree(10_000)
+    wide = tree.node_for("x://w")
+    assert wide is not None
+    partials: list[FilterResult] = []
+    final = compute_filter(tree, text, progress=partials.append)
+    assert final.total == expected
+    shown_final = [child for child in tree.children(wide) if final.covers(child)]
+    during = [p for p in partials if wide in p.full and p.shown_children[wide] != shown_final]
+    assert during, "no partial result while the wide node was searched"
+    first = during[0].shown_children[wide]
+    assert 0 < len(first) <= len([c for c in tree.children(wide)[:1_000] if text in c.segment])
+    for partial in during:
+        listed = list(partial.shown_children[wide])
+        assert listed == shown_final[: len(listed)]  # real matches, in display order
+        assert all(partial.is_whole(child) and partial.covers(child) for child in listed)
+        assert partial.count_below(wide) == len(listed) and partial.total <= final.total
+        assert partial.first is not None and partial.covers(partial.first)
+        assert wide in partial.expand  # opened, so the hits are on screen
+
+
 def test_a_prefix_query_or_a_small_scan_reports_nothing_partial(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tree_filter, "PROGRESS_FIRST", 0.0)
     monkeypatch.setattr(tree_filter, "PROGRESS_EVERY", 0.0)

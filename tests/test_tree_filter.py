@@ -495,3 +495,46 @@ def test_the_cursor_goes_to_the_template_with_the_longest_literal_part() -> None
     tree.add_templates([tpl("a", "demo://a/{x}"), tpl("a", "demo://a/b{y}"), tpl("a", "demo://{+path}")])
     result = compute_filter(tree, "demo://a/bc/d")
     assert isinstance(result.first, PatternNode) and result.first.uri_template == "demo://a/b{y}"
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.text(alphabet="abAB1İ/.", max_size=6), max_size=40),
+    st.text(alphabet="ab1.", min_size=1, max_size=2),
+)
+def test_segment_hits_are_the_children_whose_segment_holds_the_needle(
+    segments: list[str], needle: str
+) -> None:
+    """One C-level search over the joined segments when hits are few, one test per segment when they are
+    many (`_DENSE`): the same indexes either way, each child once (None: lowering changed a length)."""
+    parent = UriNode("", None)
+    kids = [UriNode(segment, parent) for segment in segments]
+    found = tree_filter._segment_hits(kids, needle)
+    if found is None:
+        assert any(len(segment.lower()) != len(segment) for segment in segments)
+        return
+    assert found == [index for index, segment in enumerate(segments) if needle in segment.lower()]
+
+
+@pytest.mark.parametrize(("text", "most_read"), [("b", 0), ("w/item", 4_096), ("name 1", 10_001)])
+def test_the_name_pass_reads_nothing_below_a_whole_match(text: str, most_read: int) -> None:
+    """Every URI below a matched subtree contains the text: its names can add nothing, so the name pass
+    does not read them. `b` matches the scheme itself: none of the 10,000 entries is read. `w/item` takes
+    every child of a node of 10,000, found a slice of 8,192 at a time while the name pass reads 2,048 a
+    step: it stops within 1,024 more once the node is known. `name 1` matches names only: all are read."""
+    tree = UriTree()
+    tree.add_resources(res("a", f"bs://w/item{k}", f"name {k}") for k in range(10_000))
+    tree.add_resources([res("a", "bs://v/x", "item1 by name")])
+    read: list[UriNode] = []
+    nodes = tree.resource_nodes
+
+    def watched(pruned: object = frozenset()) -> object:
+        for node in nodes(pruned):  # type: ignore[arg-type]
+            read.append(node)
+            yield node
+
+    tree.resource_nodes = watched  # type: ignore[assignment, method-assign]
+    result = compute_filter(tree, text)
+    uris, _ = brute_matches([*tree.resources_under("")], [], text)
+    assert result.total == len(uris)
+    assert len(read) <= most_read

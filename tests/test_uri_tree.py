@@ -686,3 +686,39 @@ TestTreeMachine = pytest.mark.slow(TreeMachine.TestCase)
 TestTreeMachine.settings = settings(
     max_examples=150, stateful_step_count=25, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
+
+
+# ------------------------------------------------------------------------------ resource nodes
+
+
+def test_resource_nodes_are_every_node_with_a_resource_in_tree_order() -> None:
+    tree = UriTree()
+    uris = ["s://a", "s://a/b", "s://a/b/c", "s://a/d", "t:x", "s://e/f/g"]
+    tree.add_resources(res("a", uri) for uri in uris)
+    tree.add_templates([tpl("a", "s://h/{x}")])  # a node without resources below: no resource node
+    walked = [node.prefix for node in tree.resource_nodes()]
+    in_order = [
+        row.node.prefix
+        for row in depth_first(tree)
+        if isinstance(row.node, UriNode) and row.node.has_resource
+    ]
+    assert walked == in_order and sorted(walked) == sorted(uris)
+
+
+def test_resource_nodes_skip_below_pruned_nodes_also_those_pruned_during_the_walk() -> None:
+    """What a filter's name pass relies on: below a node pruned (a whole match) nothing is read, and a
+    node pruned while the walk is inside it (10,000 children) is left within about 1,024 more."""
+    tree = UriTree()
+    tree.add_resources(res("a", f"s://w/item{k}") for k in range(10_000))
+    tree.add_resources([res("a", "s://w"), res("a", "s://v/x"), res("a", "s://y/z")])
+    wide = tree.node_for("s://w")
+    assert wide is not None
+    pruned: set[UriNode] = {tree.node_for("s://v")}  # type: ignore[arg-type]
+    walked: list[str] = []
+    for node in tree.resource_nodes(pruned):
+        walked.append(node.prefix)
+        if node.prefix == "s://w/item10":
+            pruned.add(wide)
+    assert "s://v/x" not in walked and walked[0] == "s://w"
+    assert walked[-1] == "s://y/z"  # the walk goes on beside the pruned node
+    assert 10 < len(walked) < 1_100

@@ -19,9 +19,13 @@ Two kinds of query, chosen by `is_prefix_query`:
   title, or of a template's text or name. A scan, in two passes over the public API. Pass 1 walks the
   nodes that have children or patterns and searches their children's segments in one C-level `find` over
   the joined segments: a node whose URI prefix contains the text matches with its whole subtree, which is
-  not walked (``host0`` in ``bench://host0/...`` costs nothing below that node). Pass 2 reads every
-  resource entry once, node by node (`UriTree.resource_nodes`), for names and titles. The passes take
-  turns a step at a time, so matches of either kind show early; the result lists pass 1's first. Cost
+  not walked (``host0`` in ``bench://host0/...`` costs nothing below that node); a slice of a wide node
+  whose segments mostly hold the text is tested segment by segment instead (`_DENSE`). Pass 2 reads every
+  resource entry once, node by node (`UriTree.resource_nodes`), for names and titles, except below the
+  subtrees pass 1 has matched whole by then (their URIs hold the text: names add nothing). The passes
+  take turns a step at a time, so matches of either kind show early; the result lists pass 1's first. A
+  partial result shows the hits so far in the wide node being searched as its listed children (`full`),
+  so ``item`` in a node of 10^6 shows matches after one slice, not after the whole node. Cost
   about 0.5-1 µs per resource in CPython, so 0.5-1 s for 1,000,000 resources: run it off the UI thread,
   pass `cancelled` to
   abandon a stale scan, and `limit` to stop collecting after that many match records. `progress` is given
@@ -58,8 +62,8 @@ import time
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import accumulate, chain, compress
-from operator import attrgetter
+from itertools import accumulate, chain, compress, repeat
+from operator import attrgetter, contains
 from typing import Literal
 
 from explorer.model.listing import template_in_prefix
@@ -91,6 +95,7 @@ matches are on screen within 50 ms of the keypress (scan, assembly, a frame)."""
 PROGRESS_EVERY = 0.03
 """Seconds until the next partial result, doubling after each (a few per scan: each costs O(matches so
 far) to assemble, and a frame)."""
+_DENSE = 8  # a slice is tested segment by segment when more than one in this many segments has a hit
 _DONE = object()  # what `next` gives for a pass that has ended
 _child_count = attrgetter("child_count")
 _pattern_count = attrgetter("pattern_count")
@@ -449,6 +454,8 @@ def _segment_hits(kids: Sequence[UriNode], needle: str) -> list[int] | None:
     low = blob.lower()
     if len(low) != len(blob):
         return None
+    if low.count(needle) * _DENSE > len(segments):  # many hits: one C-level test per segment
+        return list(compress(range(len(segments)), map(contains, low.split("\x00"), repeat(needle))))
     starts = list(accumulate(map((1).__add__, map(len, segments)), initial=0))
     hits: list[int] = []
     at = low.find(needle)
@@ -517,16 +524,29 @@ def _substring_filter(
     patterns = tree.patterns
     named: dict[UriNode, None] = {}  # matched by name or title only, in walk order
     report_at = [started + PROGRESS_FIRST, PROGRESS_EVERY]  # next report time, interval
+    # Nodes below which every URI contains the needle (whole matches, `full` nodes): pass 2 skips them.
+    covered: set[UriNode] = set()
+    # The wide node pass 1 is searching a slice at a time, its children, their hits so far, its depth.
+    searching: list[tuple[UriNode, list[UriNode], list[int], int]] = []
 
     def report() -> None:
         """Give `progress` what was found so far, when it is time to (see `PROGRESS_FIRST`)."""
         now = time.perf_counter()
         if progress is None or now < report_at[0]:
             return
-        if not records and not named:  # nothing yet: look again at the next step
-            return
         found, counted = _with_named(records.copy(), dict(own), named)
-        result = _assemble(tree, text, version, found, counted, whole, full, expand_limit, truncated, False)
+        listed = full
+        if searching and searching[0][2]:
+            # The hits so far in the wide node being searched, as its listed children (`full`): one
+            # record, not one per hit (10^6 children may match `item`; a record costs about 1 us here).
+            node, kids, hits, depth = searching[0]
+            some = list(map(kids.__getitem__, hits))
+            listed = {**full, node: some}
+            found.add(some[0], node, depth)
+            counted[node] = counted.get(node, 0) + items_in(some)
+        if not found:  # nothing yet: look again at the next step
+            return
+        result = _assemble(tree, text, version, found, counted, whole, listed, expand_limit, truncated, False)
         progress(replace(result, partial=True, elapsed=now - started))
         report_at[0] = time.perf_counter() + report_at[1]
         report_at[1] *= 2
@@ -556,20 +576,25 @@ def _substring_filter(
                     if hit:
                         records.add(pattern, node, depth)
                         own[node] = own.get(node, 0) + 1
-            kids = children(node)
-            if not kids:
+            ordered = children(node)
+            if not ordered:
                 continue
-            if not isinstance(kids, list):  # a wide node's blocks: one flat copy beats an index per hit
-                kids = list(kids)
+            # A wide node's blocks are copied flat as they are searched (one copy beats an index per
+            # hit, and copying 10^6 at once would hold up the first results).
+            kids = ordered if isinstance(ordered, list) else []
             glued = _glues(node)
             child_depth = depth + 1
             hits: list[int] = []
+            if len(ordered) > _SLICE:
+                searching.append((node, kids, hits, depth))
             # A wide node is searched a slice at a time, with a step between slices: one C-level search
             # over a million segments would hold the interpreter lock for tens of milliseconds at once.
-            for start in range(0, len(kids), _SLICE):
+            for start in range(0, len(ordered), _SLICE):
                 if start:
                     yield
-                part = kids[start : start + _SLICE]
+                part = ordered[start : start + _SLICE]
+                if kids is not ordered:
+                    kids.extend(part)
                 found = _segment_hits(part, needle) if batchable and not glued else None
                 if found is None:
                     found = []
@@ -579,8 +604,10 @@ def _substring_filter(
                         if needle in tail + sep + segment.lower():
                             found.append(index)
                 hits.extend(found if not start else [index + start for index in found])
+            searching.clear()
             if len(hits) == len(kids):  # every child: one record for the node, not one per child
                 full[node] = kids
+                covered.add(node)
                 records.add(kids[0], node, depth)
                 own[node] = own.get(node, 0) + node.items_below - node.pattern_count
                 if cap >= 0 and len(records) >= cap:
@@ -592,6 +619,7 @@ def _substring_filter(
                 records.add(kid, kid, child_depth)
                 whole.append(kid)
                 own[kid] = kid.resource_count + kid.template_count
+            covered.update(map(kids.__getitem__, hits))
             # Children to walk: those with children, or with patterns (only looked for when there are any).
             matched = set(hits)
             pushed: list[tuple[UriNode, str, int]] = []
@@ -620,7 +648,7 @@ def _substring_filter(
         """Pass 2, a step at a time (`_ENTRY_CHECK_MASK + 1` nodes)."""
         nonlocal truncated, names_cut
         try:
-            for count, node in enumerate(tree.resource_nodes()):
+            for count, node in enumerate(tree.resource_nodes(covered)):
                 if count & _ENTRY_CHECK_MASK == 0 and count:
                     yield
                 for entry in node.entries:

@@ -51,7 +51,7 @@ works); use ``UriTree.attached(node)`` or ``nearest(node.prefix)`` to re-anchor 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Container, Iterable, Iterator, Sequence
 
 from explorer.model.entries import ResourceEntry, TemplateEntry
 from explorer.model.uri_nodes import (
@@ -77,6 +77,9 @@ __all__ = [
     "natural_sorted",
     "segment_uri",
 ]
+
+
+_PRUNE_CHECK_MASK = 1023  # `resource_nodes` looks whether the node it walks was pruned every 1,024 nodes
 
 
 class UriTree:
@@ -576,14 +579,36 @@ class UriTree:
             for node in self._resource_nodes(top):
                 yield from sorted_entries(node)
 
-    def resource_nodes(self) -> Iterator[UriNode]:
+    def resource_nodes(self, pruned: Container[UriNode] = frozenset()) -> Iterator[UriNode]:
         """Every node that holds a resource, in tree order (a scan that needs the node of an entry it
-        matched gets it here instead of looking its URI up again). Safe in another thread while pages
-        are merged: it reads the order as of the last page (`children_as_ordered`) and changes nothing."""
-        return self._resource_nodes(self.root, reader=True)
+        matched gets it here instead of looking its URI up again), except below the nodes in `pruned`,
+        which may grow while the walk goes on (a filter's matched subtrees, found meanwhile). Safe in
+        another thread while pages are merged: it reads the order as of the last page
+        (`children_as_ordered`) and changes nothing. Lazy: a node's children are taken one at a time, so
+        the first nodes come at once even below a node of 10^6 children."""
+        stack: list[tuple[UriNode | None, Iterator[UriNode]]] = [(None, iter((self.root,)))]
+        while stack:
+            parent, walking = stack.pop()
+            if parent is not None and parent in pruned:
+                continue
+            seen = 0
+            for node in walking:
+                kids = node._kids
+                if kids is None:  # a leaf (most nodes): it holds a resource (empty nodes are pruned)
+                    yield node
+                    seen += 1
+                    if not seen & _PRUNE_CHECK_MASK and parent is not None and parent in pruned:
+                        break  # pruned meanwhile (the caller's other work runs while this one waits)
+                    continue
+                if node._res is not None:
+                    yield node
+                if kids.below_res and node not in pruned:
+                    stack.append((parent, walking))  # the rest of them after this node's subtree
+                    stack.append((node, iter(kids.children_as_ordered())))
+                    break
 
     @staticmethod
-    def _resource_nodes(top: UriNode, *, reader: bool = False) -> Iterator[UriNode]:
+    def _resource_nodes(top: UriNode) -> Iterator[UriNode]:
         stack = [top]
         while stack:
             node = stack.pop()
@@ -591,7 +616,7 @@ class UriTree:
                 yield node
             kids = node._kids
             if kids is not None and kids.below_res:
-                stack.extend(reversed(kids.children_as_ordered() if reader else kids.sorted_children()))
+                stack.extend(reversed(kids.sorted_children()))
 
     def children_as_ordered(self, node: UriNode) -> Sequence[UriNode]:
         """`children` for a reader in another thread (a filter scan) while pages are merged: the order as
