@@ -26,8 +26,8 @@ Each phase runs in a process of its own (`--phase`), so one phase's heap never w
   speed; a smaller listing is over too soon, so its pages are paced (`--delay`, about 14 s in all) and the
   presses land between them. Only presses painted while the listing ran are counted.
 - `wide`: the flat fixture (N resources under one node, ``bench://flat/itemK.json``): expand and collapse
-  that node after the listing (the first expand sorts its N children), keypresses inside it, `end`, and a
-  prefix filter typed into it.
+  that node after the listing (the first expand sorts its N children), keypresses inside it, `end`, a
+  prefix filter typed into it, and a substring (`item42`: every child holds `item`, then about 1%).
 - `wide-streaming`: the flat node expanded while its N children stream in; presses in it, then collapse
   and expand while pages keep arriving.
 
@@ -66,6 +66,7 @@ GROUP = "bench://host0/area0/group1"  # the open group the cursor moves in (100 
 PREFIX_TEXT = "bench://host7/area3/group42/item5"
 SUBSTRING_TEXT = "item 4217"  # names are "item K": matches by name, after a scan of every URI
 WIDE_PREFIX_TEXT = "bench://flat/item4217"
+WIDE_SCAN_TEXT = "item42"  # a substring in the node of N: `item` holds every child, `item42` about 1%
 STREAM_SECONDS = 14.0  # a paced listing lasts about this long
 
 
@@ -490,6 +491,8 @@ async def phase_wide(count: int, presses: int, pauses: Pauses) -> dict[str, Any]
         await timed_key(app, session.probe, "home", lambda: session.tree.cursor == 0)
         typed = await type_filter(app, session.probe, session.tree, WIDE_PREFIX_TEXT)
         result.update(filter_figures(typed, "filter_wide"))
+        typed = await type_filter(app, session.probe, session.tree, WIDE_SCAN_TEXT)
+        result.update(filter_figures(typed, "filter_wide_scan"))
         result["collapse_after_ms"] = round(await session.collapse(flat) * 1000, 1)
         result["gc_max_wide_ms"] = pauses.longest_ms("wide")
     return result
