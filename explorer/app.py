@@ -12,7 +12,7 @@ from textual import events
 from textual.app import App
 from textual.binding import Binding, BindingType
 
-from explorer.auth.login import AuthOptions
+from explorer.auth.options import AuthOptions
 from explorer.config import Config, ListingBounds, ServerSpec
 from explorer.config.found import FoundConfig
 from explorer.input_first import InputFirst

@@ -15,7 +15,7 @@ import pytest
 from textual.widgets import Checkbox, Input, Select, Static, TextArea
 
 from explorer.app import ExplorerApp
-from explorer.auth.login import AuthOptions
+from explorer.auth.options import AuthOptions
 from explorer.screens.connect_dialog import ConnectDialog
 from explorer.widgets.server_bar import ServerBar
 from tests.app_helpers import SIZE, demo_spec, main_screen, wait_for, wait_settled

@@ -234,3 +234,21 @@ def test_the_conftest_check_sees_every_spelling() -> None:
     ]
     assert [conftest_imports(text) for text in spellings] == [[1], [1], [1], [1], [1], [2]]
     assert conftest_imports("from tests.helpers.cli import run_cli\nimport conftest_like") == []
+
+
+def test_the_tui_before_its_first_frame_loads_neither_the_sdk_nor_the_http_client() -> None:
+    """The app and its main screen are what the first frame needs; the MCP SDK and the HTTP client (50 ms
+    of imports, for logins) come after it, when the first server connects."""
+    probe = (
+        "import sys, json; import explorer.app, explorer.screens.main; "
+        "print(json.dumps(sorted({name.partition('.')[0] for name in sys.modules})))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    loaded = set(json.loads(proc.stdout))
+    assert "textual" in loaded  # the probe sees what the app imports
+    assert not loaded & {"mcp", "httpx", "httpx2", "pydantic"}, sorted(
+        loaded & {"mcp", "httpx", "httpx2", "pydantic"}
+    )

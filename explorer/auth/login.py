@@ -21,7 +21,7 @@ gets no login: the user manages those.
 from __future__ import annotations
 
 import warnings
-from collections.abc import AsyncGenerator, Callable, Generator
+from collections.abc import AsyncGenerator, Generator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -30,11 +30,11 @@ import httpx2
 
 from explorer import __version__, sdk_door
 from explorer.auth.identity_assertion import identity_assertion_auth
+from explorer.auth.options import AuthOptions
 from explorer.auth.redirect import (
     LoopbackListener,
     Redirected,
     RedirectError,
-    default_flow,
     fetch_redirect,
     free_port,
     open_browser,
@@ -52,23 +52,6 @@ if TYPE_CHECKING:
 
 AUTH_REQUEST = "mcp_url_explorer.auth_request"
 MAX_AUTHORIZATIONS = 3  # per connection: the first login and up to two scope step-ups
-
-
-PendingHandler = Callable[[str, LoginPrompt | None], None]
-"""`on_pending(server, prompt)`: a login waits for the user (prompt), or no longer does (None)."""
-
-
-@dataclass
-class AuthOptions:
-    """How logins happen in this run: the same for every server."""
-
-    flow: AuthFlow | None = None  # None: `default_flow()` (the browser where one can be opened)
-    login_timeout: float = 300.0  # how long to wait for the user to finish in the browser
-    on_pending: PendingHandler | None = None
-    client_name: str = "mcp-url-explorer"
-
-    def chosen_flow(self) -> AuthFlow:
-        return self.flow or default_flow()
 
 
 _default_options: AuthOptions | None = None

@@ -21,7 +21,8 @@ if TYPE_CHECKING:
 
 def use_cli_logins(flow: str | None) -> None:
     """Every connection of this command logs in when a server asks, by `flow` (None: the default)."""
-    from explorer.auth.login import AuthOptions, set_default_options
+    from explorer.auth.login import set_default_options
+    from explorer.auth.options import AuthOptions
     from explorer.auth.redirect import AUTH_FLOWS
 
     chosen = flow if flow in AUTH_FLOWS else None

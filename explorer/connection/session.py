@@ -47,7 +47,8 @@ from explorer.model.input_required import describe_unfinished, unfinished_data
 if TYPE_CHECKING:
     from mcp import Client
 
-    from explorer.auth.login import AuthOptions, Login
+    from explorer.auth.login import Login
+    from explorer.auth.options import AuthOptions
     from explorer.connection.stdio import StderrPump
 
 MessageHandler = Callable[[Any], Awaitable[None]]

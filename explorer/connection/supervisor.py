@@ -48,7 +48,7 @@ if TYPE_CHECKING:  # imported when a server connects: the TUI's first frame does
     from explorer.model.identity import ProtocolMode
 
 if TYPE_CHECKING:
-    from explorer.auth.login import AuthOptions
+    from explorer.auth.options import AuthOptions
     from explorer.model.login_prompt import LoginPrompt
 
 VOICE_LIMIT = 1_000  # log entries and progress kept per server

@@ -23,7 +23,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Input
 
-from explorer.auth.login import AuthOptions
+from explorer.auth.options import AuthOptions
 from explorer.config import Config, ListingBounds, ServerSpec, redact
 from explorer.config.found import FoundConfig
 from explorer.connection.completion import Completer
