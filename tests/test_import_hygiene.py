@@ -238,7 +238,8 @@ def test_the_conftest_check_sees_every_spelling() -> None:
 
 def test_the_tui_before_its_first_frame_loads_neither_the_sdk_nor_the_http_client() -> None:
     """The app and its main screen are what the first frame needs; the MCP SDK and the HTTP client (50 ms
-    of imports, for logins) come after it, when the first server connects."""
+    of imports, for logins) come after it, when the first server connects, and Markdown and Pygments (30
+    ms) when the preview first shows a text."""
     probe = (
         "import sys, json; import explorer.app, explorer.screens.main; "
         "print(json.dumps(sorted({name.partition('.')[0] for name in sys.modules})))"

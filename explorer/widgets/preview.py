@@ -10,9 +10,8 @@ never does I/O: "load all" is a message for the screen, which re-reads the resou
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
-from textual import on
 from textual.app import ComposeResult
 from textual.await_complete import AwaitComplete
 from textual.binding import Binding, BindingType
@@ -20,7 +19,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.widget import Widget
-from textual.widgets import Markdown, Static, TabbedContent, TabPane
+from textual.widgets import Static, TabbedContent, TabPane
 
 from explorer.model.contents import TEXT_KINDS, hex_dump, human_size
 from explorer.model.contents import Content as ReadContent
@@ -32,6 +31,9 @@ from explorer.widgets.text_view import MIN_WRAP_WIDTH as MIN_WRAP_WIDTH
 from explorer.widgets.text_view import TAB_SIZE as TAB_SIZE
 from explorer.widgets.text_view import LineSpans as LineSpans
 from explorer.widgets.text_view import TextView, highlight_lines
+
+if TYPE_CHECKING:
+    from textual.widgets import Markdown
 
 __all__ = ["ContentPreview", "ImageView", "TextView", "error_title", "highlight_lines"]
 
@@ -64,6 +66,8 @@ class _MarkdownBody(VerticalScroll):
         self._source = source
 
     def compose(self) -> ComposeResult:
+        from textual.widgets import Markdown  # markdown-it: 20 ms of imports, not before a first markdown
+
         yield Markdown(self._source, open_links=False)
 
 
@@ -391,8 +395,7 @@ source of rendered markdown (raw HTML, which is not rendered, and link targets s
             for view in views:
                 view.set_wrap(wrap)
 
-    @on(Markdown.LinkClicked)
-    def _link_clicked(self, event: Markdown.LinkClicked) -> None:
+    def on_markdown_link_clicked(self, event: Markdown.LinkClicked) -> None:
         event.stop()
         self.post_message(self.LinkClicked(self, event.href))
         self.notify(f"Link not opened: {sanitize_line(event.href, 300)}", markup=False, timeout=6)

@@ -14,8 +14,6 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from typing import ClassVar
 
-from pygments.lexers import get_lexer_by_name  # type: ignore[import-untyped,unused-ignore]
-from pygments.util import ClassNotFound  # type: ignore[import-untyped,unused-ignore]
 from rich.cells import cell_len, get_character_cell_size
 from rich.segment import Segment
 from textual.binding import Binding, BindingType
@@ -23,7 +21,6 @@ from textual.cache import LRUCache
 from textual.content import Content, Span
 from textual.events import Resize
 from textual.geometry import Size
-from textual.highlight import HighlightTheme
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import Worker, WorkerState, get_current_worker
@@ -82,6 +79,8 @@ def _token_style(token_type: object) -> str:
     """The theme-variable style of a Pygments token type (walking up to its parents), or ""."""
     style = _STYLE_CACHE.get(token_type)
     if style is None:
+        from textual.highlight import HighlightTheme  # imported by `highlight_lines` already
+
         style = ""
         current: object = token_type
         while current is not None:
@@ -100,6 +99,11 @@ def highlight_lines(text: str, language: str, cancelled: Callable[[], bool]) -> 
     Runs in a worker thread: checks `cancelled` now and then, and gives up (None) when the tokens do not
     add up to the text (a lexer that rewrote it), so a highlight never lands on the wrong characters.
     """
+    # Pygments (and Textual's highlighting, about 10 ms of imports) only once something is highlighted:
+    # the app's first frame has no text to show.
+    from pygments.lexers import get_lexer_by_name  # type: ignore[import-untyped,unused-ignore]
+    from pygments.util import ClassNotFound  # type: ignore[import-untyped,unused-ignore]
+
     try:
         lexer = get_lexer_by_name(language, stripnl=False, ensurenl=False, tabsize=0)
     except ClassNotFound:
