@@ -13,9 +13,11 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 import pytest
 
 from explorer.config import ListingBounds, ServerSpec
+from explorer.connection import discovery
 from explorer.connection.discovery import Listing, Page, list_server
 from explorer.connection.errors import ServerFault
 from explorer.model.identity import ServerIdentity
@@ -689,3 +691,66 @@ async def test_pages_carry_the_server_name_kind_and_entries() -> None:
         ("alpha", "resources", 1, 0),
     ]
     assert pages[0].templates[0].literal_prefix == "test://t/0/"
+
+
+# ---------------------------------------------------------------------------------- slices of a page
+
+
+def count_parsed(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The resources parsed so far (the common item's constructor, counted)."""
+    parsed = [0]
+    original = discovery.plain_entry
+
+    def counting(*args: Any) -> Any:
+        parsed[0] += 1
+        return original(*args)
+
+    monkeypatch.setattr(discovery, "plain_entry", counting)
+    return parsed
+
+
+async def test_a_page_is_parsed_a_slice_at_a_time_with_the_loop_free_between_slices(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A page of 1,000 resources: another task runs after each slice of 250 (in the TUI, a key's turns
+    of the loop), not only once the whole page is parsed."""
+    parsed = count_parsed(monkeypatch)
+    conn = FakeConn(chain("resources", [[res(i) for i in range(1000)]]))
+    seen: list[int] = []
+    done = anyio.Event()
+
+    async def watch() -> None:
+        while not done.is_set():
+            seen.append(parsed[0])
+            await anyio.lowlevel.checkpoint()
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(watch)
+        listing = await run(conn)
+        done.set()
+    assert len(listing.resources) == 1000 and listing.complete
+    assert sorted({count for count in seen if 0 < count < 1000}) == [250, 500, 750]
+
+
+async def test_a_listing_cancelled_while_a_page_is_parsed_keeps_that_page_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The parse is shielded: cancelled after its first slice, the page is still parsed to the end, so the
+    URIs marked as seen are the ones the listing kept (a resumed listing skips no resource)."""
+    parsed = count_parsed(monkeypatch)
+    conn = FakeConn(chain("resources", [[res(i) for i in range(1000)], [res(1000)]]))
+    listing = Listing(server=conn.name)
+    with anyio.CancelScope() as scope:
+
+        async def cancel_mid_page() -> None:
+            while parsed[0] < 250:
+                await anyio.lowlevel.checkpoint()
+            scope.cancel()
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(cancel_mid_page)
+            await run(conn, listing=listing)
+    assert scope.cancelled_caught
+    assert parsed[0] == 1000
+    assert len(listing.resources) == 1000
+    assert listing.state["resources"].seen_keys == {entry.uri for entry in listing.resources}
