@@ -13,7 +13,8 @@ from textual.pilot import Pilot
 from explorer.model import tree_filter
 from explorer.model.entries import ResourceEntry
 from explorer.model.tree_filter import FilterResult, compute_filter
-from explorer.model.uri_tree import UriTree
+from explorer.model.tree_view import TreeRows
+from explorer.model.uri_tree import UriNode, UriTree
 from explorer.theming import theme_variable_defaults
 from explorer.widgets.resource_tree import ResourceTree, filter_runs
 
@@ -88,6 +89,66 @@ def test_a_wide_node_shows_its_hits_so_far_before_it_is_searched_to_the_end(
         assert partial.count_below(wide) == len(listed) and partial.total <= final.total
         assert partial.first is not None and partial.covers(partial.first)
         assert wide in partial.expand  # opened, so the hits are on screen
+
+
+def test_partial_results_in_a_wide_node_show_what_they_count_also_its_name_matches(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """20,000 children: `aa*` hold the text in their names only, `qq*` in their URIs. Every partial
+    result shows under the node as many rows as it counts there, name matches included, and they never
+    vanish from one partial to the next (found by review: the wide node's hits so far replaced them)."""
+    monkeypatch.setattr(tree_filter, "PROGRESS_FIRST", 0.0)
+    monkeypatch.setattr(tree_filter, "PROGRESS_EVERY", 0.0)
+    monkeypatch.setattr(tree_filter, "_SLICE", 1_000)
+    tree = UriTree()
+    for start in range(0, 10_000, 1000):
+        tree.add_resources(
+            [ResourceEntry("a", f"x://w/aa{k}", f"qq {k}", {}) for k in range(start, start + 1000)]
+            + [ResourceEntry("a", f"x://w/qq{k}", f"n {k}", {}) for k in range(start, start + 1000)]
+        )
+    wide = tree.node_for("x://w")
+    assert wide is not None
+    partials: list[FilterResult] = []
+    lengths: list[int] = []
+
+    def progress(partial: FilterResult) -> None:
+        partials.append(partial)
+        lengths.append(len(partial.counts))
+
+    final = compute_filter(tree, "qq", progress=progress)
+    assert final.total == 20_000 and partials
+    before: set[UriNode] = set()
+    for partial in [*partials, final]:
+        rows = TreeRows(tree)
+        rows.apply_filter(partial, 0)
+        under = {row.node for row in rows if row.node.parent is wide}
+        assert len(under) == partial.count_below(wide)
+        assert before <= under
+        before = under
+    # What a partial result counts is its own: the scan, going on, changes none of them.
+    assert [len(partial.counts) for partial in partials] == lengths
+
+
+def test_a_partial_result_keeps_what_it_counted_while_the_scan_goes_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """600 folders whose every child holds `qq`: the scan notes each as a `full` node as it goes; what a
+    partial result lists and counts is a copy, which the scan going on does not change (found by review:
+    its counts read the scan's own, growing, mapping)."""
+    monkeypatch.setattr(tree_filter, "PROGRESS_FIRST", 0.0)
+    monkeypatch.setattr(tree_filter, "PROGRESS_EVERY", 0.0)
+    tree = UriTree()
+    tree.add_resources(ResourceEntry("a", f"x://g{i}/qq{j}", "n", {}) for i in range(600) for j in range(3))
+    partials: list[FilterResult] = []
+    sizes: list[tuple[int, int, int]] = []
+
+    def progress(partial: FilterResult) -> None:
+        partials.append(partial)
+        sizes.append((len(partial.counts), len(partial.shown_children), len(partial.full)))
+
+    final = compute_filter(tree, "qq", progress=progress)
+    assert final.total == 1_800 and len(partials) > 1
+    assert [(len(p.counts), len(p.shown_children), len(p.full)) for p in partials] == sizes
 
 
 def test_a_prefix_query_or_a_small_scan_reports_nothing_partial(monkeypatch: pytest.MonkeyPatch) -> None:

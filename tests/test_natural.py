@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from explorer.model import uri_nodes
 from explorer.model.entries import ResourceEntry
 from explorer.model.natural import natural_key, natural_keys
 from explorer.model.natural_order import NaturalOrder
@@ -160,10 +161,20 @@ def test_starting_with_over_a_wide_nodes_order_is_every_segment_that_starts_with
         assert list(starting_with(nodes, query)) == expected, query
 
 
-def test_starting_with_in_a_wide_node_without_leading_zeros_takes_whole_ranges() -> None:
+def test_starting_with_in_a_wide_node_without_leading_zeros_takes_whole_ranges(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """10^4 children `item0` .. `item9999`: `item4` is 1,111 of them in four ranges, `item0` one child
-    (its range, not a check of every `item` child), and a child with leading zeros added later is found
-    by the check it brings back."""
+    (its range, not a check of every `item` child), no segment read one by one; a child with leading
+    zeros added later is found by the check it brings back."""
+    read: list[int] = []
+    segment_of = uri_nodes._segment
+
+    def counted(node: UriNode) -> str:
+        read.append(1)
+        return segment_of(node)
+
+    monkeypatch.setattr(uri_nodes, "_segment", counted)
     parent = UriNode("", None)
     names = [f"item{n}" for n in range(10_000)]
     order = NaturalOrder([UriNode(name, parent) for name in names], natural_keys(names))
@@ -173,13 +184,17 @@ def test_starting_with_in_a_wide_node_without_leading_zeros_takes_whole_ranges()
         (name for name in names if name.startswith("item4")), key=natural_key
     )
     assert [node.segment for node in starting_with(nodes, "item0")] == ["item0"]
+    assert not read  # whole ranges, no segment read
     assert [node.segment for node in starting_with(nodes, "item04")] == []
+    assert len(read) == 1_111  # `item04` has a leading zero: the keys of `item4` .. are checked
+    read.clear()
     order.insert([UriNode("item04", parent)], [natural_key("item04")])
     nodes = order.snapshot()
     assert nodes.tie_broken
     assert [node.segment for node in starting_with(nodes, "item0")] == ["item0", "item04"]
     assert [node.segment for node in starting_with(nodes, "item4")][:2] == ["item4", "item40"]
     assert "item04" not in {node.segment for node in starting_with(nodes, "item4")}
+    assert len(read) > 1_000  # with a tie-break in the order, every child in range is checked
 
 
 def test_starting_with_a_digit_prefix_skips_what_natural_order_puts_between() -> None:

@@ -499,14 +499,15 @@ def test_the_cursor_goes_to_the_template_with_the_longest_literal_part() -> None
 
 @settings(max_examples=300, deadline=None)
 @given(
-    st.lists(st.text(alphabet="abAB1İ/.", max_size=6), max_size=40),
+    st.lists(st.text(alphabet="abAB1İ/.\0", max_size=6), max_size=40),
     st.text(alphabet="ab1.", min_size=1, max_size=2),
 )
 def test_segment_hits_are_the_children_whose_segment_holds_the_needle(
     segments: list[str], needle: str
 ) -> None:
     """One C-level search over the joined segments when hits are few, one test per segment when they are
-    many (`_DENSE`): the same indexes either way, each child once (None: lowering changed a length)."""
+    many (`_DENSE`): the same indexes either way, each child once (None: lowering changed a length), also
+    when a segment holds a NUL, the character that joins them."""
     parent = UriNode("", None)
     kids = [UriNode(segment, parent) for segment in segments]
     found = tree_filter._segment_hits(kids, needle)
@@ -538,3 +539,17 @@ def test_the_name_pass_reads_nothing_below_a_whole_match(text: str, most_read: i
     uris, _ = brute_matches([*tree.resources_under("")], [], text)
     assert result.total == len(uris)
     assert len(read) <= most_read
+
+
+def test_a_segment_holding_a_nul_shifts_no_other_child_of_a_wide_node() -> None:
+    """A server's URI may hold a NUL: `b0` .. `b4` match `b`, `a\0q`, `zz` and `zy` do not (found by review:
+    the segment-by-segment test of a dense slice split the joined segments at that NUL too)."""
+    names = ["a\0q", "b0", "b1", "b2", "b3", "b4", "zz", "zy"]
+    resources = [res("a", f"s://h/{name}") for name in names]
+    tree = UriTree()
+    tree.add_resources(resources)
+    result = check_against_brute(tree, resources, [], "b")
+    node = tree.node_for("s://h")
+    assert node is not None
+    shown = [child.segment for child in tree.children(node) if result.covers(child)]
+    assert shown == ["b0", "b1", "b2", "b3", "b4"]

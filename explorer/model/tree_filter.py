@@ -300,11 +300,9 @@ def _prefix_filter(tree: UriTree, text: str, version: int) -> FilterResult:
     if wanted:
         matches = tree.children_starting_with(base, wanted)
         full = len(matches) == base.child_count
-        if full:
-            pass
-        elif len(matches) >= LISTED_FROM:
+        if not full and len(matches) >= LISTED_FROM:
             listed = matches
-        else:
+        elif not full:
             whole = list(matches)
     elif wanted == "":  # every child except the ?/# leaves, which follow `base` without the "/"
         kids = tree.children(base)
@@ -455,7 +453,9 @@ def _segment_hits(kids: Sequence[UriNode], needle: str) -> list[int] | None:
     if len(low) != len(blob):
         return None
     if low.count(needle) * _DENSE > len(segments):  # many hits: one C-level test per segment
-        return list(compress(range(len(segments)), map(contains, low.split("\x00"), repeat(needle))))
+        pieces = low.split("\x00")
+        if len(pieces) == len(segments):  # else a segment holds a NUL itself: found by position below
+            return list(compress(range(len(segments)), map(contains, pieces, repeat(needle))))
     starts = list(accumulate(map((1).__add__, map(len, segments)), initial=0))
     hits: list[int] = []
     at = low.find(needle)
@@ -523,6 +523,7 @@ def _substring_filter(
     children = tree.children_as_ordered  # the scan may run in a thread while pages are merged
     patterns = tree.patterns
     named: dict[UriNode, None] = {}  # matched by name or title only, in walk order
+    named_above: set[UriNode] = set()  # their ancestors
     report_at = [started + PROGRESS_FIRST, PROGRESS_EVERY]  # next report time, interval
     # Nodes below which every URI contains the needle (whole matches, `full` nodes): pass 2 skips them.
     covered: set[UriNode] = set()
@@ -534,16 +535,19 @@ def _substring_filter(
         now = time.perf_counter()
         if progress is None or now < report_at[0]:
             return
-        found, counted = _with_named(records.copy(), dict(own), named)
-        listed = full
-        if searching and searching[0][2]:
+        found, counted = records.copy(), dict(own)
+        listed = dict(full)  # the scan goes on adding to its own
+        if searching and searching[0][2] and searching[0][0] not in named_above:
             # The hits so far in the wide node being searched, as its listed children (`full`): one
-            # record, not one per hit (10^6 children may match `item`; a record costs about 1 us here).
+            # record, not one per hit (10^6 children may match `item`; a record costs about 1 us here),
+            # after pass 1's records like the node's own will be. Not when names matched below the node:
+            # a listed node shows its listed children only, and those would vanish until the node is done.
             node, kids, hits, depth = searching[0]
             some = list(map(kids.__getitem__, hits))
-            listed = {**full, node: some}
+            listed[node] = some
             found.add(some[0], node, depth)
             counted[node] = counted.get(node, 0) + items_in(some)
+        found, counted = _with_named(found, counted, named)
         if not found:  # nothing yet: look again at the next step
             return
         result = _assemble(tree, text, version, found, counted, whole, listed, expand_limit, truncated, False)
@@ -619,14 +623,17 @@ def _substring_filter(
                 records.add(kid, kid, child_depth)
                 whole.append(kid)
                 own[kid] = kid.resource_count + kid.template_count
-            covered.update(map(kids.__getitem__, hits))
             # Children to walk: those with children, or with patterns (only looked for when there are any).
-            matched = set(hits)
+            # The hits' sets a slice at a time: for 10^6 hits one C-level call held the interpreter lock
+            # (and so the UI thread) for 50-140 ms.
             pushed: list[tuple[UriNode, str, int]] = []
             for start in range(0, len(kids), _SLICE):
                 if start:
                     yield
                 part = kids[start : start + _SLICE]
+                first, end = bisect_left(hits, start), bisect_left(hits, start + _SLICE)
+                covered.update(map(kids.__getitem__, hits[first:end]))
+                matched = set(hits[first:end])
                 flags: Iterable[int] = map(_child_count, part)
                 if node.template_count > node.pattern_count:
                     flags = map(max, flags, map(_pattern_count, part))
@@ -658,6 +665,10 @@ def _substring_filter(
                             continue
                     if needle not in entry.uri.lower():  # else counted in pass 1 with its node
                         named[node] = None
+                        parent = node.parent
+                        while parent is not None and parent not in named_above:
+                            named_above.add(parent)
+                            parent = parent.parent
                     break
                 if cap >= 0 and len(records) + len(named) >= cap:
                     truncated = True
@@ -734,14 +745,15 @@ def _assemble(
             opened[ancestor] = None
     ordered = sorted(opened, key=depth_of.__getitem__)
     whole_set = frozenset(whole)
-    full_set = frozenset(full)
+    listed = dict(full)  # a running scan goes on adding to its own
+    full_set = frozenset(listed)
     return FilterResult(
         text,
         "substring",
         version,
         frozenset(visible),
         whole_set,
-        _WholeCounts(counts, whole_set, full) if full_set else counts,
+        _WholeCounts(counts, whole_set, listed) if full_set else counts,
         total,
         tuple(ordered),
         records.items[0] if records.items else None,
@@ -749,5 +761,5 @@ def _assemble(
         cancelled=stopped,
         matched=frozenset(records.items),
         full=full_set,
-        shown_children=dict(full),
+        shown_children=listed,
     )

@@ -594,7 +594,8 @@ class UriTree:
             seen = 0
             for node in walking:
                 kids = node._kids
-                if kids is None:  # a leaf (most nodes): it holds a resource (empty nodes are pruned)
+                if kids is None:  # a leaf (most nodes): it holds a resource, but for one met in the middle
+                    # of a change in another thread (its `entries` are then empty): no test of its own
                     yield node
                     seen += 1
                     if not seen & _PRUNE_CHECK_MASK and parent is not None and parent in pruned:
