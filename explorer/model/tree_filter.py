@@ -524,6 +524,7 @@ def _substring_filter(
     patterns = tree.patterns
     named: dict[UriNode, None] = {}  # matched by name or title only, in walk order
     named_above: set[UriNode] = set()  # their ancestors
+    listing: set[UriNode] = set()  # wide nodes whose hits so far partial results list (see `report`)
     report_at = [started + PROGRESS_FIRST, PROGRESS_EVERY]  # next report time, interval
     # Nodes below which every URI contains the needle (whole matches, `full` nodes): pass 2 skips them.
     covered: set[UriNode] = set()
@@ -537,17 +538,24 @@ def _substring_filter(
             return
         found, counted = records.copy(), dict(own)
         listed = dict(full)  # the scan goes on adding to its own
-        if searching and searching[0][2] and searching[0][0] not in named_above:
+        shown_named: Iterable[UriNode] = named
+        if searching and searching[0][2]:
             # The hits so far in the wide node being searched, as its listed children (`full`): one
             # record, not one per hit (10^6 children may match `item`; a record costs about 1 us here),
-            # after pass 1's records like the node's own will be. Not when names matched below the node:
-            # a listed node shows its listed children only, and those would vanish until the node is done.
+            # after pass 1's records like the node's own will be. A listed node shows its listed children
+            # only: it is listed only if no name matched below it yet, and from then on (`listing`) the
+            # names found below it wait for the complete result, so nothing shown ever vanishes and the
+            # rows under the node always add up to its count.
             node, kids, hits, depth = searching[0]
-            some = list(map(kids.__getitem__, hits))
-            listed[node] = some
-            found.add(some[0], node, depth)
-            counted[node] = counted.get(node, 0) + items_in(some)
-        found, counted = _with_named(found, counted, named)
+            if node in listing or node not in named_above:
+                listing.add(node)
+                some = list(map(kids.__getitem__, hits))
+                listed[node] = some
+                found.add(some[0], node, depth)
+                counted[node] = counted.get(node, 0) + items_in(some)
+                if node in named_above:
+                    shown_named = [found_ for found_ in named if not _below(found_, node)]
+        found, counted = _with_named(found, counted, shown_named)
         if not found:  # nothing yet: look again at the next step
             return
         result = _assemble(tree, text, version, found, counted, whole, listed, expand_limit, truncated, False)
@@ -692,6 +700,16 @@ def _substring_filter(
     truncated = truncated or names_cut
     records, own = _with_named(records, own, named)
     return _assemble(tree, text, version, records, own, whole, full, expand_limit, truncated, stopped)
+
+
+def _below(node: UriNode, top: UriNode) -> bool:
+    """Whether `node` lies below `top`."""
+    parent = node.parent
+    while parent is not None:
+        if parent is top:
+            return True
+        parent = parent.parent
+    return False
 
 
 def _with_named(
