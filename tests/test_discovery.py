@@ -754,3 +754,30 @@ async def test_a_listing_cancelled_while_a_page_is_parsed_keeps_that_page_whole(
     assert parsed[0] == 1000
     assert len(listing.resources) == 1000
     assert listing.state["resources"].seen_keys == {entry.uri for entry in listing.resources}
+
+
+async def test_a_page_of_templates_is_parsed_a_slice_at_a_time_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Templates, prompts and tools share a loop of their own: it yields after each slice of 250 as well."""
+    checked = [0]
+    original = discovery.item_problem
+
+    def counting(*args: Any) -> Any:
+        checked[0] += 1
+        return original(*args)
+
+    monkeypatch.setattr(discovery, "item_problem", counting)
+    conn = FakeConn(templates=chain("resourceTemplates", [[tpl(i) for i in range(1000)]]))
+    seen: list[int] = []
+    done = anyio.Event()
+
+    async def watch() -> None:
+        while not done.is_set():
+            seen.append(checked[0])
+            await anyio.lowlevel.checkpoint()
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(watch)
+        listing = await run(conn)
+        done.set()
+    assert len(listing.templates) == 1000
+    assert sorted({count for count in seen if 0 < count < 1000}) == [250, 500, 750]
