@@ -696,17 +696,34 @@ async def test_pages_carry_the_server_name_kind_and_entries() -> None:
 # ---------------------------------------------------------------------------------- slices of a page
 
 
-def count_parsed(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The resources parsed so far (the common item's constructor, counted)."""
-    parsed = [0]
-    original = discovery.plain_entry
+def count_calls(monkeypatch: pytest.MonkeyPatch, name: str) -> list[int]:
+    """How many times `discovery.<name>` was called so far (one call per item parsed)."""
+    calls = [0]
+    original = getattr(discovery, name)
 
     def counting(*args: Any) -> Any:
-        parsed[0] += 1
+        calls[0] += 1
         return original(*args)
 
-    monkeypatch.setattr(discovery, "plain_entry", counting)
-    return parsed
+    monkeypatch.setattr(discovery, name, counting)
+    return calls
+
+
+async def seen_while_listing(conn: FakeConn, calls: list[int]) -> tuple[Listing, list[int]]:
+    """List `conn` while another task notes `calls` at each of its turns of the event loop."""
+    seen: list[int] = []
+    done = anyio.Event()
+
+    async def watch() -> None:
+        while not done.is_set():
+            seen.append(calls[0])
+            await anyio.lowlevel.checkpoint()
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(watch)
+        listing = await run(conn)
+        done.set()
+    return listing, seen
 
 
 async def test_a_page_is_parsed_a_slice_at_a_time_with_the_loop_free_between_slices(
@@ -714,21 +731,19 @@ async def test_a_page_is_parsed_a_slice_at_a_time_with_the_loop_free_between_sli
 ) -> None:
     """A page of 1,000 resources: another task runs after each slice of 250 (in the TUI, a key's turns
     of the loop), not only once the whole page is parsed."""
-    parsed = count_parsed(monkeypatch)
+    parsed = count_calls(monkeypatch, "plain_entry")
     conn = FakeConn(chain("resources", [[res(i) for i in range(1000)]]))
-    seen: list[int] = []
-    done = anyio.Event()
-
-    async def watch() -> None:
-        while not done.is_set():
-            seen.append(parsed[0])
-            await anyio.lowlevel.checkpoint()
-
-    async with anyio.create_task_group() as group:
-        group.start_soon(watch)
-        listing = await run(conn)
-        done.set()
+    listing, seen = await seen_while_listing(conn, parsed)
     assert len(listing.resources) == 1000 and listing.complete
+    assert sorted({count for count in seen if 0 < count < 1000}) == [250, 500, 750]
+
+
+async def test_a_page_of_templates_is_parsed_a_slice_at_a_time_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Templates, prompts and tools share a loop of their own: it yields after each slice of 250 as well."""
+    checked = count_calls(monkeypatch, "item_problem")
+    conn = FakeConn(templates=chain("resourceTemplates", [[tpl(i) for i in range(1000)]]))
+    listing, seen = await seen_while_listing(conn, checked)
+    assert len(listing.templates) == 1000
     assert sorted({count for count in seen if 0 < count < 1000}) == [250, 500, 750]
 
 
@@ -737,7 +752,7 @@ async def test_a_listing_cancelled_while_a_page_is_parsed_keeps_that_page_whole(
 ) -> None:
     """The parse is shielded: cancelled after its first slice, the page is still parsed to the end, so the
     URIs marked as seen are the ones the listing kept (a resumed listing skips no resource)."""
-    parsed = count_parsed(monkeypatch)
+    parsed = count_calls(monkeypatch, "plain_entry")
     conn = FakeConn(chain("resources", [[res(i) for i in range(1000)], [res(1000)]]))
     listing = Listing(server=conn.name)
     with anyio.CancelScope() as scope:
@@ -754,30 +769,3 @@ async def test_a_listing_cancelled_while_a_page_is_parsed_keeps_that_page_whole(
     assert parsed[0] == 1000
     assert len(listing.resources) == 1000
     assert listing.state["resources"].seen_keys == {entry.uri for entry in listing.resources}
-
-
-async def test_a_page_of_templates_is_parsed_a_slice_at_a_time_too(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Templates, prompts and tools share a loop of their own: it yields after each slice of 250 as well."""
-    checked = [0]
-    original = discovery.item_problem
-
-    def counting(*args: Any) -> Any:
-        checked[0] += 1
-        return original(*args)
-
-    monkeypatch.setattr(discovery, "item_problem", counting)
-    conn = FakeConn(templates=chain("resourceTemplates", [[tpl(i) for i in range(1000)]]))
-    seen: list[int] = []
-    done = anyio.Event()
-
-    async def watch() -> None:
-        while not done.is_set():
-            seen.append(checked[0])
-            await anyio.lowlevel.checkpoint()
-
-    async with anyio.create_task_group() as group:
-        group.start_soon(watch)
-        listing = await run(conn)
-        done.set()
-    assert len(listing.templates) == 1000
-    assert sorted({count for count in seen if 0 < count < 1000}) == [250, 500, 750]
