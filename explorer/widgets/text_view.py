@@ -17,13 +17,14 @@ from typing import ClassVar
 from rich.cells import cell_len, get_character_cell_size
 from rich.segment import Segment
 from textual.binding import Binding, BindingType
-from textual.cache import LRUCache
 from textual.content import Content, Span
 from textual.events import Resize
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import Worker, WorkerState, get_current_worker
+
+from explorer.widgets.line_cache import LineCache
 
 __all__ = ["HIGHLIGHT_LIMIT", "MIN_WRAP_WIDTH", "TAB_SIZE", "LineSpans", "TextView", "highlight_lines"]
 
@@ -189,7 +190,7 @@ class TextView(ScrollView, can_focus=True):
         self._row_line = array("q")
         self._row_start = array("q")
         self._layout_width = -1
-        self._cache: LRUCache[tuple[int, int, int], Strip] = LRUCache(1024)
+        self._cache: LineCache[tuple[int, int, int], Strip] = LineCache(1024)
 
     # --- public -------------------------------------------------------------------------------------------
 

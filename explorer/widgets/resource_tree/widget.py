@@ -46,7 +46,6 @@ from typing import ClassVar, ParamSpec, TypeAlias
 
 from textual import events
 from textual.binding import Binding, BindingType
-from textual.cache import LRUCache
 from textual.geometry import Region, Size
 from textual.reactive import reactive, var
 from textual.scroll_view import ScrollView
@@ -59,6 +58,7 @@ from explorer.model.heap import big_change
 from explorer.model.tree_filter import FilterResult, FilterSummary
 from explorer.model.tree_view import Change, Node, TreeRows
 from explorer.model.uri_tree import PatternNode, UriNode, UriTree
+from explorer.widgets.line_cache import LineCache
 from explorer.widgets.resource_tree import messages
 from explorer.widgets.resource_tree.filter_runs import FilterRuns
 from explorer.widgets.resource_tree.render import Palette, RowPainter, palette_of
@@ -685,14 +685,14 @@ exactly as the server sent them.
                 start = index + 1
 
     @staticmethod
-    def _new_strip_cache() -> LRUCache[tuple[int, bool], Strip]:
+    def _new_strip_cache() -> LineCache[tuple[int, bool], Strip]:
         """The painted rows of one state of the rows and styles, by (line, cursor): a change starts a new one.
 
         Why so small, and never shared between states: a strip is a dozen objects the cyclic collector
         tracks (Textual gives each its own caches), and a cache of 1,024 strips over every state was about
         a quarter of what each full collection walked while browsing. A screen is at most a few hundred
         lines; the last state's strips are kept only to compare the next one with."""
-        return LRUCache(STRIP_CACHE)
+        return LineCache(STRIP_CACHE)
 
     def _strip(self, line: int, cursor: bool, palette: Palette) -> Strip:
         """The painted row of `line` (cached per line and cursor, for the current state)."""
