@@ -15,7 +15,7 @@ from explorer.model.drilldown import Drill, DrillKey
 from explorer.model.tree_filter import FilterResult
 from explorer.model.tree_view.drills import DrillBook
 from explorer.model.tree_view.expansions import Expansions
-from explorer.model.tree_view.rows import DrillBlock, Node, NodeBlock, Row
+from explorer.model.tree_view.rows import DrillBlock, Node, NodeBlock, Row, release
 from explorer.model.uri_tree import PatternNode, UriNode, UriTree, natural_sorted
 
 __all__ = ["RowLayout", "ancestors"]
@@ -190,6 +190,12 @@ class RowLayout:
 
     def _root_full(self) -> bool:
         return self.filter is None or self.filter.is_whole(self.tree.root)
+
+    def _renew_root(self) -> None:
+        """Make every line again (`_rebuild`), releasing the old ones (see `rows.release`)."""
+        old = self.root
+        self.root = self._rebuild()
+        release(old)
 
     def _rebuild(self) -> Row:
         self._made.clear()

@@ -25,7 +25,7 @@ from explorer.model.drilldown import Drill, DrillKey
 from explorer.model.tree_filter import FilterResult, compute_filter
 from explorer.model.tree_view.expansions import Expansions
 from explorer.model.tree_view.layout import RowLayout, ancestors
-from explorer.model.tree_view.rows import DrillBlock, Node, NodeBlock, Row, RowKind
+from explorer.model.tree_view.rows import DrillBlock, Node, NodeBlock, Row, RowKind, release
 from explorer.model.uri_tree import PatternNode, UriNode
 
 __all__ = ["EXPAND_CHILDREN_LIMIT", "Change", "TreeRows"]
@@ -139,7 +139,7 @@ class TreeRows(RowLayout):
         target = self.row(cursor).node
         self.drills.clear()
         self.expansions.clear()
-        self.root = self._rebuild()
+        self._renew_root()
         return Change(self._cursor_line(self.find(target)), structure=True)
 
     def expand_node(self, node: UriNode, cursor: int) -> Change:
@@ -215,8 +215,12 @@ class TreeRows(RowLayout):
             return change
         anchor = self._anchor(cursor)
         size = row.size
-        was_open = row.block is not None
+        old = row.block
+        was_open = old is not None
         row.block = None
+        if old is not None:
+            for kid in old.kids:
+                release(kid)
         self._build(row)
         parent = row.parent
         assert parent is not None and parent.block is not None
@@ -274,7 +278,7 @@ class TreeRows(RowLayout):
         """
         self.version = self.tree.version
         anchor = self._anchor(cursor)
-        self.root = self._rebuild()
+        self._renew_root()
         return Change(self._locate(anchor), structure=True)
 
     # -------------------------------------------------------------------------------------- filter
@@ -289,7 +293,7 @@ class TreeRows(RowLayout):
         self.filter = result
         if not same_text or (previous is not None and previous.partial):
             self.expansions.set_auto(result.expand)
-        self.root = self._rebuild()
+        self._renew_root()
         on_match = target in result.matched or any(result.is_whole(node) for node in ancestors(target))
         if result.first is not None and (not self.filter_shows(target) or not (same_text or on_match)):
             target = result.first
@@ -306,7 +310,7 @@ class TreeRows(RowLayout):
         for ancestor in ancestors(target)[1:-1]:
             assert isinstance(ancestor, UriNode)
             self.expansions.remember(ancestor)
-        self.root = self._rebuild()
+        self._renew_root()
         found = self._relocate(anchor, self.find(target))
         return Change(self._cursor_line(found), structure=True)
 
@@ -321,7 +325,7 @@ class TreeRows(RowLayout):
             assert parent.block is not None
             parent.block.remove_kid(row)
             self._grow(row, -size)
-        row.block = None
+        release(row)
         if line < change.cursor <= line + size:
             change.cursor = line
         elif change.cursor > line + size:
@@ -401,7 +405,12 @@ class TreeRows(RowLayout):
             return [kid for kid in keep if kid.kind == "node"]
         for kid in opening:
             self._build(kid)
+        old_kids = block.kids
         new.set_kids(keep + opening)
+        kept = {id(kid) for kid in keep}
+        for kid in old_kids:
+            if id(kid) not in kept:
+                release(kid)  # gone, hidden, replaced or no longer open (see `rows.release`)
         last = new.count - 1
         for kid in new.kids:
             kid.last = kid.pos == last
