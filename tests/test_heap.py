@@ -15,7 +15,7 @@ from explorer.model.heap import (
     NEVER,
     BetweenFrames,
     big_change,
-    freeze_if_big,
+    keep_big_result,
     scan_without_collector,
 )
 
@@ -44,10 +44,46 @@ def test_a_small_tree_is_left_to_the_collector() -> None:
         seen.append(gc.isenabled())
         made = [[index] for index in range(1_000)]
     assert seen == [True] and gc.get_freeze_count() == 0 and len(made) == 1_000
-    freeze_if_big(BIG_TREE)
+    keep_big_result(BIG_TREE)
     assert gc.get_freeze_count() == 0
-    freeze_if_big(BIG_TREE + 1)
+    keep_big_result(BIG_TREE + 1)
     assert gc.get_freeze_count() >= len(made)
+
+
+def frozen_garbage() -> list[object]:
+    """The `Cycle`s that were frozen although nothing reached them (found once thawed)."""
+    gc.unfreeze()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        gc.collect()
+        return [item for item in gc.garbage if isinstance(item, Cycle)]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+
+
+def test_a_big_change_or_result_does_not_freeze_garbage_for_good() -> None:
+    """A freeze keeps what is not collected yet, unreachable cycles included: they would never be freed
+    (the frames and widgets leave some at every keystroke). Both collect first."""
+    gc.collect()
+    was_enabled = gc.isenabled()
+    gc.disable()  # the cycles below wait, as they do between two collections
+    try:
+        for _ in range(100):
+            Cycle()
+        gc.enable()
+        with big_change(BIG_TREE + 1):
+            kept = [[index] for index in range(100)]
+        assert frozen_garbage() == []
+        gc.disable()
+        for _ in range(100):
+            Cycle()
+        keep_big_result(BIG_TREE + 1)  # in a scan's thread, with the collector off
+        assert frozen_garbage() == []
+    finally:
+        if was_enabled:
+            gc.enable()
+    assert len(kept) == 100
 
 
 def test_the_collector_comes_back_when_the_change_fails() -> None:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from textual.timer import Timer
 
-from explorer.model.heap import big_change, freeze_if_big, scan_without_collector
+from explorer.model.heap import big_change, keep_big_result, scan_without_collector
 from explorer.model.tree_filter import FilterResult, FilterSummary, compute_filter, is_prefix_query
 from explorer.sanitize import sanitize_line
 
@@ -177,10 +177,10 @@ class FilterRuns:
                 cancelled=stale,
                 progress=progress,
             )
+            if result.cancelled or stale():
+                return
             root = tree.uri_tree.root
-            freeze_if_big(root.resource_count + root.template_count)  # while the collector is still off
-        if result.cancelled or stale():
-            return
+            keep_big_result(root.resource_count + root.template_count)  # while the collector is still off
         if handoff.offer(result, None):
             return
         with suppress(RuntimeError):  # the app is shutting down
