@@ -28,6 +28,8 @@ Each phase runs in a process of its own (`--phase`), so one phase's heap never w
 - `wide`: the flat fixture (N resources under one node, ``bench://flat/itemK.json``): expand and collapse
   that node after the listing (the first expand sorts its N children), keypresses inside it, `end`, a
   prefix filter typed into it, and a substring (`item42`: every child holds `item`, then about 1%).
+  At its end, after the timings: how many frozen objects nothing reaches (`frozen_garbage_wide`), the
+  memory that frozen garbage would keep for good, growing with use.
 - `wide-streaming`: the flat node expanded while its N children stream in; presses in it, then collapse
   and expand while pages keep arriving.
 
@@ -116,6 +118,20 @@ class Pauses:
             found = [max(v) for v in self.by_phase.values() if v]
             return round(max(found, default=0.0) * 1000, 1)
         return round(max(self.by_phase.get(phase, [0.0])) * 1000, 1)
+
+
+def frozen_garbage(pauses: Pauses) -> int:
+    """How many objects were frozen (`gc.freeze`) that nothing reaches any more: those are never freed, so
+    they grow with use. Measured after the timings, out of `pauses`' sight: thawing makes this one
+    collection walk the whole heap."""
+    gc.callbacks.remove(pauses)
+    try:
+        gc.collect()  # the garbage that is not frozen: the collector frees it as usual
+        gc.unfreeze()
+        return gc.collect()
+    finally:
+        gc.freeze()
+        gc.callbacks.append(pauses)
 
 
 def peak_rss_mb() -> float:
@@ -495,6 +511,7 @@ async def phase_wide(count: int, presses: int, pauses: Pauses) -> dict[str, Any]
         result.update(filter_figures(typed, "filter_wide_scan"))
         result["collapse_after_ms"] = round(await session.collapse(flat) * 1000, 1)
         result["gc_max_wide_ms"] = pauses.longest_ms("wide")
+        result["frozen_garbage_wide"] = frozen_garbage(pauses)
     return result
 
 

@@ -70,6 +70,7 @@ def test_tui_benchmark_measures_every_phase_against_its_baselines() -> None:
         "peak_rss_mb",
         "gc_max_listing_ms",
         "gc_max_browsing_ms",
+        "frozen_garbage_wide",
         "cli_tree_s",
         "sdk_list_s",
     ):
