@@ -458,6 +458,7 @@ async def phase_listing(count: int, presses: int, pauses: Pauses) -> dict[str, A
         result["gc_max_browsing_ms"] = pauses.longest_ms("browsing")
         result["tracked_objects"] = len(gc.get_objects())
         result["frozen_objects"] = gc.get_freeze_count()
+        result["frozen_garbage"] = frozen_garbage(pauses)
     return result
 
 
