@@ -1,10 +1,11 @@
 """The one door to the MCP SDK's private names (docs/architecture.md, "One door to the SDK").
 
 The explorer leans on a few things the SDK does not export: the session's request stamping and raw
-dispatch (listing keeps unknown fields and survives one malformed item), the stdio process helpers (our
-own bounded reader needs the same process start and stop), the HTTP client factory, the `server/discover`
-probe timeout and two hooks of the OAuth providers. Every such name is reached through this module only,
-so a new `mcp` release that moves one breaks here, and `tests/test_sdk_door.py` says which name moved.
+dispatch (listing keeps unknown fields and survives one malformed item), the HTTP client factory, the
+`server/discover` probe timeout and two hooks of the OAuth providers (a stdio server's process is
+started and stopped without the SDK: `connection/server_process.py`). Every such name is reached through
+this module only, so a new `mcp` release that moves one breaks here, and `tests/test_sdk_door.py` says
+which name moved.
 
 Imports are lazy: the SDK costs start-up time, and the CLI's usage errors must not pay it.
 """
@@ -24,11 +25,6 @@ PRIVATE_NAMES: tuple[tuple[str, str], ...] = (
     ("mcp.client.session", "ClientSession._stamp"),
     ("mcp.client.session", "ClientSession._dispatcher"),
     ("mcp.client.session", "DISCOVER_TIMEOUT_SECONDS"),
-    ("mcp.client.stdio", "_get_executable_command"),
-    ("mcp.client.stdio", "_create_platform_compatible_process"),
-    ("mcp.client.stdio", "_close_pipe"),
-    ("mcp.client.stdio", "_wait_for_process_exit"),
-    ("mcp.client.stdio", "_close_subprocess_transport"),
     ("mcp.client._transport", "TransportStreams"),
     ("mcp.shared._httpx_utils", "create_mcp_http_client"),
     ("mcp.client.auth", "OAuthClientProvider._initialize"),
@@ -105,53 +101,6 @@ def bound_discover_timeout(timeout: float) -> None:
     sdk_session.DISCOVER_TIMEOUT_SECONDS = min(_sdk_discover_timeout, timeout)
 
 
-# -- stdio: the process ---------------------------------------------------------------------------
-
-
-async def executable_command(command: str) -> str:
-    """The command as the SDK would run it (its platform-specific resolution)."""
-    from mcp.client import stdio
-
-    return await stdio._get_executable_command(command)
-
-
-def default_environment() -> dict[str, str]:
-    """The environment the SDK passes to a stdio server: a safe subset of ours."""
-    from mcp.client import stdio
-
-    return stdio.get_default_environment()
-
-
-async def start_process(
-    command: str, args: list[str], env: dict[str, str], errlog: Any, cwd: str | None
-) -> Any:
-    """Start a stdio server as the SDK does (in its own session, so its whole group can be stopped)."""
-    from mcp.client import stdio
-
-    return await stdio._create_platform_compatible_process(
-        command=command, args=args, env=env, errlog=errlog, cwd=cwd
-    )
-
-
-async def close_pipe(pipe: Any) -> None:
-    from mcp.client import stdio
-
-    await stdio._close_pipe(pipe)
-
-
-async def wait_for_exit(process: Any, seconds: float) -> None:
-    """Wait at most `seconds` for the process to exit (it is not killed here)."""
-    from mcp.client import stdio
-
-    await stdio._wait_for_process_exit(process, seconds)
-
-
-def close_process_transport(process: Any) -> None:
-    from mcp.client import stdio
-
-    stdio._close_subprocess_transport(process)
-
-
 # -- HTTP -----------------------------------------------------------------------------------------
 
 
@@ -195,14 +144,8 @@ __all__ = [
     "PRIVATE_NAMES",
     "allocate_request_id",
     "bound_discover_timeout",
-    "close_pipe",
-    "close_process_transport",
-    "default_environment",
-    "executable_command",
     "hooked_provider",
     "http_client",
     "missing_names",
     "send_raw_request",
-    "start_process",
-    "wait_for_exit",
 ]

@@ -32,10 +32,10 @@ def test_every_private_name_the_door_uses_is_in_this_sdk_release() -> None:
 
 
 def test_a_name_the_sdk_lacks_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
-    import mcp.client.stdio
+    import mcp.shared._httpx_utils
 
-    monkeypatch.delattr(mcp.client.stdio, "_close_pipe")
-    assert sdk_door.missing_names() == ["mcp.client.stdio:_close_pipe"]
+    monkeypatch.delattr(mcp.shared._httpx_utils, "create_mcp_http_client")
+    assert sdk_door.missing_names() == ["mcp.shared._httpx_utils:create_mcp_http_client"]
 
 
 def _private_uses(path: Path) -> list[str]:

@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 
     from explorer.auth.login import Login
     from explorer.auth.options import AuthOptions
-    from explorer.connection.stdio import StderrPump
+    from explorer.connection.stdio import StartedServer, StderrPump
 
 MessageHandler = Callable[[Any], Awaitable[None]]
 _LOG_LEVEL_META_KEY = "io.modelcontextprotocol/logLevel"
@@ -88,6 +88,7 @@ class ServerConnection:
         self._stack: AsyncExitStack | None = None
         self._client: Client | None = None
         self._pumps: list[StderrPump] = []
+        self._early: StartedServer | None = None  # a stdio server started before the SDK was imported
         self._stderr_start = 0
         self.identity: ServerIdentity | None = None
         self.problems = ProtocolProblems()  # what the server sent that was not a message
@@ -104,21 +105,50 @@ class ServerConnection:
         return self.spec.name
 
     async def __aenter__(self) -> ServerConnection:
-        if not sdk_imported():
-            # Half a second of imports: in a thread, so an event loop (the TUI's) keeps painting meanwhile.
-            await anyio.to_thread.run_sync(import_sdk)
-        route_sdk_logs(self.spec)
-        sdk_door.bound_discover_timeout(self.timeout)
         if self.stderr_log is not None and self.spec.transport == "stdio":
             self._stderr_start = begin_run(self.stderr_log)
         try:
-            await self._open(self.spec)
-        except ServerFault as fault:
-            if self._probe:
-                raise
-            await self._recover(fault)
+            if not sdk_imported():
+                # A stdio server boots while the SDK imports (a second of imports, in a thread so an
+                # event loop, the TUI's, keeps painting meanwhile): the demo's first rows came about a
+                # second sooner. A server that fails to start is left to the usual start, which says why.
+                self._early = await self._start_early()
+                await anyio.to_thread.run_sync(import_sdk)
+            route_sdk_logs(self.spec)
+            sdk_door.bound_discover_timeout(self.timeout)
+            try:
+                await self._open(self.spec)
+            except ServerFault as fault:
+                if self._probe:
+                    raise
+                await self._recover(fault)
+        finally:
+            await self._stop_early()  # not taken by a transport: the connection failed before it
         await self._start_live()
         return self
+
+    async def _start_early(self) -> StartedServer | None:
+        """Start a stdio server now (POSIX), or None (another transport, or it failed to start)."""
+        if self.spec.transport != "stdio" or self.spec.command is None or sys.platform == "win32":
+            return None
+        from explorer.connection.stdio import start_server
+
+        try:
+            return await start_server(self.spec, stderr_log=self.stderr_log, pump_holder=self._pumps)
+        except Exception:
+            return None
+
+    def _take_early(self) -> StartedServer | None:
+        early, self._early = self._early, None
+        return early
+
+    async def _stop_early(self) -> None:
+        early = self._take_early()
+        if early is not None:
+            from explorer.connection.stdio import stop_server_process
+
+            with anyio.CancelScope(shield=True):
+                await stop_server_process(early.process)
 
     async def _start_live(self) -> None:
         """Ask for the server's log entries, and keep the modern era's change stream open while connected."""
@@ -184,6 +214,7 @@ class ServerConnection:
                     http_answers=self.http_answers,
                     auth=self.login.auth if self.login is not None else None,
                     sizes=self.sizes,
+                    started=self._take_early(),
                 )
             )
             streams = tap_streams(streams, self.wire, spec.name, on_end=self.lost.set)

@@ -5,7 +5,8 @@ Why not the SDK's `stdio_client` as is: its reader joins text chunks by string c
 line grows memory without limit. This reader keeps one byte buffer (linear), caps a message at
 `MAX_MESSAGE_BYTES`, and records instead of raising what a server wrote that is not a message
 (`ProtocolProblems`), so a connection that otherwise works keeps working and a later fault can say why.
-Spawning the process (in its own process group) is the SDK's own helper.
+Starting and stopping the process need no SDK (`server_process`), so a server can boot while the SDK
+imports (`start_server`, then `stdio_transport(started=...)`).
 
 A plain result (`{"jsonrpc": "2.0", "id": ..., "result": {...}}`, every listing page) is parsed by
 orjson straight from the bytes and wrapped without a second validation: pydantic's validation of a
@@ -38,6 +39,7 @@ import threading
 import time
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager, suppress
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -46,9 +48,9 @@ import anyio.lowlevel
 import anyio.to_thread
 import orjson
 
-from explorer import sdk_door
 from explorer.config import MASK, ServerSpec
 from explorer.config.spec import masked_forms
+from explorer.connection import server_process
 from explorer.connection.errors import ProtocolProblems
 from explorer.connection.sizes import ResponseSizes
 
@@ -72,6 +74,44 @@ _atexit_registered = False
 _stopping: set[Any] = set()  # stop tasks running on their own (a reference keeps them alive)
 
 
+@dataclass
+class StartedServer:
+    """A stdio server's process, started (`start_server`), before its transport reads and writes it."""
+
+    process: Any
+    name: str
+
+
+async def start_server(
+    spec: ServerSpec, *, stderr_log: Path | None, pump_holder: list[StderrPump] | None = None
+) -> StartedServer:
+    """Start `spec`'s server (POSIX; it needs no MCP SDK, so it can boot while the SDK imports). Stop it
+    with `stop_server_process` unless a transport takes it (`stdio_transport(started=...)`)."""
+    assert spec.command is not None
+    log_path = stderr_log if stderr_log is not None else Path(os.devnull)
+    if log_path != Path(os.devnull):
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+    secrets = masked_forms(spec)  # every encoding of every secret (see secret_forms)
+    env = server_process.inherited_environment() | dict(spec.env)
+    pump = StderrPump(log_path, secrets) if secrets else None
+    errlog: IO[Any] = pump.child_end() if pump is not None else log_path.open("ab")
+    try:
+        # errlog is a binary file: only its fileno() is used
+        process = await server_process.open_server(spec.command, list(spec.args), env, errlog, spec.cwd)
+    except BaseException:
+        errlog.close()
+        if pump is not None:
+            pump.close_reader()
+        raise
+    errlog.close()  # the child holds its own copy
+    _register_group(process.pid, spec.name)  # start_new_session: the leader's pid is the group id
+    if pump is not None:
+        pump.start()
+        if pump_holder is not None:
+            pump_holder.append(pump)
+    return StartedServer(process, spec.name)
+
+
 @asynccontextmanager
 async def stdio_transport(
     spec: ServerSpec,
@@ -81,17 +121,18 @@ async def stdio_transport(
     pump_holder: list[StderrPump] | None = None,
     max_message_bytes: int | None = None,
     sizes: ResponseSizes | None = None,
+    started: StartedServer | None = None,
 ) -> AsyncIterator[TransportStreams]:
-    """Start the server and yield (read, write) streams of `SessionMessage`s for `mcp.Client`."""
+    """Start the server (or take the one `started`) and yield (read, write) streams of `SessionMessage`s
+    for `mcp.Client`; the server is stopped when the block ends."""
     assert spec.command is not None
-    log_path = stderr_log if stderr_log is not None else Path(os.devnull)
-    if log_path != Path(os.devnull):
-        log_path.parent.mkdir(parents=True, exist_ok=True)
-    secrets = masked_forms(spec)  # every encoding of every secret (see secret_forms)
     if sys.platform == "win32":  # pragma: no cover - the SDK's own transport (its Windows process wrapper)
         from mcp import StdioServerParameters
         from mcp.client import stdio as sdk
 
+        log_path = stderr_log if stderr_log is not None else Path(os.devnull)
+        if log_path != Path(os.devnull):
+            log_path.parent.mkdir(parents=True, exist_ok=True)
         params = StdioServerParameters(
             command=spec.command,
             args=list(spec.args),
@@ -104,26 +145,10 @@ async def stdio_transport(
                 yield streams
         return
 
-    command = await sdk_door.executable_command(spec.command)
-    env = sdk_door.default_environment() | dict(spec.env)
-    pump = StderrPump(log_path, secrets) if secrets else None
-    errlog: IO[Any] = pump.child_end() if pump is not None else log_path.open("ab")
-    try:
-        # errlog is a binary file: only its fileno() is used
-        process = await sdk_door.start_process(command, list(spec.args), dict(env), errlog, spec.cwd)
-    except BaseException:
-        errlog.close()
-        if pump is not None:
-            pump.close_reader()
-        raise
-    errlog.close()  # the child holds its own copy
-    _register_group(process.pid, spec.name)  # start_new_session: the leader's pid is the group id
-    if pump is not None:
-        pump.start()
-        if pump_holder is not None:
-            pump_holder.append(pump)
+    if started is None:
+        started = await start_server(spec, stderr_log=stderr_log, pump_holder=pump_holder)
     limit = max_message_bytes if max_message_bytes is not None else MAX_MESSAGE_BYTES
-    async with _streams(process, problems, limit, sizes) as streams:
+    async with _streams(started.process, problems, limit, sizes) as streams:
         yield streams
 
 
@@ -268,13 +293,13 @@ async def _stop_server_process(process: Any) -> None:
     pgid = process.pid
     stopped = False
     try:
-        await sdk_door.close_pipe(process.stdin)
-        await sdk_door.wait_for_exit(process, EOF_GRACE)
+        await server_process.close_pipe(process.stdin)
+        await server_process.wait_for_exit(process, EOF_GRACE)
         if process.returncode is None or _group_alive(pgid):
             await _terminate_group(process, pgid)
         stopped = True  # exited, or SIGKILLed: at most zombies are left for their parent to reap
-        await sdk_door.close_pipe(process.stdout)  # a kill survivor may hold the pipe: poison the reader
-        sdk_door.close_process_transport(process)
+        await server_process.close_pipe(process.stdout)  # a kill survivor may hold the pipe: poison it
+        server_process.close_transport(process)
     finally:
         if stopped or not _group_alive(pgid):
             _forget_group(pgid)  # else the exit-time safety net tries again
@@ -289,7 +314,7 @@ async def _terminate_group(process: Any, pgid: int) -> None:
         await anyio.sleep(_POLL)
     if _group_alive(pgid):
         _signal_group(pgid, signal.SIGKILL)
-    await sdk_door.wait_for_exit(process, _KILL_REAP)
+    await server_process.wait_for_exit(process, _KILL_REAP)
 
 
 def _signal_group(pgid: int, sig: signal.Signals) -> None:

@@ -25,7 +25,7 @@ from explorer.connection.sizes import ResponseSizes
 if TYPE_CHECKING:
     import httpx2
 
-    from explorer.connection.stdio import StderrPump
+    from explorer.connection.stdio import StartedServer, StderrPump
     from explorer.sdk_door import TransportStreams
 
 _AUTH_STATUSES = (401, 403)
@@ -118,13 +118,15 @@ async def open_transport(
     http_answers: HttpAnswers | None = None,
     auth: httpx2.Auth | None = None,
     sizes: ResponseSizes | None = None,
+    started: StartedServer | None = None,
 ) -> AsyncIterator[TransportStreams]:
     """Open the transport a spec describes; the caller builds an `mcp.Client` on the streams.
 
     `problems` collects what a stdio server wrote that was not a message; `pump_holder` receives the
     stderr pump when one masks secrets on the way to the log (so callers can wait for it to settle);
     `http_answers` records the error statuses of an HTTP server; `auth` (an OAuth login) authenticates
-    its requests; `sizes` receives each response's size on the wire where the transport can tell (stdio).
+    its requests; `sizes` receives each response's size on the wire where the transport can tell (stdio);
+    `started` is the stdio server's process when it was started already (`stdio.start_server`).
     """
     if spec.transport == "stdio":
         from explorer.connection.stdio import stdio_transport
@@ -135,6 +137,7 @@ async def open_transport(
             problems=problems if problems is not None else ProtocolProblems(),
             pump_holder=pump_holder,
             sizes=sizes,
+            started=started,
         ) as streams:
             yield streams
     elif spec.transport == "sse":
