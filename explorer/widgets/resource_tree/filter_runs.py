@@ -177,10 +177,10 @@ class FilterRuns:
                 cancelled=stale,
                 progress=progress,
             )
-            if result.cancelled or stale():
-                return
             root = tree.uri_tree.root
             keep_big_result(root.resource_count + root.template_count)  # while the collector is still off
+        if result.cancelled or stale():
+            return
         if handoff.offer(result, None):
             return
         with suppress(RuntimeError):  # the app is shutting down
