@@ -1,12 +1,13 @@
 """Start and stop a stdio server's process without the MCP SDK (POSIX).
 
 Why not the SDK's helpers, as before: reaching them imports the whole SDK, about a second, and the
-server could not start before that was over. Started here, the server boots while the SDK imports (in
-a thread): the built-in demo server, itself a Python program that imports the SDK, showed its first rows
-about a second sooner. What they did is small and is done the same way here: the server runs in a
-session (and process group) of its own, so the whole group can be stopped, with only a safe part of our
-environment (`inherited_environment`; `tests/test_server_process.py` checks it against the SDK's
-`get_default_environment`), and no wait for the pipes to close when waiting for it to exit.
+server could not start before that was over. Started here, a server whose connection begins before the
+SDK is imported (every server the TUI starts with) boots while the SDK imports, in a thread: the
+built-in demo server, itself a Python program that imports the SDK, showed its first rows 0.8 s sooner
+(`benchmarks/bench_startup.py`). What the SDK's helpers did is small and is done the same way here: the
+server runs in a session (and process group) of its own, so the whole group can be stopped, with only a
+safe part of our environment (`inherited_environment`; `tests/test_server_process.py` checks it against
+the SDK's), and no wait for the pipes to close when waiting for it to exit.
 
 Windows keeps the SDK's own transport (`stdio.stdio_transport`), which has its job objects.
 """
@@ -32,7 +33,7 @@ __all__ = [
 INHERITED_VARIABLES = ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER")
 """The variables of our environment a server inherits (the rest of its environment is its spec's)."""
 
-_EXIT_POLL = 0.02
+_EXIT_POLL = 0.01
 
 
 def inherited_environment() -> dict[str, str]:

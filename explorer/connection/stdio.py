@@ -127,6 +127,7 @@ async def stdio_transport(
     for `mcp.Client`; the server is stopped when the block ends."""
     assert spec.command is not None
     if sys.platform == "win32":  # pragma: no cover - the SDK's own transport (its Windows process wrapper)
+        assert started is None  # nothing is started ahead of it there
         from mcp import StdioServerParameters
         from mcp.client import stdio as sdk
 
@@ -255,11 +256,12 @@ async def _streams(
             group.cancel_scope.cancel()
 
 
-async def stop_server_process(process: Any) -> None:
+async def stop_server_process(process: Any, eof_grace: float = EOF_GRACE) -> None:
     """Stop a stdio server and everything in its process group; bounded, never raises.
 
-    Close stdin and give the server `EOF_GRACE` to exit; then (and also when the leader exited but its
-    group did not) SIGTERM the group, wait `TERM_GRACE`, SIGKILL the group.
+    Close stdin and give the server `eof_grace` to exit; then (and also when the leader exited but its
+    group did not) SIGTERM the group, wait `TERM_GRACE`, SIGKILL the group. A server that was never
+    spoken to has nothing to finish, and may still be booting (not reading stdin yet): no grace for it.
 
     On asyncio the work runs as a task of its own, awaited through `asyncio.shield`: an anyio shield does
     not stop a native `task.cancel()` (Textual cancels its workers that way, more than once at exit), so a
@@ -269,9 +271,9 @@ async def stop_server_process(process: Any) -> None:
     try:
         loop = asyncio.get_running_loop()
     except RuntimeError:  # another event loop (trio): its shield is real
-        await _stop_server_process(process)
+        await _stop_server_process(process, eof_grace)
         return
-    task = loop.create_task(_stop_server_process(process))
+    task = loop.create_task(_stop_server_process(process, eof_grace))
     _stopping.add(task)
     task.add_done_callback(_stopping.discard)
     await asyncio.shield(task)
@@ -289,12 +291,12 @@ async def settle_server_stops(seconds: float = EOF_GRACE + TERM_GRACE + _KILL_RE
         await asyncio.wait(pending, timeout=seconds)
 
 
-async def _stop_server_process(process: Any) -> None:
+async def _stop_server_process(process: Any, eof_grace: float) -> None:
     pgid = process.pid
     stopped = False
     try:
         await server_process.close_pipe(process.stdin)
-        await server_process.wait_for_exit(process, EOF_GRACE)
+        await server_process.wait_for_exit(process, eof_grace)
         if process.returncode is None or _group_alive(pgid):
             await _terminate_group(process, pgid)
         stopped = True  # exited, or SIGKILLed: at most zombies are left for their parent to reap

@@ -25,7 +25,11 @@ in the time before the next key.
 A filter's substring scan of a big tree runs in a worker thread for up to a second and holds containers of
 up to 100,000 entries while it runs (match records, counts): every young collection in that second walked
 them (16-60 ms each, in whichever thread allocated, so the UI thread too). `scan_without_collector` keeps
-the collector off for the scan and freezes nothing (the UI thread's garbage must stay collectable).
+the collector off for the scan; at its end `keep_big_result` freezes what the scan and everything else
+made meanwhile, after a collection only when that is little (see there).
+
+A freeze keeps whatever is not collected yet, garbage included, for good: `big_change` collects first,
+and what the view drops must not be a reference cycle (`tree_view.rows.release`, `widgets/line_cache.py`).
 """
 
 from __future__ import annotations
@@ -118,24 +122,28 @@ def big_change(items: int) -> Iterator[None]:
         gc.enable()
 
 
-COLLECT_BEFORE_FREEZE = 20_000  # young objects up to which `keep_big_result` collects first (about 5 ms)
+COLLECT_BEFORE_FREEZE = 20_000  # objects made since the last collection, up to which `keep_big_result`
+# collects first. A proxy for the collection's cost: it also walks the older generations not frozen yet
+# (small: every change and page freezes them) and each element of a big container.
 
 
-def keep_big_result(items: int) -> None:
+def keep_big_result(items: int, *, used: bool = True) -> None:
     """After a substring scan of a tree of `items` entries (up to 100,000 match records, and sets of the
     nodes to show): above `BIG_TREE`, freeze what is alive, for the reasons `big_change` gives (74 ms
     measured for a young collection that walked a scan's result at 10^6). Call it whether or not the
     result is used: the collector was off while the scan ran, and what was made meanwhile (pages merged
     while they stream) would else be walked at once by the next young collection.
 
-    What was made while the scan ran is collected first when it is little, so the garbage among it is
-    not frozen for good (see `big_change`). When it is much, it is frozen as it is: a collection of the
-    243,713 objects a scan of 10^6 left while pages streamed took 63.7 ms, in the scan's thread, holding
-    the interpreter lock that the UI thread waited for. The garbage frozen then is the UI's of that scan.
+    What was made while the scan ran is collected first when it is little and the result is `used`, so
+    the garbage among it is not frozen for good (see `big_change`). Else it is frozen as it is: a
+    collection of the 243,713 objects a scan of 10^6 left while pages streamed took 63.7 ms, in the scan's
+    thread, holding the interpreter lock that the UI thread waited for; and a scan a newer keystroke
+    made stale is one of many while the user types. The garbage frozen then is what the UI dropped in
+    cycles while the scan ran.
     """
     if items <= BIG_TREE:
         return
-    if gc.get_count()[0] <= COLLECT_BEFORE_FREEZE:
+    if used and gc.get_count()[0] <= COLLECT_BEFORE_FREEZE:
         gc.collect()
     gc.freeze()
 

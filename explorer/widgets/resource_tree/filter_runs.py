@@ -178,8 +178,10 @@ class FilterRuns:
                 progress=progress,
             )
             root = tree.uri_tree.root
-            keep_big_result(root.resource_count + root.template_count)  # while the collector is still off
-        if result.cancelled or stale():
+            dropped = result.cancelled or stale()
+            # While the collector is still off.
+            keep_big_result(root.resource_count + root.template_count, used=not dropped)
+        if dropped:
             return
         if handoff.offer(result, None):
             return
