@@ -90,8 +90,8 @@ def test_a_big_change_or_result_does_not_freeze_garbage_for_good() -> None:
 
 def test_a_scan_that_left_much_or_is_dropped_is_frozen_without_a_collection_first() -> None:
     """Pages merged while a scan ran (the collector off) are many young objects: collecting them first
-    held the interpreter lock for 64 ms at 10^6. Frozen as they are, garbage and all; so is what a
-    dropped scan left."""
+    held the interpreter lock for 64 ms at 10^6. Frozen as they are, garbage and all. A dropped scan's
+    little is left to the collector, its much frozen as it is."""
     gc.collect()
     was_enabled = gc.isenabled()
     gc.disable()
@@ -108,12 +108,17 @@ def test_a_scan_that_left_much_or_is_dropped_is_frozen_without_a_collection_firs
         assert collections == []
         assert gc.get_freeze_count() >= len(merged)
         collections.clear()
+        frozen = gc.get_freeze_count()
         few = [[index] for index in range(100)]
-        keep_big_result(BIG_TREE + 1, used=False)  # a stale scan's: one of many while the user types
-        assert collections == [] and gc.get_freeze_count() >= len(merged) + len(few)
+        keep_big_result(BIG_TREE + 1, used=False)  # a stale scan's, that left little: the collector's
+        assert collections == [] and gc.get_freeze_count() == frozen
         more = [[index] for index in range(100)]
         keep_big_result(BIG_TREE + 1)
-        assert collections == [2] and gc.get_freeze_count() >= len(merged) + len(few) + len(more)
+        assert collections == [2] and gc.get_freeze_count() >= frozen + len(few) + len(more)
+        collections.clear()
+        much = [[index] for index in range(COLLECT_BEFORE_FREEZE + 1)]
+        keep_big_result(BIG_TREE + 1, used=False)  # a stale scan's, that left much: frozen as it is
+        assert collections == [] and gc.get_freeze_count() >= frozen + len(much)
     finally:
         gc.callbacks.remove(watch)
         if was_enabled:

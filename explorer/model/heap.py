@@ -131,19 +131,25 @@ def keep_big_result(items: int, *, used: bool = True) -> None:
     """After a substring scan of a tree of `items` entries (up to 100,000 match records, and sets of the
     nodes to show): above `BIG_TREE`, freeze what is alive, for the reasons `big_change` gives (74 ms
     measured for a young collection that walked a scan's result at 10^6). Call it whether or not the
-    result is used: the collector was off while the scan ran, and what was made meanwhile (pages merged
+    result is `used`: the collector was off while the scan ran, and what was made meanwhile (pages merged
     while they stream) would else be walked at once by the next young collection.
 
-    What was made while the scan ran is collected first when it is little and the result is `used`, so
-    the garbage among it is not frozen for good (see `big_change`). Else it is frozen as it is: a
-    collection of the 243,713 objects a scan of 10^6 left while pages streamed took 63.7 ms, in the scan's
-    thread, holding the interpreter lock that the UI thread waited for; and a scan a newer keystroke
-    made stale is one of many while the user types. The garbage frozen then is what the UI dropped in
-    cycles while the scan ran.
+    When little was made while the scan ran (`COLLECT_BEFORE_FREEZE`), a used result is collected first,
+    so the garbage among it is not frozen for good (see `big_change`), and a dropped one (a newer
+    keystroke made it stale: one of many while the user types) is left to the collector as usual, its
+    big containers freed by reference counting. When much was made, it is frozen as it is: a collection
+    of the 243,713 objects a scan of 10^6 left while pages streamed took 63.7 ms, in the scan's thread,
+    holding the interpreter lock that the UI thread waited for; the garbage frozen then is what the UI
+    dropped in cycles while the scan ran.
     """
     if items <= BIG_TREE:
         return
-    if used and gc.get_count()[0] <= COLLECT_BEFORE_FREEZE:
+    little = gc.get_count()[0] <= COLLECT_BEFORE_FREEZE
+    if not used:
+        if not little:
+            gc.freeze()
+        return
+    if little:
         gc.collect()
     gc.freeze()
 
