@@ -564,23 +564,16 @@ def _parse_resources(
                 uri = item["uri"]
                 name = item["name"]
                 mime = item.get("mimeType")
-                if type(uri) is str and type(name) is str and (mime is None or type(mime) is str):
-                    if prefix is not None and not uri.startswith(prefix):
-                        result.filtered_out += 1
-                        continue
-                    if uri in seen:
-                        duplicates += 1
-                        continue
-                    seen.add(uri)
-                    kept.append(make(server, uri, name, None if mime is None else mimes(mime), shape))
+                if not (type(uri) is str and type(name) is str and (mime is None or type(mime) is str)):
+                    shape = None  # the general way below says what is wrong with it, if anything
+            if shape is None:
+                problem = item_problem("resources", item)
+                if problem is not None:
+                    skipped += 1
+                    if len(result.skip_reasons) < _MAX_SKIP_REASONS:
+                        result.skip_reasons.append(f"resources page {number} item {index}: {problem}")
                     continue
-            problem = item_problem("resources", item)
-            if problem is not None:
-                skipped += 1
-                if len(result.skip_reasons) < _MAX_SKIP_REASONS:
-                    result.skip_reasons.append(f"resources page {number} item {index}: {problem}")
-                continue
-            uri = item["uri"]
+                uri = item["uri"]
             if prefix is not None and not resource_in_prefix(uri, prefix):
                 result.filtered_out += 1
                 continue
@@ -588,7 +581,10 @@ def _parse_resources(
                 duplicates += 1
                 continue
             seen.add(uri)
-            kept.append(ResourceEntry.listed(server, item))
+            if shape is not None:
+                kept.append(make(server, uri, name, None if mime is None else mimes(mime), shape))
+            else:
+                kept.append(ResourceEntry.listed(server, item))
         if cut:
             break
     page = Page(server, "resources", number, resources=tuple(kept), skipped=skipped, duplicates=duplicates)
