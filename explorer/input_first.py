@@ -9,6 +9,11 @@ frame is painted before the next page starts; between keys pages flow at full sp
 arrow key (30 keys a second) slows the listing by about half while the key is held, never stops it. A big
 page is merged in slices, and the gate is asked between them too (`Supervisor._merge_in_slices`).
 
+The gate is asked between slices of a page's parse too (`discovery.Pace`), and the app notes input when
+the event is posted to it, before it gets to handle it: a listing then stops at its next slice, not after
+the several turns of the loop the event takes to reach the tree. The tree's redraw after pages waits out
+the frame owed to a key (`owed`, `screens/main_listener.py`).
+
 Core-free (no Textual): the app notes input (`note_input`), the supervisor awaits `gate()` after each page.
 """
 
@@ -33,6 +38,12 @@ class InputFirst:
     def note_input(self) -> None:
         """The user pressed a key (or clicked) now."""
         self._input_at = time.monotonic()
+
+    def owed(self) -> float:
+        """Seconds left of the frame owed to the last input, 0.0 when none is owed: a redraw nobody asked
+        for (the tree after a page) waits that long, so the key's frame is not painted behind it."""
+        left = self._input_at + self.FRAME - time.monotonic()
+        return left if left > 0.0 else 0.0
 
     def gate(self) -> Awaitable[None] | None:
         """After a page: a pause to await when input came in since the last pause, else None."""

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
+from functools import partial
 from typing import Any
 
 import anyio
@@ -745,6 +746,30 @@ async def test_a_page_of_templates_is_parsed_a_slice_at_a_time_too(monkeypatch: 
     listing, seen = await seen_while_listing(conn, checked)
     assert len(listing.templates) == 1000
     assert sorted({count for count in seen if 0 < count < 1000}) == [250, 500, 750]
+
+
+async def test_pace_is_asked_between_slices_and_its_pause_holds_the_parse(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """In the TUI `pace` is the input gate: a key pressed while a page is parsed gets a frame's pause at
+    the next slice, not after the whole page. Here the pause lasts until the test ends it (no clock)."""
+    parsed = count_calls(monkeypatch, "plain_entry")
+    key_frame_painted = anyio.Event()
+    asked: list[int] = []
+
+    def pace() -> Awaitable[None] | None:
+        asked.append(parsed[0])
+        return key_frame_painted.wait() if len(asked) == 1 else None  # a key came during the first slice
+
+    conn = FakeConn(chain("resources", [[res(i) for i in range(1000)]]))
+    async with anyio.create_task_group() as group:
+        group.start_soon(partial(run, conn, pace=pace))
+        for _ in range(50):
+            await anyio.lowlevel.checkpoint()
+        assert parsed[0] == 250  # held after the first slice while the key's frame is owed
+        key_frame_painted.set()
+    assert asked == [250, 500, 750]
+    assert parsed[0] == 1000
 
 
 async def test_a_listing_cancelled_while_a_page_is_parsed_keeps_that_page_whole(

@@ -1,5 +1,6 @@
-"""A listing's next page waits one frame after the user's input (and only then); a filter scan keeps the
-cyclic collector off while it runs, and the collector comes back when the last scan ends."""
+"""A listing's next page waits one frame after the user's input (and only then), noted as soon as the input
+reaches the app; a filter scan keeps the cyclic collector off while it runs, and the collector comes back
+when the last scan ends."""
 
 from __future__ import annotations
 
@@ -27,6 +28,19 @@ async def test_a_page_waits_a_frame_once_per_input() -> None:
     assert second is not None
     await second
     assert gate.gate() is None
+
+
+def test_a_key_posted_to_the_app_is_noted_before_the_app_handles_it() -> None:
+    """The listing's gate must see a key from the moment it reaches the app's queue: a page's parse and
+    merge then stop at their next slice instead of running while the key waits its turns of the loop."""
+    from textual import events
+
+    from explorer.app import ExplorerApp
+
+    app = ExplorerApp([], remember_theme=False)
+    assert app.input_first.owed() == 0.0
+    app.post_message(events.Key("down", None))  # queued, not handled: the app is not even running
+    assert app.input_first.owed() > 0.0
 
 
 def test_nested_scans_keep_the_collector_off_until_the_last_ends() -> None:

@@ -8,6 +8,7 @@ came), and finishes the page even when the listing is stopped halfway, since the
 
 from __future__ import annotations
 
+import gc
 import sys
 from collections.abc import Awaitable, Coroutine
 from typing import Any
@@ -16,14 +17,19 @@ import anyio
 import pytest
 
 from explorer.config import ListingBounds, ServerSpec
+from explorer.connection import discovery
+from explorer.connection.discovery import PARSE_SLICE
 from explorer.connection.supervisor import PAGE_SLICE, Settings, Supervisor
 from explorer.input_first import InputFirst
 from explorer.model.catalogue import Catalogue
 from explorer.model.listing import Page
 from tests.factories import res
+from tests.helpers.paths import ROOT
 
 pytestmark = pytest.mark.anyio
 
+FIXTURE = ROOT / "benchmarks" / "fixture_server.py"
+PAGE = 1000  # a page of the fixture server: four slices to parse
 SPEC = ServerSpec(name="s", transport="stdio", command=sys.executable, args=("-c", "pass"))
 
 
@@ -134,3 +140,53 @@ async def test_a_listing_stopped_halfway_through_a_page_still_merges_all_of_it()
             group.start_soon(stop_soon)
             await merging
     assert tree.root.resource_count == 4 * PAGE_SLICE
+
+
+async def test_a_key_pressed_while_a_page_is_parsed_holds_the_parse_at_the_next_slice(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Against a real server: a key pressed while the first page of resources is parsed holds that parse
+    after its slice (the gate is the listing's `pace`), before anything is merged; released, the listing
+    runs to its end."""
+    parsed = [0]
+    original = discovery.plain_entry
+    held = HeldFrame()
+
+    def counting(*args: Any) -> Any:
+        parsed[0] += 1
+        if parsed[0] == 1:
+            held.note_input()  # the key comes while the page is parsed
+        return original(*args)
+
+    monkeypatch.setattr(discovery, "plain_entry", counting)
+    settings = Settings(bounds=ListingBounds(), log_level=None)
+    fixture = ServerSpec(
+        name="s",
+        transport="stdio",
+        command=sys.executable,
+        args=(str(FIXTURE), "--count", str(2 * PAGE), "--page", str(PAGE)),
+    )
+    supervisor = Supervisor([fixture], settings, Listener(), input_first=held)  # type: ignore[arg-type]
+    try:
+        with anyio.fail_after(30):
+            async with anyio.create_task_group() as group:
+                group.start_soon(supervisor.run, "s")
+                try:
+                    while parsed[0] == 0:  # noqa: ASYNC110  # the parse began: no event to await
+                        await anyio.sleep(0.01)
+                    for _ in range(50):
+                        await anyio.lowlevel.checkpoint()
+                    held_at = parsed[0]
+                    for _ in range(50):
+                        await anyio.lowlevel.checkpoint()
+                    # held after its first slice (the fixture's plain resources in it) while the frame is owed
+                    assert 0 < held_at == parsed[0] <= PARSE_SLICE
+                    assert supervisor.catalogue.tree.root.resource_count == 0
+                finally:
+                    held.painted.set()  # the parse is shielded: a failed check must not leave it held
+                while supervisor.catalogue.servers["s"].state == "listing":  # noqa: ASYNC110
+                    await anyio.sleep(0.01)
+                assert supervisor.catalogue.tree.root.resource_count == 2 * PAGE
+                group.cancel_scope.cancel()
+    finally:
+        gc.unfreeze()  # the supervisor froze each merged page out of the collector

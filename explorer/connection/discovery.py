@@ -65,6 +65,8 @@ from explorer.model.listing import (
 from explorer.model.page_items import ITEM_KEYS, item_problem, page_of
 
 PageCallback = Callable[[Page], Awaitable[None] | None]
+Pace = Callable[[], Awaitable[None] | None]
+"""Asked between slices of a page's parse: a pause to await (the TUI gives a key its frame), or None."""
 _SHARED_BOUNDS = ("max_seconds", "max_bytes", INTERRUPTED)  # a server's budget, not one list's
 _PREFIXED: tuple[Kind, ...] = ("resources", "templates")  # the lists SEP-1269 filters
 _MAX_SKIP_REASONS = 20
@@ -174,12 +176,14 @@ async def list_server(
     kinds: Sequence[Kind] = KINDS,
     prefix: str | None = None,
     stop: ListingStop | None = None,
+    pace: Pace | None = None,
 ) -> Listing:
     """List what the server offers, to the end or to a bound; resumes `listing` when given.
 
     `prefix` lists only what is under it (a resumed listing keeps its own prefix). `stop` stops the
-    listing early, keeping what arrived. Never raises for a server's fault: the error lands in the list's
-    state (and `Listing.error`), and what was listed before it stays in the result.
+    listing early, keeping what arrived. `pace` is asked between slices of a page's parse (see `Pace`).
+    Never raises for a server's fault: the error lands in the list's state (and `Listing.error`), and what
+    was listed before it stays in the result.
     """
     if listing is None:
         result = Listing(server=conn.name, prefix=prefix)
@@ -201,7 +205,7 @@ async def list_server(
             state.stopped_by = state.error = None
             result.active = kind
             try:
-                shared_bound = await _list_kind(conn, kind, result, budget, on_page, stop)
+                shared_bound = await _list_kind(conn, kind, result, budget, on_page, stop, pace)
             except ServerFault as fault:
                 state.error = redact(fault.message, conn.spec)  # a cursor may echo a token, too
                 if result.error_code is None:
@@ -259,6 +263,7 @@ async def _list_kind(
     budget: _Budget,
     on_page: PageCallback | None,
     stop: ListingStop | None,
+    pace: Pace | None,
 ) -> str | None:
     """Follow one list's cursors; returns the shared bound (time, bytes, a stop) that stopped it, if one did.
 
@@ -273,7 +278,7 @@ async def _list_kind(
         with scope:
             try:
                 async with anyio.create_task_group() as group:
-                    outcome = await _follow(conn, kind, result, budget, on_page, group)
+                    outcome = await _follow(conn, kind, result, budget, on_page, pace, group)
                     group.cancel_scope.cancel()  # a page asked ahead that is not needed after all
             except BaseExceptionGroup as group_error:
                 # anyio wraps even the host's own exception (a failing on_page): hand on the exception.
@@ -299,6 +304,7 @@ async def _follow(
     result: Listing,
     budget: _Budget,
     on_page: PageCallback | None,
+    pace: Pace | None,
     group: anyio.abc.TaskGroup,
 ) -> tuple[str | None, ServerFault | None]:
     """The loop of `_list_kind`: (the bound that stopped the list, the fault that ended it), either None."""
@@ -352,7 +358,7 @@ async def _follow(
             group.start_soon(ahead.run, conn, kind, result, next_cursor)
         try:
             page, consumed, cut = await _parsed_in_slices(
-                _parse_page(conn.name, kind, raw, state, result, room=room, skip=state.resume_skip)
+                _parse_page(conn.name, kind, raw, state, result, room=room, skip=state.resume_skip), pace
             )
         except PageFault as bad_page:
             return None, bad_page
@@ -462,24 +468,26 @@ def _follow_cursor(kind: Kind, next_cursor: object, state: KindState) -> None:
 _Parsed = tuple[Page, int, bool]
 
 
-async def _parsed_in_slices(steps: Generator[None, None, _Parsed]) -> _Parsed:
+async def _parsed_in_slices(steps: Generator[None, None, _Parsed], pace: Pace | None) -> _Parsed:
     """Run a page's parse (`_parse_page`) a slice of `PARSE_SLICE` items at a time, the event loop free
     between slices: a page of 1,000 resources is 3-6 ms of parsing, and a key pressed meanwhile in the
-    TUI (which runs the listing on its own loop) took its several turns of the loop only after it.
-    Shielded: a page is parsed whole or not at all (its URIs go into the list of those seen)."""
+    TUI (which runs the listing on its own loop) took its several turns of the loop only after it. `pace`
+    may make a turn longer (a frame for the key). Shielded: a page is parsed whole or not at all (its URIs
+    go into the list of those seen)."""
     with anyio.CancelScope(shield=True):
-        parsed = await _run_steps(steps)
+        parsed = await _run_steps(steps, pace)
     return parsed
 
 
-async def _run_steps(steps: Generator[None, None, _Parsed]) -> _Parsed:
+async def _run_steps(steps: Generator[None, None, _Parsed], pace: Pace | None) -> _Parsed:
     while True:
         try:
             next(steps)
         except StopIteration as done:
             parsed: _Parsed = done.value
             return parsed
-        await anyio.lowlevel.checkpoint()
+        pause = pace() if pace is not None else None
+        await (pause if pause is not None else anyio.lowlevel.checkpoint())
 
 
 def _parse_page(

@@ -290,7 +290,9 @@ class Supervisor:
         with scope:
             listing = self.catalogue.begin_listing(name, refresh=refresh)
             self.listener.statuses_changed()
-            result = await list_server(conn, self.settings.bounds, self._on_page, listing=listing, stop=stop)
+            pace = self.input_first.gate
+            bounds = self.settings.bounds
+            result = await list_server(conn, bounds, self._on_page, listing=listing, stop=stop, pace=pace)
             status = self.catalogue.servers[name]
             was_refresh = status.refreshing
             self.catalogue.finish_listing(name, result)
@@ -375,7 +377,9 @@ class Supervisor:
             return self.input_first.gate()
 
         kinds: tuple[Kind, ...] = ("templates", "resources")
-        result = await list_server(conn, self.settings.bounds, merge, kinds=kinds, prefix=prefix)
+        result = await list_server(
+            conn, self.settings.bounds, merge, kinds=kinds, prefix=prefix, pace=self.input_first.gate
+        )
         life.prefixes[prefix] = result
         self.listener.prefix_listed(name, prefix, result)
         self.listener.tree_changed()
