@@ -114,7 +114,7 @@ class ExplorerApp(App[int]):
     def post_message(self, message: Message) -> bool:
         """Input is noted when it reaches the app, not when the app gets to it: a listing's parse and merge
         stop for a frame at their next slice, instead of running during the several turns of the loop the
-        event takes to reach its handler (measured at 10^6 while pages stream: keys p99 26-30 -> ms)."""
+        event takes to reach its handler (`benchmarks/README.md`, keys while pages stream)."""
         if isinstance(message, events.Key | events.MouseDown):
             self.input_first.note_input()
         return super().post_message(message)
