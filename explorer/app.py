@@ -114,8 +114,9 @@ class ExplorerApp(App[int]):
     def post_message(self, message: Message) -> bool:
         """Input is noted when it reaches the app, not when the app gets to it: a listing's parse and merge
         stop for a frame at their next slice, instead of running during the several turns of the loop the
-        event takes to reach its handler (`benchmarks/README.md`, keys while pages stream)."""
-        if isinstance(message, events.Key | events.MouseDown):
+        event takes to reach its handler (`benchmarks/README.md`, keys while pages stream). Once: a key
+        the focused widget did not stop comes back to the app (bubbled, marked forwarded) after it ran."""
+        if isinstance(message, events.Key | events.MouseDown) and not message.is_forwarded:
             self.input_first.note_input()
         return super().post_message(message)
 

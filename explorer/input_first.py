@@ -1,20 +1,20 @@
-"""Input first: a page of a running listing waits one frame when the user pressed a key since the last page.
+"""Input first: listing work waits while a frame is owed to the user's last key (or click).
 
 Why: a page of 1,000 resources costs the UI thread about 8 ms to parse and merge (it runs on the event
 loop, where the tree lives). A keypress needs several turns of that loop before its frame is painted (the
 driver's event, the binding, the action, the repaint), and at full speed a page takes every other turn:
-the key waited for several pages (43 ms at the median, 130 ms at p99 measured at 10^6). With this gate,
-the first page merged after a key gives the loop `FRAME` seconds with nothing else to do, so the key's
-frame is painted before the next page starts; between keys pages flow at full speed. A user holding an
-arrow key (30 keys a second) slows the listing by about half while the key is held, never stops it. A big
-page is merged in slices, and the gate is asked between them too (`Supervisor._merge_in_slices`).
+the key waited for several pages (43 ms at the median, 130 ms at p99 measured at 10^6). With this gate, a
+listing asks between pages and between the slices of a page's parse and merge, and pauses until `FRAME`
+seconds after the input, so the key's frame is painted before more listing work runs; between keys pages
+flow at full speed. A user holding an arrow key (30 keys a second) slows the listing by about half while
+the key is held, never stops it.
 
-The gate is asked between slices of a page's parse too (`discovery.Pace`), and the app notes input when
-the event is posted to it, before it gets to handle it: a listing then stops at its next slice, not after
-the several turns of the loop the event takes to reach the tree. The tree's redraw after pages waits out
-the frame owed to a key (`owed`, `screens/main_listener.py`).
+The app notes input when the event is posted to it, before it gets to handle it: a listing then stops at
+its next slice, not after the several turns of the loop the event takes to reach the tree. The tree's
+redraw after pages waits out the same frame (`owed`, `screens/main_listener.py`).
 
-Core-free (no Textual): the app notes input (`note_input`), the supervisor awaits `gate()` after each page.
+Core-free (no Textual): the app notes input (`note_input`), the supervisor's listings await `gate()`
+between pages and slices (`Supervisor._on_page`, `discovery.Pace`).
 """
 
 from __future__ import annotations
@@ -26,14 +26,14 @@ __all__ = ["InputFirst"]
 
 
 class InputFirst:
-    """Tells a listing loop to pause for one frame after the user's input."""
+    """Tells listing loops to pause while a frame is owed to the user's input."""
 
     FRAME = 0.02
-    """Seconds a page waits after a key: a 60 Hz frame, with room for the key's own work."""
+    """Seconds after an input during which listing work and unasked redraws wait: a 60 Hz frame, with
+    room for the key's own work."""
 
     def __init__(self) -> None:
-        self._input_at = 0.0
-        self._served = 0.0
+        self._input_at = float("-inf")
 
     def note_input(self) -> None:
         """The user pressed a key (or clicked) now."""
@@ -46,10 +46,11 @@ class InputFirst:
         return left if left > 0.0 else 0.0
 
     def gate(self) -> Awaitable[None] | None:
-        """After a page: a pause to await when input came in since the last pause, else None."""
-        if self._input_at > self._served:
+        """Between pages or slices: a pause to await until the frame owed to the last input is over, else
+        None. Every caller gets one while it is owed (several listings: all of them wait)."""
+        left = self.owed()
+        if left > 0.0:
             import anyio  # imported by then (a listing runs); not on the way to the first frame
 
-            self._served = self._input_at
-            return anyio.sleep(self.FRAME)
+            return anyio.sleep(left)
         return None

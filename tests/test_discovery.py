@@ -764,10 +764,12 @@ async def test_pace_is_asked_between_slices_and_its_pause_holds_the_parse(
     conn = FakeConn(chain("resources", [[res(i) for i in range(1000)]]))
     async with anyio.create_task_group() as group:
         group.start_soon(partial(run, conn, pace=pace))
-        for _ in range(50):
-            await anyio.lowlevel.checkpoint()
-        assert parsed[0] == 250  # held after the first slice while the key's frame is owed
-        key_frame_painted.set()
+        try:
+            for _ in range(50):
+                await anyio.lowlevel.checkpoint()
+            assert parsed[0] == 250  # held after the first slice while the key's frame is owed
+        finally:
+            key_frame_painted.set()  # the parse is shielded: a failed check must not leave it held
     assert asked == [250, 500, 750]
     assert parsed[0] == 1000
 

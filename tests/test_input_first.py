@@ -1,36 +1,62 @@
-"""A listing's next page waits one frame after the user's input (and only then), noted as soon as the input
-reaches the app; a filter scan keeps the cyclic collector off while it runs, and the collector comes back
-when the last scan ends."""
+"""Listings pause while a frame is owed to the user's last input (and only then), noted once, as soon as
+the input reaches the app; a filter scan keeps the cyclic collector off while it runs, and the collector
+comes back when the last scan ends."""
 
 from __future__ import annotations
 
 import gc
+from collections.abc import Coroutine
 
 import pytest
 
+import explorer.input_first
 from explorer.input_first import InputFirst
 from explorer.model.heap import scan_without_collector
 
 pytestmark = pytest.mark.anyio
 
 
-async def test_a_page_waits_a_frame_once_per_input() -> None:
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    """A hand-moved clock for `InputFirst`: no test here depends on how fast the machine is."""
+    fake = Clock()
+    monkeypatch.setattr(explorer.input_first, "time", fake)
+    return fake
+
+
+async def test_while_a_frame_is_owed_every_listing_pauses_until_it_ends(clock: Clock) -> None:
     gate = InputFirst()
-    assert gate.gate() is None  # nothing pressed: pages flow
+    assert gate.gate() is None and gate.owed() == 0.0  # nothing pressed: pages flow
     gate.note_input()
-    pause = gate.gate()
-    assert pause is not None
-    await pause
-    assert gate.gate() is None  # that input was served: the next pages flow again
+    first, second = gate.gate(), gate.gate()  # two listings (or two slices of one page) ask
+    assert first is not None and second is not None  # both wait: a key pauses every listing
+    await first
+    if isinstance(second, Coroutine):
+        second.close()
+    clock.now += InputFirst.FRAME * 0.75
+    assert gate.owed() == pytest.approx(InputFirst.FRAME * 0.25)
+    late = gate.gate()
+    assert late is not None
+    if isinstance(late, Coroutine):
+        late.close()
+    clock.now += InputFirst.FRAME * 0.25
+    assert gate.gate() is None and gate.owed() == 0.0  # the frame is over: pages flow again
     gate.note_input()
-    gate.note_input()
-    second = gate.gate()
-    assert second is not None
-    await second
-    assert gate.gate() is None
+    clock.now += InputFirst.FRAME / 2
+    gate.note_input()  # a second key: the frame is owed from the last one
+    clock.now += InputFirst.FRAME * 0.75
+    assert gate.owed() == pytest.approx(InputFirst.FRAME * 0.25)
 
 
-def test_a_key_posted_to_the_app_is_noted_before_the_app_handles_it() -> None:
+def test_a_key_posted_to_the_app_is_noted_before_the_app_handles_it(clock: Clock) -> None:
     """The listing's gate must see a key from the moment it reaches the app's queue: a page's parse and
     merge then stop at their next slice instead of running while the key waits its turns of the loop."""
     from textual import events
@@ -40,7 +66,30 @@ def test_a_key_posted_to_the_app_is_noted_before_the_app_handles_it() -> None:
     app = ExplorerApp([], remember_theme=False)
     assert app.input_first.owed() == 0.0
     app.post_message(events.Key("down", None))  # queued, not handled: the app is not even running
-    assert app.input_first.owed() > 0.0
+    assert app.input_first.owed() == pytest.approx(InputFirst.FRAME)
+
+
+async def test_a_key_is_noted_once_though_it_comes_back_to_the_app() -> None:
+    """A key the focused widget handles without stopping it bubbles back up to the app (marked forwarded):
+    noting it again would owe a second frame, and pause the listings twice per key."""
+    from explorer.app import ExplorerApp
+
+    app = ExplorerApp([], remember_theme=False)
+    notes: list[str] = []
+    note = app.input_first.note_input
+
+    def counted() -> None:
+        notes.append("key")
+        note()
+
+    app.input_first.note_input = counted  # type: ignore[method-assign]
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        notes.clear()
+        for key in ("down", "x", "up"):
+            await pilot.press(key)
+            await pilot.pause()
+    assert notes == ["key", "key", "key"]
 
 
 def test_nested_scans_keep_the_collector_off_until_the_last_ends() -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import gc
 import sys
-from collections.abc import Awaitable, Coroutine
+from collections.abc import Awaitable
 from typing import Any
 
 import anyio
@@ -22,7 +22,7 @@ from explorer.connection.discovery import PARSE_SLICE
 from explorer.connection.supervisor import PAGE_SLICE, Settings, Supervisor
 from explorer.input_first import InputFirst
 from explorer.model.catalogue import Catalogue
-from explorer.model.listing import Page
+from explorer.model.listing import Listing, Page
 from tests.factories import res
 from tests.helpers.paths import ROOT
 
@@ -94,19 +94,19 @@ async def test_other_tasks_run_between_slices_and_the_page_ends_whole() -> None:
 
 
 class HeldFrame(InputFirst):
-    """`InputFirst` whose frame's pause lasts until the test says so (no clock involved)."""
+    """`InputFirst` whose frame, once input is noted, lasts until the test says so (no clock involved)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.painted = anyio.Event()
+        self.noted = False
+
+    def note_input(self) -> None:
+        super().note_input()
+        self.noted = True
 
     def gate(self) -> Awaitable[None] | None:
-        pause = super().gate()
-        if pause is None:
-            return None
-        if isinstance(pause, Coroutine):
-            pause.close()  # the frame's own sleep, never awaited: the test holds the frame instead
-        return self.painted.wait()
+        return self.painted.wait() if self.noted and not self.painted.is_set() else None
 
 
 async def test_a_key_during_a_big_page_gets_its_frame_before_the_next_slice() -> None:
@@ -190,3 +190,25 @@ async def test_a_key_pressed_while_a_page_is_parsed_holds_the_parse_at_the_next_
                 group.cancel_scope.cancel()
     finally:
         gc.unfreeze()  # the supervisor froze each merged page out of the collector
+
+
+async def test_every_listing_the_supervisor_runs_is_paced_by_its_gate(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A listing by prefix (SEP-1269, on demand) and the re-listing of prompts or tools after a change run
+    beside the user too: their parses pause for a key's frame like the main listing's."""
+    paces: list[object] = []
+
+    async def recording(*args: Any, **kwargs: Any) -> Listing:
+        paces.append(kwargs.get("pace"))
+        return Listing(server="s")
+
+    monkeypatch.setattr(discovery, "list_server", recording)
+    gate = InputFirst()
+    supervisor, _ = supervisor_with(gate)
+    supervisor._lives["s"].conn = object()  # type: ignore[assignment]  # never asked: listing is recorded
+    supervisor.catalogue.finish_listing("s", Listing(server="s"))
+    await supervisor._prefix_listing("s", "wide://node/")
+    await supervisor._refresh_kind("s", "prompts")
+    await supervisor._refresh_kind("s", "tools")
+    assert paces == [gate.gate, gate.gate, gate.gate]

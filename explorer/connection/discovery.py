@@ -66,7 +66,8 @@ from explorer.model.page_items import ITEM_KEYS, item_problem, page_of
 
 PageCallback = Callable[[Page], Awaitable[None] | None]
 Pace = Callable[[], Awaitable[None] | None]
-"""Asked between slices of a page's parse: a pause to await (the TUI gives a key its frame), or None."""
+"""Asked between slices of a page's parse: a pause to await (the TUI gives a key its frame), or None. The
+pause is awaited inside the parse's shield, which a stop cannot cut short: it must be short and finite."""
 _SHARED_BOUNDS = ("max_seconds", "max_bytes", INTERRUPTED)  # a server's budget, not one list's
 _PREFIXED: tuple[Kind, ...] = ("resources", "templates")  # the lists SEP-1269 filters
 _MAX_SKIP_REASONS = 20

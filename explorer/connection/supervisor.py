@@ -404,7 +404,9 @@ class Supervisor:
             return
         from explorer.connection.discovery import list_server
 
-        fresh = await list_server(conn, self.settings.bounds, listing=Listing(server=name), kinds=(kind,))
+        empty = Listing(server=name)
+        pace = self.input_first.gate
+        fresh = await list_server(conn, self.settings.bounds, listing=empty, kinds=(kind,), pace=pace)
         if fresh.state[kind].complete and status.listing is not None:
             if kind == "prompts":
                 status.listing.prompts = fresh.prompts

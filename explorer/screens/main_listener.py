@@ -64,8 +64,9 @@ class ScreenListener:
         if self._flush_due_at is None:
             self._flush_due_at = now
         owed = self.screen.supervisor.input_first.owed()
-        if owed > 0.0 and now - self._flush_due_at < TREE_FLUSH_MAX_WAIT:
-            self._flush_timer = self.screen.set_timer(owed, self._flush_after_input)
+        left = TREE_FLUSH_MAX_WAIT - (now - self._flush_due_at)
+        if owed > 0.0 and left > 0.0:
+            self._flush_timer = self.screen.set_timer(min(owed, left), self._flush_after_input)
             return
         self.flush_tree()
 
@@ -162,8 +163,11 @@ class ScreenListener:
         self.screen.tree_widget.set_markers(marks=marks)
 
     def flush_tree(self) -> None:
-        """Redraw the tree and the server bar from the catalogue now."""
-        self._flush_timer = None
+        """Redraw the tree and the server bar from the catalogue now (a throttled redraw still waiting is
+        not needed any more)."""
+        if self._flush_timer is not None:
+            self._flush_timer.stop()
+            self._flush_timer = None
         self._flush_due_at = None
         self._flushed_once = True
         screen = self.screen
