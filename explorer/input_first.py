@@ -6,8 +6,8 @@ driver's event, the binding, the action, the repaint), and at full speed a page 
 the key waited for several pages (43 ms at the median, 130 ms at p99 measured at 10^6). With this gate, a
 listing asks between pages and between the slices of a page's parse and merge, and pauses until `FRAME`
 seconds after the input, so the key's frame is painted before more listing work runs; between keys pages
-flow at full speed. A user holding an arrow key (30 keys a second) slows the listing by about half while
-the key is held, never stops it.
+flow at full speed. A user holding an arrow key (30 keys a second) slows the listing while the key is
+held (to about 60% of its speed, in a simulation of the listing loop alone), never stops it.
 
 The app notes input when the event is posted to it, before it gets to handle it: a listing then stops at
 its next slice, not after the several turns of the loop the event takes to reach the tree. The tree's
