@@ -35,6 +35,18 @@ if TYPE_CHECKING:  # the connection layer is imported when servers connect, afte
     from explorer.model.identity import ProtocolMode
 
 
+USER_INPUT = (
+    events.Key,
+    events.MouseDown,
+    events.MouseScrollDown,
+    events.MouseScrollUp,
+    events.MouseScrollLeft,
+    events.MouseScrollRight,
+    events.Paste,
+)
+"""What the user does that asks for a frame: a running listing waits for it (`InputFirst`)."""
+
+
 class ExplorerApp(App[int]):
     """A keyboard-driven explorer of what MCP servers expose."""
 
@@ -116,7 +128,7 @@ class ExplorerApp(App[int]):
         stop for a frame at their next slice, instead of running during the several turns of the loop the
         event takes to reach its handler (`benchmarks/README.md`, keys while pages stream). Once: a key
         the focused widget did not stop comes back to the app (bubbled, marked forwarded) after it ran."""
-        if isinstance(message, events.Key | events.MouseDown) and not message.is_forwarded:
+        if isinstance(message, USER_INPUT) and not message.is_forwarded:
             self.input_first.note_input()
         return super().post_message(message)
 

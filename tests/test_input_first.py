@@ -67,6 +67,15 @@ def test_a_key_posted_to_the_app_is_noted_before_the_app_handles_it(clock: Clock
     assert app.input_first.owed() == 0.0
     app.post_message(events.Key("down", None))  # queued, not handled: the app is not even running
     assert app.input_first.owed() == pytest.approx(InputFirst.FRAME)
+    clock.now += InputFirst.FRAME
+    assert app.input_first.owed() == 0.0
+    wheel = events.MouseScrollDown(None, 3, 4, 0, 0, 0, False, False, False)
+    for user_input in (wheel, events.Paste("bench://")):  # the wheel and a paste ask for a frame too
+        app.post_message(user_input)
+        assert app.input_first.owed() == pytest.approx(InputFirst.FRAME)
+        clock.now += InputFirst.FRAME
+    app.post_message(events.Resize.from_dimensions((80, 24), None))  # not the user's input
+    assert app.input_first.owed() == 0.0
 
 
 async def test_a_key_is_noted_once_though_it_comes_back_to_the_app() -> None:
