@@ -774,6 +774,22 @@ async def test_pace_is_asked_between_slices_and_its_pause_holds_the_parse(
     assert parsed[0] == 1000
 
 
+async def test_a_pace_that_always_pauses_slows_the_parse_but_never_stops_it() -> None:
+    """Input at any rate (a wheel, a key repeating faster than a frame) keeps a frame owed all the time: a
+    slice still runs between two pauses, so the listing goes on."""
+    asked = [0]
+
+    def always() -> Awaitable[None]:
+        asked[0] += 1
+        return anyio.lowlevel.checkpoint()
+
+    conn = FakeConn(chain("resources", [[res(i) for i in range(1000)], [res(1000 + i) for i in range(600)]]))
+    with anyio.fail_after(10):
+        listing = await run(conn, pace=always)
+    assert len(listing.resources) == 1600 and listing.complete
+    assert asked[0] == 3 + 2  # between the slices of each page: 4 slices, then 3
+
+
 async def test_a_listing_cancelled_while_a_page_is_parsed_keeps_that_page_whole(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
