@@ -4,6 +4,7 @@ errors; against the demo server, a failing server, and the reference server's co
 from __future__ import annotations
 
 import base64
+from typing import Any
 
 import pytest
 from textual.app import App, ComposeResult
@@ -309,3 +310,22 @@ async def test_copy_as_gives_the_command_line_that_runs_the_prompt_again() -> No
     words = shlex.split(app.clipboard)
     result = run_cli(*words[1:])
     assert result.code == 0 and "[image: image/png" in result.stdout
+
+
+async def test_the_prompts_listing_is_paced_by_the_apps_input_gate(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server with many prompts is listed beside the user's keys like the tree's listing: its parse
+    pauses for a key's frame (the app's input gate is its pace)."""
+    import explorer.screens.prompts as prompts_module
+
+    paces: list[object] = []
+    original = prompts_module.list_server
+
+    async def recording(*args: Any, **kwargs: Any) -> Any:
+        paces.append(kwargs.get("pace"))
+        return await original(*args, **kwargs)
+
+    monkeypatch.setattr(prompts_module, "list_server", recording)
+    async with settled_app(demo_spec()) as (app, pilot):
+        screen = await open_prompts(pilot, app)
+        assert {p.name for p in screen.prompts} == {p.name for p in PROMPTS}
+    assert paces == [app.input_first.gate]

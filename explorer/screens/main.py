@@ -315,7 +315,9 @@ Every server's resources and templates as one URI-prefix tree.
         failures = {s.name: s.error or "failed" for s in self.catalogue.servers.values() if s.error}
         live = self.supervisor.live_connections()
         bounds = self.supervisor.settings.bounds
-        screen = PromptsScreen(live, list(self.catalogue.servers), failures, bounds, config=self.config)
+        names = list(self.catalogue.servers)
+        pace = self.supervisor.input_first.gate
+        screen = PromptsScreen(live, names, failures, bounds, config=self.config, pace=pace)
         self.app.push_screen(screen, self._prompts_closed)
 
     def _prompts_closed(self, uri: str | None) -> None:

@@ -27,7 +27,7 @@ from textual.worker import Worker, WorkerState
 
 from explorer.config import Config, ListingBounds
 from explorer.connection.completion import Completer
-from explorer.connection.discovery import list_server
+from explorer.connection.discovery import Pace, list_server
 from explorer.connection.errors import ServerFault
 from explorer.connection.session import ServerConnection
 from explorer.deferred import Deferred
@@ -262,11 +262,13 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
         failures: Mapping[str, str] | None = None,
         bounds: ListingBounds | None = None,
         config: Config | None = None,
+        pace: Pace | None = None,
     ) -> None:
         super().__init__()
         self.connections = connections  # looked up at each use: a server may reconnect meanwhile
         self.config = config  # where the servers came from: the copied command line names it
         self.bounds = bounds or ListingBounds()
+        self.pace = pace  # the app's input gate: a big list of prompts parses around the user's keys
         self.server_names = list(servers)
         self.failures = dict(failures or {})
         self.listings: dict[str, ServerPrompts] = {}
@@ -320,7 +322,7 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
 
     async def _list(self, name: str, conn: ServerConnection) -> None:
         try:
-            listing = await list_server(conn, self.bounds, kinds=("prompts",))
+            listing = await list_server(conn, self.bounds, kinds=("prompts",), pace=self.pace)
         except Exception as exc:  # one server's odd failure stays that server's line
             self.listings[name] = ServerPrompts(name, "failed", error=f"unexpected error: {exc}")
         else:
