@@ -184,15 +184,8 @@ class FrameProbe:
             self._waiters = waiting
 
     async def until(self, test: Callable[[], bool], timeout: float = 60.0) -> float:
-        return await self.wait(self.expect(test), timeout)
-
-    def expect(self, test: Callable[[], bool]) -> asyncio.Future[float]:
-        """The time of the first frame from now on where `test` holds (await it with `wait`)."""
         future: asyncio.Future[float] = asyncio.get_running_loop().create_future()
         self._waiters.append((test, future))
-        return future
-
-    async def wait(self, future: asyncio.Future[float], timeout: float = 60.0) -> float:
         try:
             return await asyncio.wait_for(future, timeout)
         except TimeoutError:
@@ -225,26 +218,13 @@ async def timed_key(app: Any, probe: FrameProbe, key: str, test: Callable[[], bo
 
 class Handled:
     """Counts the tree's cursor actions (wrapping the instance's action methods), so a keypress is known
-    to have taken effect before the frame that shows it; and notes the node the details pane last showed
-    (wrapping its `show_node`)."""
+    to have taken effect before the frame that shows it."""
 
-    def __init__(self, tree: Any, details: Any) -> None:
+    def __init__(self, tree: Any) -> None:
         self.tree = tree
         self.count = 0
-        self.detailed: Any = None
         for name in ("action_cursor_down", "action_cursor_up", "action_cursor_end", "action_cursor_home"):
             setattr(tree, name, self._wrap(getattr(tree, name)))
-        show_node = details.show_node
-
-        def noted(tree: Any, node: Any, **options: Any) -> None:
-            show_node(tree, node, **options)
-            self.detailed = node
-
-        details.show_node = noted
-
-    def details_shown(self) -> bool:
-        """The details pane shows the node under the cursor."""
-        return self.detailed is self.tree.cursor_node
 
     def _wrap(self, action: Callable[[], None]) -> Callable[[], None]:
         def counted() -> None:
@@ -256,19 +236,14 @@ class Handled:
 
 async def cursor_presses(
     app: Any, probe: FrameProbe, handled: Handled, count: int, keep: Callable[[], bool] | None = None
-) -> list[tuple[float, bool, float]]:
-    """`count` cursor keys (50 down, 50 up, ...): (seconds to frame, `keep()` at the frame, seconds to the
-    frame that shows the new node's details) each.
+) -> list[tuple[float, bool]]:
+    """`count` cursor keys (50 down, 50 up, ...): (seconds to frame, `keep()` at the frame) each.
 
     A key that would not move the cursor (up on the first row, down on the last: while a listing streams,
     rows come and go under it) is turned the other way: a key that changes nothing paints no frame, and
     would measure the wait for an unrelated one (a spinner's). A key the cursor did not follow all the
-    same is not kept. The frame that shows the new node's details is timed too: they follow the cursor in
-    its own frame (`MainScreen._show_highlighted`), and a change that put them in a later frame would make
-    the key's frame look faster while the screen is complete later (measured: deferring them by a frame
-    took the cursor's p50 from 6.2 to 4.1 ms and the details' to 12.8 at 10^4). The next key goes `GAP`
-    after both."""
-    samples: list[tuple[float, bool, float]] = []
+    same is not kept."""
+    samples: list[tuple[float, bool]] = []
     tree = handled.tree
     for index in range(count):
         key = "down" if index // 50 % 2 == 0 else "up"
@@ -286,16 +261,7 @@ async def cursor_presses(
             flag[0] = tree.cursor != before and (keep() if keep is not None else True)
             return True
 
-        def detailed_test(wanted: int = wanted) -> bool:
-            return handled.count >= wanted and handled.details_shown()
-
-        cursor_frame, details_frame = probe.expect(test), probe.expect(detailed_test)
-        started = time.perf_counter()
-        send_key(app, key)
-        painted = await probe.wait(cursor_frame)
-        detailed = await probe.wait(details_frame)
-        await asyncio.sleep(GAP)
-        samples.append((painted - started, flag[0], detailed - started))
+        samples.append((await timed_key(app, probe, key, test), flag[0]))
     return samples
 
 
@@ -389,9 +355,7 @@ class Session:
         self.probe = FrameProbe(app)
         self.screen: Any = app.screen
         self.tree: Any = self.screen.tree_widget
-        from explorer.widgets.detail import DetailPane
-
-        self.handled = Handled(self.tree, self.screen.query_one(DetailPane))
+        self.handled = Handled(self.tree)
 
     @property
     def state(self) -> str:
@@ -487,8 +451,7 @@ async def phase_listing(count: int, presses: int, pauses: Pauses) -> dict[str, A
         session.tree.expand_node(group)
         await pilot.pause()
         samples = await cursor_presses(app, session.probe, session.handled, presses)
-        result["press"] = summary([seconds for seconds, kept, _ in samples if kept])
-        result["press_details"] = summary([detailed for _, kept, detailed in samples if kept])
+        result["press"] = summary([seconds for seconds, kept in samples if kept])
         typed = await type_filter(app, session.probe, session.tree, PREFIX_TEXT)
         typed += await type_filter(app, session.probe, session.tree, SUBSTRING_TEXT)
         result.update(filter_figures(typed, "filter"))
@@ -514,8 +477,7 @@ async def phase_streaming(count: int, presses: int, pauses: Pauses) -> dict[str,
         session.tree.expand_node(group)
         await pilot.pause()
         samples = await cursor_presses(app, session.probe, session.handled, presses, keep=session.listing)
-        result["press_streaming"] = summary([seconds for seconds, kept, _ in samples if kept])
-        result["press_streaming_details"] = summary([detailed for _, kept, detailed in samples if kept])
+        result["press_streaming"] = summary([seconds for seconds, kept in samples if kept])
         typed = await type_filter(app, session.probe, session.tree, PREFIX_TEXT, keep=session.listing)
         typed += await type_filter(app, session.probe, session.tree, SUBSTRING_TEXT, keep=session.listing)
         result.update(filter_figures(typed, "filter_streaming"))
@@ -538,8 +500,7 @@ async def phase_wide(count: int, presses: int, pauses: Pauses) -> dict[str, Any]
         result["collapse_ms"] = round(await session.collapse(flat) * 1000, 1)
         result["expand_again_ms"] = round(await session.expand(flat) * 1000, 1)
         samples = await cursor_presses(app, session.probe, session.handled, presses)
-        result["press_wide"] = summary([seconds for seconds, kept, _ in samples if kept])
-        result["press_wide_details"] = summary([detailed for _, kept, detailed in samples if kept])
+        result["press_wide"] = summary([seconds for seconds, kept in samples if kept])
         last = session.tree.row_count - 1
         result["end_ms"] = round(
             await timed_key(app, session.probe, "end", lambda: session.tree.cursor == last) * 1000, 1
@@ -567,8 +528,7 @@ async def phase_wide_streaming(count: int, presses: int, pauses: Pauses) -> dict
         flat = tree.node_for("bench://flat")
         await session.expand(flat)
         samples = await cursor_presses(app, session.probe, session.handled, presses, keep=session.listing)
-        result["press_wide_streaming"] = summary([seconds for seconds, kept, _ in samples if kept])
-        result["press_wide_streaming_details"] = summary([detailed for _, kept, detailed in samples if kept])
+        result["press_wide_streaming"] = summary([seconds for seconds, kept in samples if kept])
         toggles: list[float] = []
         while session.listing() and len(toggles) < 20:
             collapse = await session.collapse(flat)

@@ -48,8 +48,9 @@ class InputFirst:
     def gate(self) -> Awaitable[None] | None:
         """Between pages or slices: a pause to await until the frame owed to the last input is over, else
         None. Every caller gets one while it is owed (several listings: all of them wait). Callers ask
-        after a slice of work, so one slice runs between two pauses: input at any rate (a wheel, a key
-        repeating fast) slows a listing, never stops it."""
+        after a slice of work, so one slice runs between two pauses: input at any rate slows a listing,
+        never stops it (though input every frame leaves it a few % of its speed: why the app does not
+        count the wheel)."""
         left = self.owed()
         if left > 0.0:
             import anyio  # imported by then (a listing runs); not on the way to the first frame
