@@ -796,6 +796,24 @@ async def test_a_pace_that_always_pauses_slows_the_parse_but_never_stops_it(
     assert asked[0] == 3 + 2  # between the slices of each page: 4 slices, then 3
 
 
+async def test_an_item_bound_on_a_slice_end_stops_without_a_pause_for_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With the bound at 500, two slices fill it: the parse stops there, with one pause between those two
+    slices and none after them (a pause then would hold the listing for a frame with no work behind it)."""
+    parsed = count_calls(monkeypatch, "plain_entry")
+    asked: list[int] = []
+
+    def pace() -> Awaitable[None]:
+        asked.append(parsed[0])
+        return anyio.lowlevel.checkpoint()
+
+    conn = FakeConn(chain("resources", [[res(i) for i in range(1000)]]))
+    listing = await run(conn, ListingBounds(max_items=500), pace=pace)
+    assert len(listing.resources) == 500 and listing.stopped_by == "max_items"
+    assert asked == [250]
+
+
 async def test_a_listing_cancelled_while_a_page_is_parsed_keeps_that_page_whole(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

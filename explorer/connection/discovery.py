@@ -560,6 +560,9 @@ def _parse_resources(
     cut = False
     end = len(items)
     for start in range(skip, end, PARSE_SLICE):
+        if len(kept) >= room:  # the bound fell on a slice's end: no pause with no work after it
+            cut = True
+            break
         if start > skip:
             yield
         for index in range(start, min(start + PARSE_SLICE, end)):
