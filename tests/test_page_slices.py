@@ -125,6 +125,33 @@ async def test_a_key_during_a_big_page_gets_its_frame_before_the_next_slice() ->
     assert tree.root.resource_count == 2 * PAGE_SLICE
 
 
+class AlwaysOwed(InputFirst):
+    """Input at any rate (a key repeating faster than a frame): every turn of the gate owes a frame. The
+    pause is a bare checkpoint here (no clock); what counts is that work runs between two pauses."""
+
+    def __init__(self, tree: Any) -> None:
+        super().__init__()
+        self.tree = tree
+        self.counts: list[int] = []
+
+    def gate(self) -> Awaitable[None] | None:
+        count = self.tree.root.resource_count if self.tree is not None else 0
+        assert not self.counts or count > self.counts[-1], "two pauses with no merging between them"
+        self.counts.append(count)
+        return anyio.lowlevel.checkpoint()
+
+
+async def test_constant_input_slows_a_merge_but_never_stops_it() -> None:
+    owed = AlwaysOwed(None)
+    supervisor, listener = supervisor_with(owed)
+    owed.tree = supervisor.catalogue.tree
+    merging = supervisor._on_page(page(4 * PAGE_SLICE))
+    assert merging is not None
+    await merging
+    assert owed.counts == [PAGE_SLICE, 2 * PAGE_SLICE, 3 * PAGE_SLICE, 4 * PAGE_SLICE]  # the last: next page
+    assert supervisor.catalogue.tree.root.resource_count == 4 * PAGE_SLICE and listener.tree_changes == 1
+
+
 async def test_a_listing_stopped_halfway_through_a_page_still_merges_all_of_it() -> None:
     supervisor, _ = supervisor_with(InputFirst())
     tree = supervisor.catalogue.tree
