@@ -13,10 +13,6 @@ The app notes input when the event is posted to it, before it gets to handle it:
 its next slice, not after the several turns of the loop the event takes to reach the tree. The tree's
 redraw after pages waits out the same frame (`owed`, `screens/main_listener.py`).
 
-A filter's substring scan runs in a thread and holds the interpreter lock between its checks: it naps
-at its checks while a frame is owed to a key that came after it started (`owed_after`), so the key's
-turns of the loop do not wait for the lock (`widgets/resource_tree/filter_runs.py`).
-
 Core-free (no Textual): the app notes input (`note_input`), the supervisor's listings await `gate()`
 between pages and slices (`Supervisor._on_page`, `discovery.Pace`).
 """
@@ -48,12 +44,6 @@ class InputFirst:
         for (the tree after a page) waits that long, so the key's frame is not painted behind it."""
         left = self._input_at + self.FRAME - time.monotonic()
         return left if left > 0.0 else 0.0
-
-    def owed_after(self, moment: float) -> float:
-        """`owed`, counting only input noted after `moment` (`time.monotonic()`): for work in a thread
-        started then (a filter's scan), which naps while a later key's frame is owed but not for the key
-        that started it. Safe from any thread (one float read)."""
-        return self.owed() if self._input_at > moment else 0.0
 
     def gate(self) -> Awaitable[None] | None:
         """Between pages or slices: a pause to await until the frame owed to the last input is over, else

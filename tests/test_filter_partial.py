@@ -6,14 +6,10 @@ clock is involved.
 
 from __future__ import annotations
 
-import threading
-import time
-
 import pytest
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 
-from explorer.input_first import InputFirst
 from explorer.model import tree_filter
 from explorer.model.entries import ResourceEntry
 from explorer.model.tree_filter import FilterResult, compute_filter
@@ -194,17 +190,16 @@ def test_a_prefix_query_or_a_small_scan_reports_nothing_partial(monkeypatch: pyt
 
 
 class TreeApp(App[None]):
-    def __init__(self, tree: UriTree, input_first: InputFirst | None = None) -> None:
+    def __init__(self, tree: UriTree) -> None:
         super().__init__()
         self.uri_model = tree
-        self.input_first = input_first
         self.applied: list[ResourceTree.FilterApplied] = []
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return theme_variable_defaults()
 
     def compose(self) -> ComposeResult:
-        yield ResourceTree(self.uri_model, input_first=self.input_first)
+        yield ResourceTree(self.uri_model)
 
     def on_resource_tree_filter_applied(self, message: ResourceTree.FilterApplied) -> None:
         self.applied.append(message)
@@ -407,95 +402,3 @@ async def test_a_newer_filter_releases_a_scan_waiting_for_its_frame(monkeypatch:
             if not any(t.is_alive() for t in scans):
                 break
         assert not any(t.is_alive() for t in scans)
-
-
-class HeldKey(InputFirst):
-    """A key noted by `press` whose frame lasts until `painted` is set (no clock decides); counts the
-    naps scans take for it."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.pressed_at: float | None = None
-        self.painted = threading.Event()
-        self.naps = 0
-
-    def press(self) -> None:
-        self.pressed_at = time.monotonic()
-
-    def owed_after(self, moment: float) -> float:
-        if self.pressed_at is None or self.pressed_at <= moment or self.painted.is_set():
-            return 0.0
-        self.naps += 1
-        return 1.0
-
-
-async def naps_reach(pilot: Pilot[None], key: HeldKey, count: int) -> None:
-    for _ in range(500):  # a bound, not a clock
-        if key.naps >= count:
-            return
-        await pilot.pause(0.01)
-    raise AssertionError(f"the scan took {key.naps} naps, not {count}")
-
-
-async def test_a_scan_naps_while_a_newer_key_frame_is_owed_then_goes_on(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The scan holds the interpreter lock between its checks: a key pressed meanwhile would wait for it
-    at each turn of the loop it takes. It naps at its checks instead, until the key's frame is over."""
-    scan_in_thread_reporting_every_check(monkeypatch)
-    monkeypatch.setattr(filter_runs, "FIRST_WAIT_SECONDS", 0.0)
-    key = HeldKey()
-    app = TreeApp(big_tree(), key)
-    async with app.run_test(size=(80, 24)) as pilot:
-        view = app.query_one(ResourceTree)
-        shown: list[FilterResult] = []
-        apply_filter = view.rows.apply_filter
-
-        def record(result: FilterResult, cursor: int) -> object:
-            shown.append(result)
-            return apply_filter(result, cursor)
-
-        monkeypatch.setattr(view.rows, "apply_filter", record)
-        view.set_filter("item 1")
-        for _ in range(500):
-            if shown:
-                break
-            await pilot.pause(0.01)
-        assert shown and shown[-1].partial
-        key.press()  # an arrow key, say: the filter stays
-        await naps_reach(pilot, key, 5)
-        seen = len(shown)
-        await naps_reach(pilot, key, key.naps + 20)
-        assert len(shown) == seen and view.filter_pending  # no work while the frame is owed
-        key.painted.set()
-        await settled(pilot, view)
-        result = view.filter_result
-        assert result is not None and not result.partial and result.total == 11_111
-
-
-async def test_the_next_character_ends_the_nap_and_its_own_scan_takes_none(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    scan_in_thread_reporting_every_check(monkeypatch)
-    monkeypatch.setattr(filter_runs, "FIRST_WAIT_SECONDS", 0.0)
-    key = HeldKey()
-    before = set(threading.enumerate())
-    app = TreeApp(big_tree(), key)
-    async with app.run_test(size=(80, 24)) as pilot:
-        view = app.query_one(ResourceTree)
-        view.set_filter("item 1")
-        first = [t for t in threading.enumerate() if t not in before and t.daemon]
-        assert first
-        key.press()  # the character `2`: noted first, then it sets the filter
-        await naps_reach(pilot, key, 5)
-        view.set_filter("item 12")
-        await settled(pilot, view)
-        result = view.filter_result
-        assert result is not None and not result.partial and result.text == "item 12"
-        assert result.total == 1 + 10 + 100 + 1000
-        assert not key.painted.is_set()  # the frame is still owed: the nap ended because the scan went stale
-        for _ in range(200):
-            if not any(t.is_alive() for t in first):
-                break
-            await pilot.pause(0.02)
-        assert not any(t.is_alive() for t in first)

@@ -12,7 +12,6 @@ import pytest
 import explorer.input_first
 from explorer.input_first import InputFirst
 from explorer.model.heap import scan_without_collector
-from explorer.widgets.resource_tree.filter_runs import NAP_SECONDS, nap_while_input_owed
 
 pytestmark = pytest.mark.anyio
 
@@ -102,17 +101,6 @@ async def test_a_key_is_noted_once_though_it_comes_back_to_the_app() -> None:
     assert notes == ["key", "key", "key"]
 
 
-async def test_the_tree_s_filter_scans_nap_for_the_app_s_keys() -> None:
-    """The main screen's tree gets the app's gate: its filter scans nap for the keys the app notes."""
-    from explorer.app import ExplorerApp
-    from explorer.widgets.resource_tree import ResourceTree
-
-    app = ExplorerApp([], remember_theme=False)
-    async with app.run_test() as pilot:
-        await pilot.pause()
-        assert app.screen.query_one(ResourceTree).input_first is app.input_first
-
-
 def test_nested_scans_keep_the_collector_off_until_the_last_ends() -> None:
     assert gc.isenabled()
     with scan_without_collector():
@@ -131,48 +119,3 @@ def test_a_scan_leaves_a_disabled_collector_disabled() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
-
-
-def test_a_thread_owes_a_frame_only_to_input_noted_after_it_started(clock: Clock) -> None:
-    gate = InputFirst()
-    gate.note_input()  # the key that started the scan
-    started = clock.now
-    assert gate.owed() > 0.0 and gate.owed_after(started) == 0.0
-    clock.now += 0.005
-    gate.note_input()  # the next key
-    assert gate.owed_after(started) == pytest.approx(InputFirst.FRAME)
-    clock.now += InputFirst.FRAME
-    assert gate.owed_after(started) == 0.0
-
-
-def test_a_scan_naps_in_short_steps_until_the_frame_of_a_newer_key_is_over(clock: Clock) -> None:
-    gate = InputFirst()
-    started = clock.now
-    naps: list[float] = []
-
-    def sleep(seconds: float) -> None:
-        naps.append(seconds)
-        clock.now += seconds
-
-    nap_while_input_owed(gate, started, lambda: True, sleep)
-    assert naps == []  # no key since the scan started: no nap
-    clock.now += 0.001
-    gate.note_input()
-    nap_while_input_owed(gate, started, lambda: True, sleep)
-    assert sum(naps) == pytest.approx(InputFirst.FRAME) and max(naps) <= NAP_SECONDS
-    assert gate.owed_after(started) == 0.0
-
-
-def test_a_newer_filter_ends_the_nap_at_the_next_step(clock: Clock) -> None:
-    gate = InputFirst()
-    started = clock.now
-    clock.now += 0.001
-    gate.note_input()
-    naps: list[float] = []
-
-    def sleep(seconds: float) -> None:
-        naps.append(seconds)
-        clock.now += seconds
-
-    nap_while_input_owed(gate, started, lambda: len(naps) < 2, sleep)  # stale after two steps
-    assert len(naps) == 2 and gate.owed_after(started) > 0.0

@@ -173,7 +173,7 @@ Every server's resources and templates as one URI-prefix tree.
         with Horizontal(id="panes"):
             with Vertical(id="left"):
                 yield FilterBox(placeholder="Filter: URI prefix or text", id="filter")
-                yield ResourceTree(self.catalogue.tree, id="tree", input_first=self.supervisor.input_first)
+                yield ResourceTree(self.catalogue.tree, id="tree")
             with Vertical(id="right"):
                 yield DetailPane(id="detail")
                 yield ContentPreview(id="preview")

@@ -11,19 +11,12 @@ The keystroke's handler waits up to `FIRST_WAIT_SECONDS` for the scan's first re
 so it is painted in the frame that echoes the keystroke; the scan has the interpreter to itself meanwhile.
 After each partial result the scan waits for the frame that shows it, for the same reason. The thread is
 a plain one started on the spot: a Textual worker's thread would start only after the handler returned.
-
-A scan holds the interpreter lock between its checks (a few ms each), and a key takes several turns of
-the event loop to reach its handler, each of which may wait for the lock: a key typed while the scan of
-the previous text ran reached the filter 5-40 ms late (measured at 10^6). So at each check a scan naps
-while a frame is owed to a key that came after it started (`InputFirst.owed_after`, given by the tree's
-owner); the filter's next character ends the nap at once (the scan is stale then).
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
 from contextlib import suppress
 from typing import TYPE_CHECKING
 
@@ -34,7 +27,6 @@ from explorer.model.tree_filter import FilterResult, FilterSummary, compute_filt
 from explorer.sanitize import sanitize_line
 
 if TYPE_CHECKING:
-    from explorer.input_first import InputFirst
     from explorer.widgets.resource_tree.widget import ResourceTree
 
 
@@ -44,23 +36,6 @@ the keystroke instead of one frame later (the scan has the interpreter to itself
 PAINT_WAIT_SECONDS = 0.1
 """At most this long a scan waits for the frame of its partial result (a busy or closing app never
 holds it up longer)."""
-
-
-NAP_SECONDS = 0.002
-"""A scan naps for a key's frame in steps this long: a newer filter (the key's own character) ends the
-nap at the next step."""
-
-
-def nap_while_input_owed(
-    input_first: InputFirst, since: float, current: Callable[[], bool], sleep: Callable[[float], None]
-) -> None:
-    """At a scan's check: sleep (the interpreter lock free) while a frame is owed to input noted after
-    `since` and the scan is still `current` (no newer filter made it stale)."""
-    while current():
-        left = input_first.owed_after(since)
-        if left <= 0.0:
-            return
-        sleep(min(left, NAP_SECONDS))
 
 
 class FilterRuns:
@@ -141,8 +116,7 @@ class FilterRuns:
         handoff = _Handoff()
         # A thread of its own, started here: a Textual worker's thread would start only once this
         # handler has returned to the event loop, after the wait below. A newer run's token stops it.
-        since = time.monotonic()  # after the key that set this text was noted: that key owes it no nap
-        scan = threading.Thread(target=self._scan, args=(text, self._token, handoff, since), daemon=True)
+        scan = threading.Thread(target=self._scan, args=(text, self._token, handoff), daemon=True)
         scan.start()
         taken = handoff.take(wait)
         if taken is None:
@@ -161,10 +135,10 @@ class FilterRuns:
         self.pending = False
         self._release()
 
-    def _scan(self, text: str, token: int, handoff: _Handoff, since: float) -> None:
+    def _scan(self, text: str, token: int, handoff: _Handoff) -> None:
         """Substring scan off the UI thread; a newer `set` (or `stop`) makes this result stale."""
         try:
-            self._scan_tree(text, token, handoff, since)
+            self._scan_tree(text, token, handoff)
         except Exception as exc:  # a bug must not pass silently, nor end the app from a thread
             with suppress(RuntimeError):  # the app is shutting down
                 self.tree.app.call_from_thread(self._failed, exc, token)
@@ -177,18 +151,12 @@ class FilterRuns:
         message = sanitize_line(f"The filter failed: {type(exc).__name__}: {exc}", 300)
         self.tree.notify(message, severity="error", markup=False)
 
-    def _scan_tree(self, text: str, token: int, handoff: _Handoff, since: float) -> None:
+    def _scan_tree(self, text: str, token: int, handoff: _Handoff) -> None:
         tree = self.tree
-        input_first = tree.input_first
-
-        def current() -> bool:
-            return token == self._token
 
         def stale() -> bool:
-            if input_first is not None:
-                nap_while_input_owed(input_first, since, current, time.sleep)
             time.sleep(0)  # let the UI thread take the GIL now rather than after the switch interval
-            return not current()
+            return token != self._token
 
         def progress(partial_result: FilterResult) -> None:
             if partial_result.total and not stale():  # "no match" is not shown before the scan is over

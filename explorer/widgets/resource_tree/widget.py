@@ -53,7 +53,6 @@ from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 from textual.style import Style as TextualStyle
 
-from explorer.input_first import InputFirst
 from explorer.model.drilldown import Drill, DrillKey
 from explorer.model.heap import big_change
 from explorer.model.tree_filter import FilterResult, FilterSummary
@@ -234,15 +233,12 @@ exactly as the server sent them.
         *,
         show_servers: bool = False,
         root_label: str = "All resources",
-        input_first: InputFirst | None = None,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
         disabled: bool = False,
     ) -> None:
         super().__init__(name=name, id=id, classes=classes, disabled=disabled)
-        self.input_first = input_first
-        """The app's input gate, if any: a filter's scan naps while a frame is owed to a newer key."""
         self._rows = TreeRows(tree, filter_expand=self.FILTER_EXPAND)
         self._painter = RowPainter(self._rows, root_label)
         self._painter.show_servers = show_servers
