@@ -19,9 +19,11 @@ Each phase runs in a process of its own (`--phase`), so one phase's heap never w
   the framework's own objects during the presses: what is left is its 60 fps update timer and its render.
 - `listing`: the app lists the deep fixture (``bench://hostH/areaA/groupG/itemI.json``) to the end, nothing
   pressed: first rows and listing complete (from spawn, interpreter start and imports included), peak RSS,
-  collector pauses. Then, after the listing: cursor keypresses in an open group, and typing a filter one
-  character at a time, a URI prefix and a substring (each character: time until its results are painted,
-  partial ones count for a substring scan that is still running).
+  collector pauses. Then, after the listing: cursor keypresses in an open group (each: to the frame that
+  moves the cursor, and, as `..._details`, to the frame that shows the new node's details, which the
+  details pane's body rendered for it), and typing a filter one character at a time, a URI prefix, then
+  a substring `SUBSTRING_ROUNDS` times (each character: time until its results are painted, partial ones
+  count for a substring scan that is still running).
 - `streaming`: the same presses and typing while pages stream in. At 10^6 the fixture answers at full
   speed; a smaller listing is over too soon, so its pages are paced (`--delay`, about 14 s in all) and the
   presses land between them. Only presses painted while the listing ran are counted.
@@ -67,6 +69,7 @@ GAP = 0.02  # seconds between a painted frame and the next key
 GROUP = "bench://host0/area0/group1"  # the open group the cursor moves in (100 items)
 PREFIX_TEXT = "bench://host7/area3/group42/item5"
 SUBSTRING_TEXT = "item 4217"  # names are "item K": matches by name, after a scan of every URI
+SUBSTRING_ROUNDS = 6  # times it is typed (one sample per character each time): a p99 of 54, not of 9
 WIDE_PREFIX_TEXT = "bench://flat/item4217"
 WIDE_SCAN_TEXT = "item42"  # a substring in the node of N: `item` holds every child, `item42` about 1%
 STREAM_SECONDS = 14.0  # a paced listing lasts about this long
@@ -234,16 +237,48 @@ class Handled:
         return counted
 
 
+class DetailsPainted:
+    """Which node the details pane showed in the last frame painted: `show_node` says which node its
+    content is for, and the pane's body records it when the compositor renders its lines for a frame
+    (a frame that shows the body's new content renders them; one that does not, does not)."""
+
+    def __init__(self, screen: Any) -> None:
+        from explorer.widgets.detail import DetailPane
+
+        pane = screen.query_one(DetailPane)
+        body = pane.query_one("#detail-body")
+        self.showing: Any = None  # the node of the pane's current content
+        self.painted: Any = None  # the node of the content last rendered for a frame
+        show_node, render_lines = pane.show_node, body.render_lines
+
+        def recorded_show(tree: Any, node: Any, **kwargs: Any) -> None:
+            self.showing = node
+            show_node(tree, node, **kwargs)
+
+        def recorded_render(crop: Any) -> Any:
+            self.painted = self.showing
+            return render_lines(crop)
+
+        pane.show_node = recorded_show
+        body.render_lines = recorded_render
+
+
 async def cursor_presses(
-    app: Any, probe: FrameProbe, handled: Handled, count: int, keep: Callable[[], bool] | None = None
-) -> list[tuple[float, bool]]:
-    """`count` cursor keys (50 down, 50 up, ...): (seconds to frame, `keep()` at the frame) each.
+    app: Any,
+    probe: FrameProbe,
+    handled: Handled,
+    count: int,
+    keep: Callable[[], bool] | None = None,
+    details: DetailsPainted | None = None,
+) -> list[tuple[float, bool, float | None]]:
+    """`count` cursor keys (50 down, 50 up, ...): (seconds to frame, `keep()` at the frame, seconds to
+    the frame that shows the new node's details, with `details`) each.
 
     A key that would not move the cursor (up on the first row, down on the last: while a listing streams,
     rows come and go under it) is turned the other way: a key that changes nothing paints no frame, and
     would measure the wait for an unrelated one (a spinner's). A key the cursor did not follow all the
     same is not kept."""
-    samples: list[tuple[float, bool]] = []
+    samples: list[tuple[float, bool, float | None]] = []
     tree = handled.tree
     for index in range(count):
         key = "down" if index // 50 % 2 == 0 else "up"
@@ -261,8 +296,27 @@ async def cursor_presses(
             flag[0] = tree.cursor != before and (keep() if keep is not None else True)
             return True
 
-        samples.append((await timed_key(app, probe, key, test), flag[0]))
+        shown: asyncio.Task[float] | None = None
+        if details is not None:
+
+            def complete(wanted: int = wanted, before: int = before, seen: DetailsPainted = details) -> bool:
+                return handled.count >= wanted and tree.cursor != before and seen.painted is tree.highlighted
+
+            shown = asyncio.ensure_future(probe.until(complete))
+        started = time.perf_counter()
+        cursor = await timed_key(app, probe, key, test)
+        late = (await shown) - started if shown is not None else None
+        samples.append((cursor, flag[0], late))
     return samples
+
+
+def press_figures(samples: list[tuple[float, bool, float | None]], name: str) -> dict[str, Any]:
+    """The cursor's frame, and (when taken) the frame that shows the new node's details too."""
+    figures = {name: summary([seconds for seconds, kept, _ in samples if kept])}
+    late = [seconds for _, kept, seconds in samples if kept and seconds is not None]
+    if late:
+        figures[f"{name}_details"] = summary(late)
+    return figures
 
 
 async def type_filter(
@@ -450,10 +504,13 @@ async def phase_listing(count: int, presses: int, pauses: Pauses) -> dict[str, A
         await session.cursor_to(group)
         session.tree.expand_node(group)
         await pilot.pause()
-        samples = await cursor_presses(app, session.probe, session.handled, presses)
-        result["press"] = summary([seconds for seconds, kept in samples if kept])
+        samples = await cursor_presses(
+            app, session.probe, session.handled, presses, details=DetailsPainted(app.screen)
+        )
+        result.update(press_figures(samples, "press"))
         typed = await type_filter(app, session.probe, session.tree, PREFIX_TEXT)
-        typed += await type_filter(app, session.probe, session.tree, SUBSTRING_TEXT)
+        for _ in range(SUBSTRING_ROUNDS):
+            typed += await type_filter(app, session.probe, session.tree, SUBSTRING_TEXT)
         result.update(filter_figures(typed, "filter"))
         result["gc_max_browsing_ms"] = pauses.longest_ms("browsing")
         result["tracked_objects"] = len(gc.get_objects())
@@ -476,10 +533,16 @@ async def phase_streaming(count: int, presses: int, pauses: Pauses) -> dict[str,
         await session.cursor_to(group)
         session.tree.expand_node(group)
         await pilot.pause()
-        samples = await cursor_presses(app, session.probe, session.handled, presses, keep=session.listing)
-        result["press_streaming"] = summary([seconds for seconds, kept in samples if kept])
+        details = DetailsPainted(app.screen)
+        samples = await cursor_presses(
+            app, session.probe, session.handled, presses, keep=session.listing, details=details
+        )
+        result.update(press_figures(samples, "press_streaming"))
         typed = await type_filter(app, session.probe, session.tree, PREFIX_TEXT, keep=session.listing)
-        typed += await type_filter(app, session.probe, session.tree, SUBSTRING_TEXT, keep=session.listing)
+        for _ in range(SUBSTRING_ROUNDS):
+            if not session.listing():
+                break  # what is typed after the listing is not counted here
+            typed += await type_filter(app, session.probe, session.tree, SUBSTRING_TEXT, keep=session.listing)
         result.update(filter_figures(typed, "filter_streaming"))
         result["streamed_to_the_end"] = not session.listing()
         result["gc_max_streaming_ms"] = pauses.longest_ms("streaming")
@@ -499,8 +562,10 @@ async def phase_wide(count: int, presses: int, pauses: Pauses) -> dict[str, Any]
         result["expand_first_ms"] = round(await session.expand(flat) * 1000, 1)
         result["collapse_ms"] = round(await session.collapse(flat) * 1000, 1)
         result["expand_again_ms"] = round(await session.expand(flat) * 1000, 1)
-        samples = await cursor_presses(app, session.probe, session.handled, presses)
-        result["press_wide"] = summary([seconds for seconds, kept in samples if kept])
+        samples = await cursor_presses(
+            app, session.probe, session.handled, presses, details=DetailsPainted(app.screen)
+        )
+        result.update(press_figures(samples, "press_wide"))
         last = session.tree.row_count - 1
         result["end_ms"] = round(
             await timed_key(app, session.probe, "end", lambda: session.tree.cursor == last) * 1000, 1
@@ -527,8 +592,11 @@ async def phase_wide_streaming(count: int, presses: int, pauses: Pauses) -> dict
         pauses.phase = "wide-streaming"
         flat = tree.node_for("bench://flat")
         await session.expand(flat)
-        samples = await cursor_presses(app, session.probe, session.handled, presses, keep=session.listing)
-        result["press_wide_streaming"] = summary([seconds for seconds, kept in samples if kept])
+        details = DetailsPainted(app.screen)
+        samples = await cursor_presses(
+            app, session.probe, session.handled, presses, keep=session.listing, details=details
+        )
+        result.update(press_figures(samples, "press_wide_streaming"))
         toggles: list[float] = []
         while session.listing() and len(toggles) < 20:
             collapse = await session.collapse(flat)
