@@ -369,6 +369,16 @@ def test_a_scan_cancelled_after_it_found_matches_returns_at_once_with_nothing() 
     assert compute_filter(tree, "match").total == 3600
 
 
+def test_a_scan_that_went_stale_in_its_last_step_or_at_its_limit_returns_empty_too() -> None:
+    tree = UriTree()
+    tree.add_resources(res("a", f"x://h/d{d}/match{e}.txt") for d in range(3) for e in range(3))
+    assert compute_filter(tree, "match").total == 9  # one step of each pass covers all of it
+    stale = compute_filter(tree, "match", cancelled=lambda: True)
+    assert stale.cancelled and stale.total == 0
+    capped = compute_filter(tree, "match", limit=2, cancelled=lambda: True)
+    assert capped.cancelled and capped.total == 0 and not capped.matched
+
+
 def test_case_insensitive_and_multi_server() -> None:
     tree = UriTree()
     tree.add_resources([res("a", "x://h/Alpha.TXT", "one"), res("b", "x://h/Alpha.TXT", "two")])

@@ -696,6 +696,8 @@ def _substring_filter(
         if cancelled is not None and cancelled():
             return _assemble(tree, text, version, _Records(), {}, [], {}, 0, truncated, True)
         report()
+    if cancelled is not None and cancelled():  # stale during the last step, or at the limit: same
+        return _assemble(tree, text, version, _Records(), {}, [], {}, 0, truncated, True)
     truncated = truncated or names_cut
     records, own = _with_named(records, own, named)
     return _assemble(tree, text, version, records, own, whole, full, expand_limit, truncated, False)
