@@ -5,7 +5,7 @@ Run: python benchmarks/run_all.py [--quick]
 In order: the CLI listing table at 10^4, 10^5 and 10^6 (`bench_listing.py`, 3 rounds, plus the SDK-built
 server at 10^5), the TUI at the same scales (`bench_tui.py`), browsing 10^7 by prefix (`bench_browse.py`),
 start-up (`bench_startup.py`), prefix queries and tree building (`bench_prefix.py`) and the JSON
-libraries (`bench_json.py`). 7 to 12 minutes on a 2-core machine (490 s in its last run); `--quick`
+libraries (`bench_json.py`). 7 to 12 minutes on a 2-core machine (480 s in its last run); `--quick`
 is a smoke run of each (about a minute).
 """
 
