@@ -518,6 +518,7 @@ def _substring_filter(
     full: dict[UriNode, Sequence[UriNode]] = {}
     truncated = False
     names_cut = False  # the name pass met a change made meanwhile and stopped: the result is incomplete
+    stopped = False  # the caller's `cancelled` said stop
     cap = limit if limit is not None else -1
     stack: list[tuple[UriNode, str, int]] = [(tree.root, "", 0)]
     children = tree.children_as_ordered  # the scan may run in a thread while pages are merged
@@ -693,10 +694,12 @@ def _substring_filter(
                 passes.remove(step)
         if not passes or truncated:  # done: the complete result follows, no partial one
             break
-        if cancelled is not None and cancelled():
-            return _assemble(tree, text, version, _Records(), {}, [], {}, 0, truncated, True)
+        stopped = cancelled is not None and cancelled()
+        if stopped:
+            break
         report()
-    if cancelled is not None and cancelled():  # stale during the last step, or at the limit: same
+    # Stale (also during the last step, or at the limit): an empty result, nothing assembled for it.
+    if stopped or (cancelled is not None and cancelled()):
         return _assemble(tree, text, version, _Records(), {}, [], {}, 0, truncated, True)
     truncated = truncated or names_cut
     records, own = _with_named(records, own, named)
