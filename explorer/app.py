@@ -18,6 +18,7 @@ from explorer.config.found import FoundConfig
 from explorer.input_first import InputFirst
 from explorer.keymap import binding_ids, binding_owners, validate_keymap
 from explorer.model.heap import BetweenFrames
+from explorer.model.idle_thaw import IdleThaw
 from explorer.model.login_prompt import AuthFlow
 from explorer.sanitize import sanitize_line
 from explorer.theming import (
@@ -88,6 +89,7 @@ class ExplorerApp(App[int]):
         self.wire = WireLog(sink=wire_log)
         self.input_first = InputFirst()
         self.collector = BetweenFrames(self._ask_collection)
+        self.idle_thaw = IdleThaw()
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         try:
@@ -98,6 +100,7 @@ class ExplorerApp(App[int]):
     def on_mount(self) -> None:
         self._main_loop = asyncio.get_running_loop()  # `_ask_collection` may be called from other threads
         self.collector.install()
+        self.set_interval(IdleThaw.CHECK, self._thaw_if_away)
         self._load_themes()
         self._apply_keymap()
         from explorer.screens.main import MainScreen
@@ -122,9 +125,20 @@ class ExplorerApp(App[int]):
         stop for a frame at their next slice, instead of running during the several turns of the loop the
         event takes to reach its handler (`benchmarks/README.md`, keys while pages stream). Once: a key
         the focused widget did not stop comes back to the app (bubbled, marked forwarded) after it ran."""
-        if isinstance(message, USER_INPUT) and not message.is_forwarded:
-            self.input_first.note_input()
+        if isinstance(message, (events.InputEvent, events.Paste)):
+            self.idle_thaw.note_activity()  # the wheel and the mouse's moves too: the user is here
+            if isinstance(message, USER_INPUT) and not message.is_forwarded:
+                self.input_first.note_input()
         return super().post_message(message)
+
+    def on_app_blur(self) -> None:
+        """The terminal's window lost focus: the user is away, free the frozen garbage (`IdleThaw`), once
+        the blur's own repaint is on screen."""
+        self.call_after_refresh(self._thaw_if_away)
+
+    def _thaw_if_away(self) -> None:
+        if self.idle_thaw.run(away=not self.app_focus) is not None:
+            self.collector.thawed()
 
     def on_unmount(self) -> None:
         self.collector.uninstall()
