@@ -23,7 +23,10 @@ Each phase runs in a process of its own (`--phase`), so one phase's heap never w
   moves the cursor, and, as `..._details`, to the first frame that paints the details pane's body after
   it took the new node's content: `DetailsPainted`), and typing a filter one character at a time, a URI
   prefix, then a substring `SUBSTRING_ROUNDS` times (each character: time until its results are painted,
-  partial ones count for a substring scan that is still running).
+  partial ones count for a substring scan that is still running). Then the user goes away (the terminal's
+  window loses focus: `user_away`): the app frees the garbage it froze for good so far, one full
+  collection (`thaw_ms`, `thaw_freed`), and what is still frozen garbage after it is counted
+  (`frozen_garbage`).
 - `streaming`: the same presses and typing while pages stream in. At 10^6 the fixture answers at full
   speed; a smaller listing is over too soon, so its pages are paced (`--delay`, about 14 s in all) and the
   presses land between them. Only presses painted while the listing ran are counted.
@@ -105,6 +108,7 @@ class Pauses:
     def __init__(self) -> None:
         self.phase = "start"
         self.by_phase: dict[str, list[float]] = {}
+        self.collected: dict[str, int] = {}
         self.cpu: list[float] = []
         self._started = 0.0
         self._started_cpu = 0.0
@@ -115,13 +119,46 @@ class Pauses:
             self._started_cpu = time.thread_time()
         else:
             self.by_phase.setdefault(self.phase, []).append(time.perf_counter() - self._started)
-            self.cpu.append(time.thread_time() - self._started_cpu)
+            self.collected[self.phase] = self.collected.get(self.phase, 0) + info["collected"]
+            if self.phase != AWAY:
+                self.cpu.append(time.thread_time() - self._started_cpu)
 
     def longest_ms(self, phase: str | None = None) -> float:
+        """The longest pause in `phase`, or in every phase but `AWAY` (no one waits on that one)."""
         if phase is None:
-            found = [max(v) for v in self.by_phase.values() if v]
+            found = [max(v) for name, v in self.by_phase.items() if v and name != AWAY]
             return round(max(found, default=0.0) * 1000, 1)
         return round(max(self.by_phase.get(phase, [0.0])) * 1000, 1)
+
+
+AWAY = "away"  # the phase of the collection the app runs while the user is away (`user_away`)
+
+
+async def user_away(app: Any, pauses: Pauses) -> dict[str, Any]:
+    """The terminal's window loses focus once no freeze came for `IdleThaw.QUIET` seconds (no page merging):
+    the app frees the garbage frozen so far (`model/idle_thaw.py`), one full collection of the heap, timed
+    on its own (`thaw_ms`), with what it freed (`thaw_freed`). Not due (too few freezes so far): None."""
+    from textual import events
+
+    from explorer.model import heap
+    from explorer.model.idle_thaw import IdleThaw
+
+    if heap.freezes_since_thaw() < IdleThaw.WORTH:
+        return {"thaw_ms": None, "thaw_freed": None}
+    quiet = heap.last_freeze_at() + IdleThaw.QUIET - time.monotonic()
+    if quiet > 0:
+        await asyncio.sleep(quiet)
+    before, pauses.phase = pauses.phase, AWAY
+    app.post_message(events.AppBlur())
+    deadline = time.monotonic() + 2 * IdleThaw.CHECK + IdleThaw.QUIET
+    while heap.freezes_since_thaw() and time.monotonic() < deadline:  # noqa: ASYNC110 - no event to wait on
+        await asyncio.sleep(0.05)
+    app.post_message(events.AppFocus())
+    await asyncio.sleep(0.1)
+    pauses.phase = before
+    if heap.freezes_since_thaw():
+        raise SystemExit("the app did not thaw while its window had lost focus")
+    return {"thaw_ms": pauses.longest_ms(AWAY), "thaw_freed": pauses.collected.get(AWAY, 0)}
 
 
 def frozen_garbage(pauses: Pauses) -> int:
@@ -546,6 +583,7 @@ async def phase_listing(count: int, presses: int, pauses: Pauses) -> dict[str, A
         result["gc_max_browsing_ms"] = pauses.longest_ms("browsing")
         result["tracked_objects"] = len(gc.get_objects())
         result["frozen_objects"] = gc.get_freeze_count()
+        result.update(await user_away(app, pauses))
         result["frozen_garbage"] = frozen_garbage(pauses)
     return result
 
