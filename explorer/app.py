@@ -125,9 +125,9 @@ class ExplorerApp(App[int]):
         stop for a frame at their next slice, instead of running during the several turns of the loop the
         event takes to reach its handler (`benchmarks/README.md`, keys while pages stream). Once: a key
         the focused widget did not stop comes back to the app (bubbled, marked forwarded) after it ran."""
-        if isinstance(message, (events.InputEvent, events.Paste)):
+        if isinstance(message, (events.InputEvent, events.Paste)) and not message.is_forwarded:
             self.idle_thaw.note_activity()  # the wheel and the mouse's moves too: the user is here
-            if isinstance(message, USER_INPUT) and not message.is_forwarded:
+            if isinstance(message, USER_INPUT):
                 self.input_first.note_input()
         return super().post_message(message)
 

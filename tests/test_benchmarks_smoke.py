@@ -61,7 +61,7 @@ def test_listing_benchmark_quick_compares_every_contender_with_the_sdk_loop(tmp_
 
 @pytest.mark.slow
 def test_tui_benchmark_measures_every_phase_against_its_baselines() -> None:
-    out = run("bench_tui.py", "--count", "3000", "--presses", "6", "--json")
+    out = run("bench_tui.py", "--count", "3000", "--presses", "6", "--thaw-worth", "1", "--json")
     result = json.loads(out)
     assert result["state"] == "ready" and result["resources"] == 3000
     assert result["fan_out"] == 3000  # the wide phase expanded one node of every resource
@@ -79,7 +79,7 @@ def test_tui_benchmark_measures_every_phase_against_its_baselines() -> None:
         assert result[key]["n"] > 0 and result[key]["p99"] >= result[key]["p50"] >= 0, key
     for key in ("expand_first_ms", "collapse_ms", "expand_again_ms", "end_ms"):
         assert result[key] >= 0, key
-    assert "thaw_ms" in result and "thaw_freed" in result  # None: too few freezes at 3,000 to be due
+    assert result["thaw_ms"] is not None and result["thaw_freed"] is not None  # away: the app thawed
     for key in ("press", "press_streaming", "press_wide"):  # the details' frame is timed too (presence)
         assert result[f"{key}_details"]["n"] == result[key]["n"], key
 

@@ -22,10 +22,19 @@ class Cycle:
 
 
 @pytest.fixture(autouse=True)
-def thawed() -> Iterator[None]:
+def thawed(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Nothing frozen before or after; the heap's freeze counts as they were (other tests run in this
+    process after)."""
+    monkeypatch.setattr(heap, "_freezes", heap._freezes)
+    monkeypatch.setattr(heap, "_frozen_at", heap._frozen_at)
     gc.unfreeze()
     yield
     gc.unfreeze()
+
+
+def is_frozen(item: object) -> bool:
+    """`gc.get_objects` lists what the collector may walk, never what is frozen."""
+    return not any(found is item for found in gc.get_objects())
 
 
 def frozen_garbage() -> weakref.ref[Cycle]:
@@ -65,7 +74,9 @@ def test_due_only_when_away_worth_it_and_no_page_is_merging() -> None:
     fakes = Fakes()
     idle = fakes.idle_thaw()
     assert not idle.due(away=False)  # just started: the user is here
-    assert idle.due(away=True)  # the terminal's window lost focus
+    assert not idle.due(away=True)  # the window lost focus, but input came a moment ago (the wheel)
+    fakes.now += IdleThaw.QUIET
+    assert idle.due(away=True)  # the window lost focus and no input came since
     fakes.now += IdleThaw.IDLE - 1
     idle.note_activity()
     fakes.now += IdleThaw.IDLE - 1
@@ -90,8 +101,8 @@ def test_thaw_frees_frozen_garbage_and_freezes_what_is_alive_again() -> None:
     assert heap.thaw() is not None
     assert ref() is None
     assert heap.freezes_since_thaw() == 0
-    assert all(not gc.is_finalized(item) for item in kept)
-    assert gc.get_freeze_count() >= len(kept)  # alive and frozen again: no later collection walks them
+    assert all(item.me is item for item in kept)  # alive
+    assert all(map(is_frozen, kept))  # and frozen again: no later collection walks them
 
 
 def test_no_thaw_while_a_scan_keeps_the_collector_off() -> None:
@@ -101,6 +112,13 @@ def test_no_thaw_while_a_scan_keeps_the_collector_off() -> None:
     with heap.scan_without_collector():
         assert heap.thaw() is None
     assert ref() is not None and heap.freezes_since_thaw() == count
+    with heap.scan_without_collector():  # a scan runs though something turned the collector back on
+        gc.enable()
+        try:
+            assert heap.thaw() is None
+        finally:
+            gc.disable()
+    assert ref() is not None
     assert heap.thaw() is not None and ref() is None
 
 
@@ -109,35 +127,61 @@ async def test_the_app_thaws_when_its_window_loses_focus(monkeypatch: pytest.Mon
 
     from explorer.app import ExplorerApp
 
+    fakes = Fakes()
     app = ExplorerApp([], remember_theme=False)
+    app.idle_thaw = IdleThaw(fakes.clock)  # the heap's own counts and thaw, a hand-moved clock
+    thawed: list[bool] = []
+    app.collector.thawed = lambda: thawed.append(True)  # type: ignore[method-assign]
     async with app.run_test() as pilot:
         await pilot.pause()
         ref = frozen_garbage()
         monkeypatch.setattr(heap, "_freezes", IdleThaw.WORTH)
         monkeypatch.setattr(heap, "_frozen_at", float("-inf"))
-        await pilot.press("down")  # the user is here: nothing happens
-        app._thaw_if_away()
-        assert ref() is not None
+        await pilot.press("down")
         app.post_message(events.AppBlur())
-        for _ in range(3):
-            await pilot.pause()
+        await settle(pilot)
+        assert ref() is not None  # input a moment before: the wheel may still be scrolling it
+        app.post_message(events.AppFocus())
+        await settle(pilot)
+        fakes.now += IdleThaw.QUIET
+        app.post_message(events.AppBlur())
+        await settle(pilot)
         assert ref() is None
-        assert heap.freezes_since_thaw() == 0
+        assert heap.freezes_since_thaw() == 0 and thawed == [True]
 
 
-async def test_the_app_thaws_after_long_idle_not_before(monkeypatch: pytest.MonkeyPatch) -> None:
+async def settle(pilot: object) -> None:
+    for _ in range(3):
+        await pilot.pause()  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("kind", ["wheel", "paste", "key"])
+async def test_any_input_puts_off_the_idle_thaw(monkeypatch: pytest.MonkeyPatch, kind: str) -> None:
+    """The app's own timer thaws after `IDLE` seconds without input; a wheel step, a paste or a key
+    counts as input (the user is there), and the timer then waits `IDLE` more seconds."""
+    from textual import events
+
     from explorer.app import ExplorerApp
 
+    monkeypatch.setattr(IdleThaw, "CHECK", 0.01)  # the app's timer looks every 10 ms
     fakes = Fakes()
     app = ExplorerApp([], remember_theme=False)
     app.idle_thaw = fakes.idle_thaw()
     async with app.run_test() as pilot:
         await pilot.pause()
         fakes.now += IdleThaw.IDLE - 1
-        await pilot.press("down")  # the user comes back: idle counts from here
+        if kind == "wheel":
+            app.post_message(events.MouseScrollDown(None, 3, 4, 0, 0, 0, False, False, False))
+        elif kind == "paste":
+            app.post_message(events.Paste("x"))
+        else:
+            await pilot.press("down")
         fakes.now += IdleThaw.IDLE - 1
-        app._thaw_if_away()  # what the app's timer calls every `CHECK` seconds
+        await pilot.pause(0.05)
         assert fakes.thawed == 0
         fakes.now += 1
-        app._thaw_if_away()
+        for _ in range(200):  # the timer's next look (no time is asserted: it only has to come)
+            if fakes.thawed:
+                break
+            await pilot.pause(0.01)
         assert fakes.thawed == 1

@@ -3,12 +3,13 @@
 Why: the app freezes what is alive after each page and each change to a big tree, so that no collection
 walks a million entries again (`explorer.model.heap`). Textual's own reference cycles that are alive at
 such a moment (the style nodes it makes anew at each restyle, strips that cache themselves) are frozen
-with them, and when they are dropped later nothing frees them: about 2,500 objects a filter text at 10^5,
-growing with use for as long as the app runs. Only a full collection of the whole heap frees them
-(`heap.thaw`: 453 ms at 10^6), a pause no key may wait for.
+with them, and when they are dropped later nothing frees them: about 2,000 objects a filter text at
+200,000 items, growing with use for as long as the app runs. Only a full collection of the whole heap
+frees them (`heap.thaw`: 511 ms at 10^6), a pause no key may wait for.
 
 So it runs only when the user is not there to wait: the terminal reported that its window lost focus
-(`AppBlur`), or no input came for `IDLE` seconds. And only when it is worth a walk of the heap (`WORTH`
+(`AppBlur`) and no input came for `QUIET` seconds (many terminals send the wheel to a window without
+focus), or no input came for `IDLE` seconds. And only when it is worth a walk of the heap (`WORTH`
 freezes since the last thaw, each one a chance of garbage kept), and not while pages still merge (they
 freeze after each page: `QUIET` seconds since the last freeze). A key pressed while it runs waits for it.
 
@@ -33,7 +34,8 @@ class IdleThaw:
     screen is rarely caught by the pause when they come back."""
 
     QUIET = 5.0
-    """Seconds since the last freeze: a listing that streams (a freeze after every page) is not idle."""
+    """Seconds since the last freeze (a listing that streams freezes after every page: not idle), and since
+    the last input when the window lost focus (the wheel still scrolls a window without focus)."""
 
     WORTH = 20
     """Freezes since the last thaw that make a walk of the whole heap worth it (each filter keystroke on a
@@ -67,7 +69,8 @@ class IdleThaw:
         now = self._clock()
         if now - self._frozen_at() < self.QUIET:
             return False
-        return away or now - self._active_at >= self.IDLE
+        idle = now - self._active_at
+        return idle >= self.IDLE or (away and idle >= self.QUIET)
 
     def run(self, *, away: bool) -> int | None:
         """Thaw if due: how many objects were freed, or None when nothing was done."""
