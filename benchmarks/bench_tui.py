@@ -135,7 +135,7 @@ AWAY = "away"  # the phase of the collection the app runs while the user is away
 
 
 async def user_away(app: Any, pauses: Pauses) -> dict[str, Any]:
-    """The terminal's window loses focus once no freeze came for `IdleThaw.QUIET` seconds (no page merging):
+    """The terminal's window loses focus after `IdleThaw.QUIET` seconds with no input and no freeze:
     the app frees the garbage frozen so far (`model/idle_thaw.py`), one full collection of the heap, timed
     on its own (`thaw_ms`), with what it freed (`thaw_freed`). Not due (too few freezes so far): None."""
     from textual import events
@@ -145,9 +145,7 @@ async def user_away(app: Any, pauses: Pauses) -> dict[str, Any]:
 
     if heap.freezes_since_thaw() < IdleThaw.WORTH:
         return {"thaw_ms": None, "thaw_freed": None}
-    quiet = heap.last_freeze_at() + IdleThaw.QUIET - time.monotonic()
-    if quiet > 0:
-        await asyncio.sleep(quiet)
+    await asyncio.sleep(IdleThaw.QUIET)  # no input (the last key was just now), no freeze, for that long
     before, pauses.phase = pauses.phase, AWAY
     app.post_message(events.AppBlur())
     deadline = time.monotonic() + 2 * IdleThaw.CHECK + IdleThaw.QUIET
@@ -740,8 +738,10 @@ def sdk_command(count: int) -> list[str]:
 # -------------------------------------------------------------------------------------------- main
 
 
-def spawn_phase(phase: str, count: int, presses: int) -> dict[str, Any]:
+def spawn_phase(phase: str, count: int, presses: int, thaw_worth: int | None = None) -> dict[str, Any]:
     command = [sys.executable, __file__, "--phase", phase, "--count", str(count), "--presses", str(presses)]
+    if thaw_worth is not None:
+        command += ["--thaw-worth", str(thaw_worth)]
     command += ["--spawned-at", repr(time.time())]
     proc = subprocess.run(command, check=False, capture_output=True, text=True, cwd=ROOT)
     if proc.returncode != 0:
@@ -768,12 +768,22 @@ def main() -> None:
     parser.add_argument("--phases", default=",".join(PHASES), help="comma-separated (default: all)")
     parser.add_argument("--no-baseline", action="store_true", help="skip the CLI tree and the SDK loop")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--thaw-worth",
+        type=int,
+        help="freezes after which the app's thaw is due (default: the app's `IdleThaw.WORTH`); a small run "
+        "freezes too few times to reach it",
+    )
     parser.add_argument("--phase", choices=list(PHASES), help=argparse.SUPPRESS)
     parser.add_argument("--spawned-at", type=float, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.phase is not None:
         if args.spawned_at is not None:
             SPAWNED_AT = args.spawned_at
+        if args.thaw_worth is not None:
+            from explorer.model.idle_thaw import IdleThaw
+
+            IdleThaw.WORTH = args.thaw_worth
         print(json.dumps(run_phase(args.phase, args.count, args.presses)))
         return
     import compileall
@@ -781,7 +791,7 @@ def main() -> None:
     compileall.compile_dir(ROOT / "explorer", quiet=1)
     result: dict[str, Any] = {"count": args.count, "presses": args.presses}
     for phase in [p for p in args.phases.split(",") if p]:
-        result.update(spawn_phase(phase, args.count, args.presses))
+        result.update(spawn_phase(phase, args.count, args.presses, args.thaw_worth))
     if not args.no_baseline:
         result["cli_tree_s"] = round(timed_process(cli_tree_command(args.count)), 2)
         result["sdk_list_s"] = round(timed_process(sdk_command(args.count)), 2)
