@@ -1,6 +1,7 @@
 """Listings pause while a frame is owed to the user's last input (and only then), noted once, as soon as
 the input reaches the app; a filter scan keeps the cyclic collector off while it runs, and the collector
-comes back when the last scan ends."""
+comes back when the last scan ends; while the app runs a thread holds the interpreter lock for
+at most 1 ms while another waits."""
 
 from __future__ import annotations
 
@@ -119,3 +120,19 @@ def test_a_scan_leaves_a_disabled_collector_disabled() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+async def test_the_app_shortens_the_interpreter_switch_interval_while_it_runs() -> None:
+    """A filter's scan runs in a thread: a key's hops to the screen must not each wait the interpreter's
+    default 5 ms for the lock. The interpreter's own interval comes back when the app ends."""
+    import sys
+
+    from explorer.app import SWITCH_INTERVAL, ExplorerApp
+
+    before = sys.getswitchinterval()
+    assert before > SWITCH_INTERVAL
+    app = ExplorerApp([], remember_theme=False)
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        assert sys.getswitchinterval() == pytest.approx(SWITCH_INTERVAL)
+    assert sys.getswitchinterval() == pytest.approx(before)
