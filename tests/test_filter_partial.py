@@ -137,6 +137,8 @@ def test_partial_results_never_take_back_a_match_when_a_name_matches_inside_the_
     rows under the node always add up to its count (found by review: the hits vanished, 16,383 -> 1)."""
     monkeypatch.setattr(tree_filter, "PROGRESS_FIRST", 0.0)
     monkeypatch.setattr(tree_filter, "PROGRESS_EVERY", 0.0)
+    # A partial result at every check point of the name pass, each laid out as rows below: 30, not 235.
+    monkeypatch.setattr(tree_filter, "_ENTRY_CHECK_MASK", 2047)
     tree = UriTree()
     for start in range(0, 60_000, 1000):
         tree.add_resources(
@@ -182,10 +184,10 @@ def test_a_partial_result_keeps_what_it_counted_while_the_scan_goes_on(
 def test_a_prefix_query_or_a_small_scan_reports_nothing_partial(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tree_filter, "PROGRESS_FIRST", 0.0)
     monkeypatch.setattr(tree_filter, "PROGRESS_EVERY", 0.0)
-    tree = big_tree(300)
+    tree = big_tree(tree_filter._ENTRY_CHECK_MASK)  # fewer entries than a check point, 5 folders
     partials: list[FilterResult] = []
     compute_filter(tree, "x://h/g1", progress=partials.append)
-    compute_filter(tree, "item 1", progress=partials.append)  # fewer entries than a check point
+    compute_filter(tree, "item 1", progress=partials.append)
     assert partials == []
 
 
