@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import sys
 from collections.abc import Sequence
 from contextlib import suppress
 from pathlib import Path
@@ -13,6 +12,7 @@ from textual import events
 from textual.app import App
 from textual.binding import Binding, BindingType
 
+from explorer import lock_handoff
 from explorer.auth.options import AuthOptions
 from explorer.config import Config, ListingBounds, ServerSpec
 from explorer.config.found import FoundConfig
@@ -41,12 +41,6 @@ USER_INPUT = (events.Key, events.MouseDown, events.Paste)
 """What the user does that asks for a frame: a running listing waits for it (`InputFirst`). Not the
 wheel: a trackpad sends 60 to 120 steps a second, each would owe a frame, and a listing would run at
 about 5% of its speed while the user scrolls (measured in a simulation)."""
-
-
-SWITCH_INTERVAL = 0.001
-"""Seconds a thread may hold the interpreter lock while another waits for it, while the app runs (the
-interpreter's default is 5 ms). A filter's scan runs in a thread: each hop of a key's way to the screen
-(driver, app, widget, handler, paint) that found the scan holding the lock waited up to 5 ms for it."""
 
 
 class ExplorerApp(App[int]):
@@ -96,7 +90,7 @@ class ExplorerApp(App[int]):
         self.wire = WireLog(sink=wire_log)
         self.input_first = InputFirst()
         self.collector = BetweenFrames(self._ask_collection)
-        self._switch_interval = sys.getswitchinterval()  # the interpreter's, back when the app ends
+        self._shortened = False  # `lock_handoff.shorten` was called (on mount): `restore` on unmount
         self.idle_thaw = IdleThaw()
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
@@ -108,7 +102,8 @@ class ExplorerApp(App[int]):
     def on_mount(self) -> None:
         self._main_loop = asyncio.get_running_loop()  # `_ask_collection` may be called from other threads
         self.collector.install()
-        sys.setswitchinterval(SWITCH_INTERVAL)
+        lock_handoff.shorten()
+        self._shortened = True
         self.set_interval(IdleThaw.CHECK, self._thaw_if_away)
         self._load_themes()
         self._apply_keymap()
@@ -150,8 +145,12 @@ class ExplorerApp(App[int]):
             self.collector.thawed()
 
     def on_unmount(self) -> None:
-        self.collector.uninstall()
-        sys.setswitchinterval(self._switch_interval)
+        try:
+            self.collector.uninstall()
+        finally:
+            if self._shortened:
+                self._shortened = False
+                lock_handoff.restore()
 
     def _ask_collection(self) -> None:
         """An older collection is due (called inside a young one, in any thread): run it after the frame."""

@@ -137,7 +137,9 @@ def test_partial_results_never_take_back_a_match_when_a_name_matches_inside_the_
     rows under the node always add up to its count (found by review: the hits vanished, 16,383 -> 1)."""
     monkeypatch.setattr(tree_filter, "PROGRESS_FIRST", 0.0)
     monkeypatch.setattr(tree_filter, "PROGRESS_EVERY", 0.0)
-    # A partial result at every check point of the name pass, each laid out as rows below: 30, not 235.
+    # The name pass must meet `005000z` while the node's slices are still searched: a check point of
+    # 2,048 nodes, as when the bug was found (the passes take a step each in turn; with smaller name steps
+    # it comes later, once every slice is searched).
     monkeypatch.setattr(tree_filter, "_ENTRY_CHECK_MASK", 2047)
     tree = UriTree()
     for start in range(0, 60_000, 1000):
@@ -150,6 +152,11 @@ def test_partial_results_never_take_back_a_match_when_a_name_matches_inside_the_
     partials: list[FilterResult] = []
     final = compute_filter(tree, "qq", progress=partials.append)
     assert final.total == 60_001 and len(partials) > 1
+    named = tree.node_for("x://w/005000z")
+    listing = [partial for partial in partials if wide in partial.shown_children]
+    assert listing  # the node's hits so far were listed in partial results ...
+    assert all(named not in partial.matched for partial in listing)  # ... its names wait for the end
+    assert named in final.matched
     totals = [partial.total for partial in [*partials, final]]
     assert totals == sorted(totals)
     for partial in [*partials, final]:

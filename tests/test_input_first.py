@@ -1,7 +1,7 @@
 """Listings pause while a frame is owed to the user's last input (and only then), noted once, as soon as
 the input reaches the app; a filter scan keeps the cyclic collector off while it runs, and the collector
-comes back when the last scan ends; while the app runs a thread holds the interpreter lock for
-at most 1 ms while another waits."""
+comes back when the last scan ends; while an app runs, a thread that waits for the interpreter lock
+asks for it after 1 ms (the interpreter's default: 5 ms)."""
 
 from __future__ import annotations
 
@@ -127,12 +127,38 @@ async def test_the_app_shortens_the_interpreter_switch_interval_while_it_runs() 
     default 5 ms for the lock. The interpreter's own interval comes back when the app ends."""
     import sys
 
-    from explorer.app import SWITCH_INTERVAL, ExplorerApp
+    from explorer.app import ExplorerApp
+    from explorer.lock_handoff import SWITCH_INTERVAL
 
     before = sys.getswitchinterval()
-    assert before > SWITCH_INTERVAL
+    assert before > SWITCH_INTERVAL, "an earlier test left the short interval behind"
     app = ExplorerApp([], remember_theme=False)
     async with app.run_test() as pilot:
         await pilot.pause()
         assert sys.getswitchinterval() == pytest.approx(SWITCH_INTERVAL)
     assert sys.getswitchinterval() == pytest.approx(before)
+
+
+def test_the_interval_comes_back_when_the_last_app_ends_unless_changed_meanwhile() -> None:
+    """Apps in one process (tests) may overlap: the first to end must not end the short interval of the
+    others, nor may an app that ends put back an interval older than what someone set meanwhile."""
+    import sys
+
+    from explorer import lock_handoff
+
+    before = sys.getswitchinterval()
+    try:
+        lock_handoff.shorten()
+        lock_handoff.shorten()  # a second app, while the first runs
+        lock_handoff.restore()  # the first ends
+        assert sys.getswitchinterval() == pytest.approx(lock_handoff.SWITCH_INTERVAL)
+        lock_handoff.restore()
+        assert sys.getswitchinterval() == pytest.approx(before)
+        lock_handoff.restore()  # one too many (an app that never mounted): nothing
+        assert sys.getswitchinterval() == pytest.approx(before)
+        lock_handoff.shorten()
+        sys.setswitchinterval(0.002)  # someone else's choice, meanwhile
+        lock_handoff.restore()
+        assert sys.getswitchinterval() == pytest.approx(0.002)
+    finally:
+        sys.setswitchinterval(before)

@@ -83,11 +83,12 @@ Node = UriNode | PatternNode
 
 _segment = attrgetter("segment")
 # A stale scan (a newer character was typed) runs on until its next call of `cancelled`, taking turns
-# for the interpreter lock with the newer text's scan and the UI thread: these keep that under about 1 ms
-# of scanning (a step of each pass; with 128 and 2,048 it was 2 ms at the median and 7.5 ms at most at
-# 10^5, 12 ms of the next character's time once three threads shared the lock).
+# for the interpreter lock with the newer text's scan and the UI thread. One step of each pass lies
+# between two calls: 0.27 ms of scanning at the median, 1.0-2.4 ms at most at 10^5 and 10^6 with these
+# (with 128 and 2,048: 2.1 ms at the median and 7.5 ms at most at 10^5, and a stale scan went on for
+# 8-12 ms of the next character's time once three threads shared the lock).
 _CANCEL_EVERY = 16  # inner nodes visited between two calls of `cancelled`
-_ENTRY_CHECK_MASK = 255  # entries between two calls of `cancelled` in the name pass (minus one)
+_ENTRY_CHECK_MASK = 255  # resource nodes between two calls of `cancelled` in the name pass (minus one)
 _SLICE = 8192  # children of a wide node searched between two calls of `cancelled`
 LISTED_FROM = 1024
 """Matching children of one node from which a prefix result keeps them only in their order (a `full`
