@@ -320,6 +320,28 @@ async def test_the_listing_count_repaints_the_root_row_alone() -> None:
         assert screen_lines(view)[0] == "▾ All resources  8"
 
 
+async def test_a_line_whose_look_did_not_change_keeps_its_painted_strip() -> None:
+    """After a page merged, the lines that look the same keep the very strip the screen has:
+    Textual caches its crops and divisions of it, so the next frame that shows it (a key that scrolls)
+    does not start them again."""
+    tree = demo_tree()
+    app = TreeApp(tree)
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ResourceTree)
+        await pilot.press("right")
+        rows = len(screen_lines(view))
+        before = {line: view._strips.get((line, line == view.cursor)) for line in range(rows)}
+        assert all(strip is not None for strip in before.values())
+        tree.add_resources([res("alpha", "zz://late/x")])  # a page: the root's count and a last row change
+        view.model_changed()
+        await pilot.pause()
+        after = {line: view._strips.get((line, line == view.cursor)) for line in range(rows)}
+        kept = [line for line in range(rows) if after[line] is before[line]]
+        same = [line for line in range(rows) if after[line] == before[line]]
+        assert 0 not in same and len(same) >= rows - 2  # the count, and the guide of the old last row
+        assert kept == same
+
+
 class ThemedApp(TreeApp):
     """Variables derived from the current theme, as the explorer's App does."""
 

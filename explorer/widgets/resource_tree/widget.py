@@ -670,12 +670,18 @@ exactly as the server sent them.
         palette = self._get_palette()
         count = len(self._rows)
         changed: list[int] = []
+        strips = self._strips
         for line in range(top, top + height):
             cursor = line == self.cursor
-            old = old_strips.get((line, cursor))
+            key = (line, cursor)
+            old = old_strips.get(key)
             if line < count:
                 if old is None or self._strip(line, cursor, palette) != old:
                     changed.append(line)
+                else:
+                    # The same look: keep the old strip, whose caches (Textual's crops and divisions of it
+                    # for the screen) are warm; the next frame that shows it costs less.
+                    strips[key] = old
             elif line < old_count:  # a line that held a row is blank now
                 changed.append(line)
         start = 0
