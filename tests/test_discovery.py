@@ -835,4 +835,4 @@ async def test_a_listing_cancelled_while_a_page_is_parsed_keeps_that_page_whole(
     assert scope.cancelled_caught
     assert parsed[0] == 1000
     assert len(listing.resources) == 1000
-    assert listing.state["resources"].seen_keys == {entry.uri for entry in listing.resources}
+    assert set(listing.state["resources"].seen_keys) == {entry.uri for entry in listing.resources}

@@ -63,6 +63,7 @@ from explorer.model.listing import (
     template_in_prefix,
 )
 from explorer.model.page_items import ITEM_KEYS, item_problem, page_of
+from explorer.model.sharded import ShardedSet
 
 PageCallback = Callable[[Page], Awaitable[None] | None]
 Pace = Callable[[], Awaitable[None] | None]
@@ -451,7 +452,7 @@ def _follow_cursor(kind: Kind, next_cursor: object, state: KindState) -> None:
         state.done = True
         state.cursor = None
         # Only a list still going needs them (a million keys are 40 MB); a finished one is never resumed.
-        state.seen_keys = set()
+        state.seen_keys = ShardedSet()
         state.seen_cursors = set()
     elif not isinstance(next_cursor, str):
         kind_name = type(next_cursor).__name__
@@ -551,7 +552,8 @@ def _parse_resources(
     skipped = 0
     duplicates = 0
     kept: list[ResourceEntry] = []
-    seen = state.seen_keys
+    seen = state.seen_keys.parts  # `seen.part(uri)`, inline: a million pass through here
+    mask = len(seen) - 1
     prefix = result.prefix
     shape_of = plain_shape
     make = plain_entry
@@ -589,10 +591,11 @@ def _parse_resources(
             if prefix is not None and not resource_in_prefix(uri, prefix):
                 result.filtered_out += 1
                 continue
-            if uri in seen:
+            part = seen[hash(uri) & mask]
+            if uri in part:
                 duplicates += 1
                 continue
-            seen.add(uri)
+            part.add(uri)
             if shape is not None:
                 kept.append(make(server, uri, name, None if mime is None else mimes(mime), shape))
             else:

@@ -55,6 +55,7 @@ from collections.abc import Container, Iterable, Iterator, Sequence
 
 from explorer.model.entries import ResourceEntry, TemplateEntry
 from explorer.model.uri_nodes import (
+    Children,
     Counts,
     NodeKids,
     PatternNode,
@@ -119,7 +120,7 @@ class UriTree:
         bit_server: str | None = None
         bit = 0
         nodes: list[UriNode] = []
-        children: dict[str, UriNode] = {}
+        children: Children = {}
         kids: NodeKids | None = None
         new_child = self._new_child
         try:
