@@ -13,6 +13,13 @@ The app notes input when the event is posted to it, before it gets to handle it:
 its next slice, not after the several turns of the loop the event takes to reach the tree. The tree's
 redraw after pages waits out the same frame (`owed`, `screens/main_listener.py`).
 
+The frame is owed until the screen shows the input's answer (`answered`: the main screen says so once the
+frame that moved the tree's cursor is painted), or `FRAME` seconds at most (an input nobody answers with a
+frame). Why not always `FRAME`: work that waited then ran at a fixed 20 ms after the key, which is when the
+next key of a held arrow (25 to 35 ms apart) comes, and that key waited for it (the tree's redraw after
+pages and its frame, about 10 ms): released as soon as the answer is on screen, the work runs in the gap
+between the two keys instead.
+
 Core-free (no Textual): the app notes input (`note_input`), the supervisor's listings await `gate()`
 between pages and slices (`Supervisor._on_page`, `discovery.Pace`).
 """
@@ -20,7 +27,11 @@ between pages and slices (`Supervisor._on_page`, `discovery.Pace`).
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import anyio
 
 __all__ = ["InputFirst"]
 
@@ -34,14 +45,36 @@ class InputFirst:
 
     def __init__(self) -> None:
         self._input_at = float("-inf")
+        self._answered_at = float("-inf")
+        self._answer: anyio.Event | None = None  # set by `answered`: wakes the listings that wait
+        self._on_answer: list[Callable[[], None]] = []
 
     def note_input(self) -> None:
         """The user pressed a key (or clicked) now."""
         self._input_at = time.monotonic()
 
+    def answered(self) -> None:
+        """The frame that answers the last input is on screen: what waits for it may run now."""
+        self._answered_at = time.monotonic()
+        answer, self._answer = self._answer, None
+        if answer is not None:
+            answer.set()
+        callbacks, self._on_answer = self._on_answer, []
+        for callback in callbacks:
+            callback()
+
+    def when_answered(self, callback: Callable[[], None]) -> None:
+        """Call `callback` once, at the next `answered` (a redraw waiting for the frame; it keeps its own
+        timer for `owed`, the longest it waits)."""
+        if callback not in self._on_answer:
+            self._on_answer.append(callback)
+
     def owed(self) -> float:
-        """Seconds left of the frame owed to the last input, 0.0 when none is owed: a redraw nobody asked
-        for (the tree after a page) waits that long, so the key's frame is not painted behind it."""
+        """Seconds left of the frame owed to the last input, 0.0 when none is owed (or it was answered): a
+        redraw nobody asked for (the tree after a page) waits that long, so the key's frame is not painted
+        behind it."""
+        if self._answered_at >= self._input_at:
+            return 0.0
         left = self._input_at + self.FRAME - time.monotonic()
         return left if left > 0.0 else 0.0
 
@@ -53,7 +86,15 @@ class InputFirst:
         count the wheel)."""
         left = self.owed()
         if left > 0.0:
-            import anyio  # imported by then (a listing runs); not on the way to the first frame
-
-            return anyio.sleep(left)
+            return self._wait(left)
         return None
+
+    async def _wait(self, left: float) -> None:
+        """Until the input is answered, `left` seconds at most."""
+        import anyio  # imported by then (a listing runs); not on the way to the first frame
+
+        answer = self._answer
+        if answer is None:
+            answer = self._answer = anyio.Event()
+        with anyio.move_on_after(left):
+            await answer.wait()

@@ -57,6 +57,65 @@ async def test_while_a_frame_is_owed_every_listing_pauses_until_it_ends(clock: C
     assert gate.owed() == pytest.approx(InputFirst.FRAME * 0.25)
 
 
+async def test_an_answered_input_owes_nothing_and_wakes_the_listings_that_wait(
+    clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once the key's frame is on screen the listings go on at once, not `FRAME` after the key (when the
+    next key of a held arrow comes); a redraw waiting for the frame is called once."""
+    import anyio
+
+    monkeypatch.setattr(InputFirst, "FRAME", 3600.0)  # the wait's own cap (real time) never ends it here
+    gate = InputFirst()
+    redraws: list[str] = []
+    gate.note_input()
+    gate.when_answered(lambda: redraws.append("tree"))
+    waiting = gate.gate()
+    assert waiting is not None and gate.owed() == pytest.approx(InputFirst.FRAME)
+    woke: list[bool] = []
+
+    async def listing() -> None:
+        assert waiting is not None
+        await waiting
+        woke.append(True)
+
+    with anyio.fail_after(30):  # only `answered` can end the wait
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(listing)
+            await anyio.sleep(0)
+            assert not woke
+            gate.answered()
+    assert woke == [True] and redraws == ["tree"]
+    assert gate.owed() == 0.0 and gate.gate() is None
+    gate.answered()  # a second answer calls nothing again
+    assert redraws == ["tree"]
+    clock.now += 0.001
+    gate.note_input()  # the next key owes its own frame
+    assert gate.owed() == pytest.approx(InputFirst.FRAME)
+
+
+async def test_a_cursor_key_is_answered_once_its_frame_is_painted(clock: Clock) -> None:
+    """The main screen says a key that moved the tree's cursor is answered after the frame that shows it,
+    though `FRAME` has not run out (the clock here never moves): the redraw and listings that waited go on."""
+    from tests.app_helpers import demo_spec, main_screen, settled_app, wait_for
+
+    async with settled_app(demo_spec()) as (app, pilot):
+        tree = main_screen(app).tree_widget
+        tree.focus()
+        await pilot.pause()
+        before = tree.cursor
+        answers: list[int] = []
+        answered = app.input_first.answered
+
+        def noted() -> None:
+            answers.append(tree.cursor)
+            answered()
+
+        app.input_first.answered = noted  # type: ignore[method-assign]
+        await pilot.press("down")
+        await wait_for(pilot, lambda: bool(answers))
+        assert answers == [before + 1] and app.input_first.owed() == 0.0
+
+
 def test_a_key_posted_to_the_app_is_noted_before_the_app_handles_it(clock: Clock) -> None:
     """The listing's gate must see a key from the moment it reaches the app's queue: a page's parse and
     merge then stop at their next slice instead of running while the key waits its turns of the loop."""

@@ -244,6 +244,9 @@ Every server's resources and templates as one URI-prefix tree.
 
     @on(ResourceTree.NodeHighlighted)
     def _highlighted(self, event: ResourceTree.NodeHighlighted) -> None:
+        # Once the moved cursor is on screen, the key that moved it is answered: work that waited for its
+        # frame (listings, the tree's redraw after pages) runs then, before the next key (`InputFirst`).
+        self.call_after_refresh(self.supervisor.input_first.answered)
         # The first highlight after a go-to is the go-to's own, if the go-to moved the cursor (messages
         # come in order): it reads its target itself. Asking `_target` instead would be too late when a
         # key moved the cursor on before this message came (the watcher has cleared it by then).

@@ -56,19 +56,28 @@ class ScreenListener:
 
     def _flush_after_input(self) -> None:
         """The throttle's timer: redraw the tree, unless a key's frame is still owed. Then the redraw waits
-        it out, so the key's frame is not painted behind a redraw of pages (measured at 10^6 while they
-        stream, a flush is about 4 ms and its paint more), but never longer than `TREE_FLUSH_MAX_WAIT`
-        after it fell due: a key held down slows the tree's updates, never stops them."""
+        until that frame is on screen (`InputFirst.answered`), so the key's frame is not painted behind a
+        redraw of pages (measured at 10^6 while they stream, a flush is about 4 ms and its paint more),
+        but never longer than `TREE_FLUSH_MAX_WAIT` after it fell due: a key held down slows the tree's
+        updates, never stops them."""
         self._flush_timer = None
         now = time.monotonic()
         if self._flush_due_at is None:
             self._flush_due_at = now
-        owed = self.screen.supervisor.input_first.owed()
+        input_first = self.screen.supervisor.input_first
+        owed = input_first.owed()
         left = TREE_FLUSH_MAX_WAIT - (now - self._flush_due_at)
         if owed > 0.0 and left > 0.0:
             self._flush_timer = self.screen.set_timer(min(owed, left), self._flush_after_input)
+            input_first.when_answered(self._flush_if_waiting)
             return
         self.flush_tree()
+
+    def _flush_if_waiting(self) -> None:
+        """The key's frame is on screen: a redraw that waited for it runs now, in the gap before the next
+        key (a held arrow's keys come 25 to 35 ms apart), not when the wait would have ended."""
+        if self._flush_due_at is not None:
+            self.flush_tree()
 
     def server_connected(self, name: str, notes: Sequence[str]) -> None:
         for note in notes:
