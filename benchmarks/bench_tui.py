@@ -134,6 +134,34 @@ class Pauses:
 AWAY = "away"  # the phase of the collection the app runs while the user is away (`user_away`)
 
 
+class Stalls:
+    """The longest time the app's event loop ran one thing without a break, by phase (`Pauses.phase`):
+    a timer every `STEP` seconds, and how late it fires. What a user feels whether or not a key lands on
+    it (a key measured only shows a stall it happened to meet: at 10^6 the keys slowed the listing so
+    much that it never reached the sizes where its tables grew in one 110 ms step)."""
+
+    STEP = 0.005
+
+    def __init__(self, pauses: Pauses) -> None:
+        self.pauses = pauses
+        self.longest: dict[str, float] = {}
+
+    async def watch(self) -> None:
+        while True:
+            started = time.perf_counter()
+            await asyncio.sleep(self.STEP)
+            late = time.perf_counter() - started - self.STEP
+            phase = self.pauses.phase
+            if late > self.longest.get(phase, 0.0):
+                self.longest[phase] = late
+
+    def longest_ms(self) -> float:
+        """The longest stall in any phase but the start (imports, the first frame: `bench_startup.py`)
+        and `AWAY` (no one waits on that one)."""
+        found = [late for phase, late in self.longest.items() if phase not in ("start", AWAY)]
+        return round(max(found, default=0.0) * 1000, 1)
+
+
 async def user_away(app: Any, pauses: Pauses) -> dict[str, Any]:
     """The terminal's window loses focus after `IdleThaw.QUIET` seconds with no input and no freeze:
     the app frees the garbage frozen so far (`model/idle_thaw.py`), one full collection of the heap, timed
@@ -515,7 +543,7 @@ def make_app(spec: Any, count: int) -> Any:
     return ExplorerApp([spec], bounds=bounds_for(count), remember_theme=False)
 
 
-async def phase_floor(presses: int, *, frozen: bool = False) -> dict[str, Any]:
+async def phase_floor(presses: int, pauses: Pauses, *, frozen: bool = False) -> dict[str, Any]:
     """The framework's own keypress-to-frame time: a stock OptionList of 1,000 lines, same probe.
 
     `frozen`: everything alive once the app runs is frozen first (`gc.freeze`), so that no full collection
@@ -534,6 +562,7 @@ async def phase_floor(presses: int, *, frozen: bool = False) -> dict[str, Any]:
     app = Floor()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
+        pauses.phase = "floor"
         if frozen:
             gc.collect()
             gc.freeze()
@@ -677,8 +706,8 @@ async def phase_wide_streaming(count: int, presses: int, pauses: Pauses) -> dict
 
 
 PHASES = {
-    "floor": lambda count, presses, pauses: phase_floor(presses),
-    "floor-frozen": lambda count, presses, pauses: phase_floor(presses, frozen=True),
+    "floor": lambda count, presses, pauses: phase_floor(presses, pauses),
+    "floor-frozen": lambda count, presses, pauses: phase_floor(presses, pauses, frozen=True),
     "listing": phase_listing,
     "streaming": phase_streaming,
     "wide": phase_wide,
@@ -691,12 +720,23 @@ def run_phase(phase: str, count: int, presses: int) -> dict[str, Any]:
 
     compileall.compile_dir(ROOT / "explorer", quiet=1)  # as an installed package has it
     pauses = Pauses()
+    stalls = Stalls(pauses)
+
+    async def watched() -> dict[str, Any]:
+        watcher = asyncio.create_task(stalls.watch())
+        try:
+            found: dict[str, Any] = await PHASES[phase](count, presses, pauses)
+            return found
+        finally:
+            watcher.cancel()
+
     gc.callbacks.append(pauses)
     try:
-        result: dict[str, Any] = asyncio.run(PHASES[phase](count, presses, pauses))
+        result: dict[str, Any] = asyncio.run(watched())
     finally:
         gc.callbacks.remove(pauses)
     result[f"gc_max_ms_{phase}"] = pauses.longest_ms()
+    result[f"stall_max_ms_{phase}"] = stalls.longest_ms()
     result[f"gc_max_cpu_ms_{phase}"] = round(max(pauses.cpu, default=0.0) * 1000, 1)
     return result
 

@@ -82,6 +82,8 @@ def test_tui_benchmark_measures_every_phase_against_its_baselines() -> None:
     assert result["thaw_ms"] is not None and result["thaw_freed"] is not None  # away: the app thawed
     for key in ("press", "press_streaming", "press_wide"):  # the details' frame is timed too (presence)
         assert result[f"{key}_details"]["n"] == result[key]["n"], key
+    for phase in ("floor", "listing", "streaming", "wide", "wide-streaming"):  # the loop's longest stall
+        assert result[f"stall_max_ms_{phase}"] > 0, phase
 
 
 @pytest.mark.slow
