@@ -45,17 +45,22 @@ class InputFirst:
 
     def __init__(self) -> None:
         self._input_at = float("-inf")
-        self._answered_at = float("-inf")
+        self.inputs = 0  # inputs noted so far: an answer says up to which one it answers
+        self._answered = 0
         self._answer: anyio.Event | None = None  # set by `answered`: wakes the listings that wait
         self._on_answer: list[Callable[[], None]] = []
 
     def note_input(self) -> None:
         """The user pressed a key (or clicked) now."""
         self._input_at = time.monotonic()
+        self.inputs += 1
 
-    def answered(self) -> None:
-        """The frame that answers the last input is on screen: what waits for it may run now."""
-        self._answered_at = time.monotonic()
+    def answered(self, upto: int) -> None:
+        """The frame that answers the inputs up to number `upto` (`inputs` when the answer began) is on
+        screen: if no input came since, what waits for it may run now."""
+        self._answered = max(self._answered, upto)
+        if self._answered < self.inputs:
+            return  # a newer key is still owed its frame
         answer, self._answer = self._answer, None
         if answer is not None:
             answer.set()
@@ -73,7 +78,7 @@ class InputFirst:
         """Seconds left of the frame owed to the last input, 0.0 when none is owed (or it was answered): a
         redraw nobody asked for (the tree after a page) waits that long, so the key's frame is not painted
         behind it."""
-        if self._answered_at >= self._input_at:
+        if self._answered >= self.inputs:
             return 0.0
         left = self._input_at + self.FRAME - time.monotonic()
         return left if left > 0.0 else 0.0

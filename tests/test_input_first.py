@@ -63,6 +63,7 @@ async def test_an_answered_input_owes_nothing_and_wakes_the_listings_that_wait(
     """Once the key's frame is on screen the listings go on at once, not `FRAME` after the key (when the
     next key of a held arrow comes); a redraw waiting for the frame is called once."""
     import anyio
+    import anyio.lowlevel
 
     monkeypatch.setattr(InputFirst, "FRAME", 3600.0)  # the wait's own cap (real time) never ends it here
     gate = InputFirst()
@@ -81,12 +82,17 @@ async def test_an_answered_input_owes_nothing_and_wakes_the_listings_that_wait(
     with anyio.fail_after(30):  # only `answered` can end the wait
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(listing)
-            await anyio.sleep(0)
+            await anyio.lowlevel.checkpoint()
             assert not woke
-            gate.answered()
+            answer_of_first = gate.inputs
+            gate.note_input()  # a second key before the first one's answer: still owed
+            gate.answered(answer_of_first)
+            await anyio.lowlevel.checkpoint()
+            assert not woke and gate.owed() > 0.0 and not redraws
+            gate.answered(gate.inputs)
     assert woke == [True] and redraws == ["tree"]
     assert gate.owed() == 0.0 and gate.gate() is None
-    gate.answered()  # a second answer calls nothing again
+    gate.answered(gate.inputs)  # a second answer calls nothing again
     assert redraws == ["tree"]
     clock.now += 0.001
     gate.note_input()  # the next key owes its own frame
@@ -106,9 +112,9 @@ async def test_a_cursor_key_is_answered_once_its_frame_is_painted(clock: Clock) 
         answers: list[int] = []
         answered = app.input_first.answered
 
-        def noted() -> None:
+        def noted(upto: int) -> None:
             answers.append(tree.cursor)
-            answered()
+            answered(upto)
 
         app.input_first.answered = noted  # type: ignore[method-assign]
         await pilot.press("down")

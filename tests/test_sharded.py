@@ -61,3 +61,15 @@ def test_a_node_with_many_children_is_sharded_and_reads_the_same(monkeypatch: py
     assert [child.segment for child in tree.children(node)] == names[150:]
     assert tree.node_for("kv://k/item3") is None and tree.node_for("kv://k/item150") is not None
     assert tree.count_under("kv://k").resources == 150
+
+
+def test_uris_of_two_servers_in_one_call_past_the_shard_point_share_their_nodes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The children dict is sharded in the middle of a run of siblings: the run goes on in the new one."""
+    monkeypatch.setattr(explorer.model.uri_nodes, "SHARD_FROM", 16)
+    tree = UriTree()
+    uris = [f"kv://k/item{n}" for n in range(40)]
+    tree.add_resources([res("a", uri) for uri in uris] + [res("b", uri) for uri in uris])
+    assert tree.count_under("kv://k").resources == 40
+    assert all(sorted(tree.servers(tree.node_for(uri))) == ["a", "b"] for uri in uris)  # type: ignore[arg-type]

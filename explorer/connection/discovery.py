@@ -552,7 +552,7 @@ def _parse_resources(
     skipped = 0
     duplicates = 0
     kept: list[ResourceEntry] = []
-    seen = state.seen_keys.parts  # `seen.part(uri)`, inline: a million pass through here
+    seen = state.seen_keys.parts  # `ShardedSet.part`, inline: a million URIs pass through here
     mask = len(seen) - 1
     prefix = result.prefix
     shape_of = plain_shape

@@ -47,8 +47,8 @@ __all__ = [
 ]
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
-SHARD_FROM = 1 << 16  # children from which a node's children dict is split (`sharded`): below it, growing
-# the dict is a millisecond or two; at 700,000 children 25 to 120 ms, in one step
+SHARD_FROM = 1 << 12  # children from which a node's children dict is split (`sharded`): growing one dict
+# of 700,000 children is 25 to 120 ms in one step; the split itself about 1 ms at this size
 Children: TypeAlias = dict[str, "UriNode"] | ShardedDict[str, "UriNode"]
 
 _MERGE_ONE_BY_ONE = 64  # at most this many new children are inserted into a sorted cache one by one

@@ -246,7 +246,8 @@ Every server's resources and templates as one URI-prefix tree.
     def _highlighted(self, event: ResourceTree.NodeHighlighted) -> None:
         # Once the moved cursor is on screen, the key that moved it is answered: work that waited for its
         # frame (listings, the tree's redraw after pages) runs then, before the next key (`InputFirst`).
-        self.call_after_refresh(self.supervisor.input_first.answered)
+        input_first = self.supervisor.input_first
+        self.call_after_refresh(input_first.answered, input_first.inputs)
         # The first highlight after a go-to is the go-to's own, if the go-to moved the cursor (messages
         # come in order): it reads its target itself. Asking `_target` instead would be too late when a
         # key moved the cursor on before this message came (the watcher has cleared it by then).
