@@ -11,6 +11,7 @@ import copy
 import json
 from collections.abc import Awaitable, Callable, Mapping
 from functools import partial
+from itertools import pairwise
 from typing import Any
 
 import anyio
@@ -22,6 +23,7 @@ from explorer.connection import discovery
 from explorer.connection.discovery import Listing, Page, list_server
 from explorer.connection.errors import ServerFault
 from explorer.model.identity import ServerIdentity
+from explorer.model.sharded import SHARDS, ShardedSet
 
 pytestmark = pytest.mark.anyio
 
@@ -794,6 +796,36 @@ async def test_a_pace_that_always_pauses_slows_the_parse_but_never_stops_it(
     listing = await run(conn, pace=always)
     assert len(listing.resources) == 1600 and listing.complete
     assert asked[0] == 3 + 2  # between the slices of each page: 4 slices, then 3
+
+
+async def test_a_big_finished_list_frees_the_uris_it_saw_a_part_at_a_time_with_the_pace_between(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The seen URIs of 66,000 resources are freed in their 64 parts, a pause asked before each next one
+    (dropping 10^6 at once held the TUI's loop for 20 ms, a key pressed then waited for it)."""
+    kept: list[ShardedSet[str]] = []
+    follow = discovery._follow_cursor
+
+    def keeping(*args: Any) -> ShardedSet[str] | None:
+        seen = follow(*args)
+        if seen is not None and len(seen):  # the resources' (the other lists saw none)
+            kept.append(seen)
+        return seen
+
+    monkeypatch.setattr(discovery, "_follow_cursor", keeping)
+    left_at_pause: list[int] = []
+
+    def pace() -> None:
+        if kept and (not left_at_pause or left_at_pause[-1] > 0):  # until all is freed
+            left_at_pause.append(len(kept[0]))
+
+    pages = [[res(page * 1000 + i) for i in range(1000)] for page in range(66)]
+    listing = await run(FakeConn(chain("resources", pages)), pace=pace)
+    assert len(listing.resources) == 66_000 and listing.complete
+    assert len(listing.state["resources"].seen_keys) == 0
+    assert len(left_at_pause) == SHARDS
+    assert left_at_pause[0] < 66_000 and left_at_pause[-1] == 0
+    assert all(a > b for a, b in pairwise(left_at_pause))  # a part each time
 
 
 async def test_an_item_bound_on_a_slice_end_stops_without_a_pause_for_nothing(

@@ -73,6 +73,8 @@ _SHARED_BOUNDS = ("max_seconds", "max_bytes", INTERRUPTED)  # a server's budget,
 _PREFIXED: tuple[Kind, ...] = ("resources", "templates")  # the lists SEP-1269 filters
 _MAX_SKIP_REASONS = 20
 PARSE_SLICE = 250  # items of a page parsed between two turns of the event loop (`_parsed_in_slices`)
+_FORGET_IN_PARTS_FROM = 65_536  # URIs a finished list saw from which `_forget` frees them a part at a time
+# (at once, that many take a millisecond or more)
 
 
 class PageFault(ServerFault):
@@ -378,6 +380,7 @@ async def _follow(
         result.prompts.extend(page.prompts)
         result.tools.extend(page.tools)
         fault: PageFault | None = None
+        seen: ShardedSet[str] | None = None
         if cut:
             # The item bound fell inside this page: "continue" asks for the same page and takes the rest.
             state.resume_skip = consumed
@@ -385,16 +388,30 @@ async def _follow(
         else:
             state.resume_skip = 0
             try:
-                _follow_cursor(kind, next_cursor, state)
+                seen = _follow_cursor(kind, next_cursor, state)
             except PageFault as bad:
                 fault = bad
         if on_page is not None:
             awaited = on_page(page)
             if awaited is not None:
                 await awaited
+        if seen is not None:
+            await _forget(seen, pace)
         if fault is not None or cut:
             return None, fault
     return None, None
+
+
+async def _forget(seen: ShardedSet[str], pace: Pace | None) -> None:
+    """Free the URIs a finished list saw a part at a time, `pace` asked between parts: dropping a million
+    at once held the TUI's event loop for about 20 ms (a watchdog on the loop caught it at the end of a
+    wide listing), a key pressed meanwhile waited for it. Without a pace (the CLI) they go at once."""
+    if pace is None or len(seen) < _FORGET_IN_PARTS_FROM:
+        return
+    for part in seen.parts:
+        part.clear()
+        pause = pace()
+        await (pause if pause is not None else anyio.lowlevel.checkpoint())
 
 
 async def _ask_page(
@@ -447,24 +464,27 @@ def measured_size(raw: Any) -> int:
         return len(json.dumps(raw, ensure_ascii=False, separators=(",", ":"), default=str).encode())
 
 
-def _follow_cursor(kind: Kind, next_cursor: object, state: KindState) -> None:
+def _follow_cursor(kind: Kind, next_cursor: object, state: KindState) -> ShardedSet[str] | None:
+    """Take the page's `nextCursor`; at the end of the list, the URIs it saw, for the caller to free
+    (`_forget`): only a list still going needs them (a million keys are 40 MB), a finished one is never
+    resumed."""
     if next_cursor is None:
         state.done = True
         state.cursor = None
-        # Only a list still going needs them (a million keys are 40 MB); a finished one is never resumed.
-        state.seen_keys = ShardedSet()
+        seen, state.seen_keys = state.seen_keys, ShardedSet()
         state.seen_cursors = set()
-    elif not isinstance(next_cursor, str):
+        return seen
+    if not isinstance(next_cursor, str):
         kind_name = type(next_cursor).__name__
         raise PageFault(f"listing {kind}: the server sent a nextCursor that is not a string ({kind_name})")
-    elif next_cursor in state.seen_cursors:
+    if next_cursor in state.seen_cursors:
         raise PageFault(
             f"listing {kind}: the server repeated cursor {next_cursor!r} after page {state.pages} "
             "(a pagination loop); stopped"
         )
-    else:
-        state.seen_cursors.add(next_cursor)
-        state.cursor = next_cursor
+    state.seen_cursors.add(next_cursor)
+    state.cursor = next_cursor
+    return None
 
 
 _Parsed = tuple[Page, int, bool]
