@@ -9,7 +9,10 @@ bare orjson client (`bare_client.py`, the floor). Each figure is the median of t
 from spawn to exit, the peak resident set of the process (wait4; its server is smaller), and for `tree`
 the longest pause of the cyclic collector (`gc_probe.py`, gc.callbacks). Ratios are against the SDK loop
 of the same run. At 10^5 the same comparison runs against an SDK-built server (`sdk_server.py`), where the
-server is the bottleneck. Every `tree` runs with bounds raised to fit N.
+server is the bottleneck. With `--flat-scale` (10^6 in `run_all.py`) the fixture puts all N under one node
+(`--flat`): the widest fan-out, whose children the tree keeps in a sharded dict (`model/sharded.py`), a
+Python-level lookup per resource that the usual layout (many small folders) never makes. Every `tree`
+runs with bounds raised to fit N.
 """
 
 from __future__ import annotations
@@ -102,9 +105,10 @@ def bounds_for(count: int) -> list[str]:
 
 
 def contenders(count: int, server: str) -> list[Contender]:
-    if server == "fixture":
-        serve = [PY, str(BENCH / "fixture_server.py"), "--count", str(count)]
-        shown_server = f"benchmarks/fixture_server.py --count {count}"
+    if server in ("fixture", "flat"):
+        flat = ["--flat"] if server == "flat" else []
+        serve = [PY, str(BENCH / "fixture_server.py"), "--count", str(count), *flat]
+        shown_server = " ".join(["benchmarks/fixture_server.py", "--count", str(count), *flat])
     else:
         serve = [PY, str(BENCH / "sdk_server.py"), "--count", str(count)]
         shown_server = f"benchmarks/sdk_server.py --count {count}"
@@ -124,7 +128,7 @@ def contenders(count: int, server: str) -> list[Contender]:
             probe=True,
         ),
     ]
-    if server == "fixture":
+    if server in ("fixture", "flat"):
         found += [
             Contender(
                 "tree",
@@ -132,6 +136,9 @@ def contenders(count: int, server: str) -> list[Contender]:
                 f"mcp-url-explorer tree BOUNDS -s 'python {shown_server}' > /dev/null",
                 probe=True,
             ),
+        ]
+    if server == "fixture":
+        found += [
             Contender(
                 "tree --depth 1",
                 [*probe, "--depth", "1", *bounds, "-s", spec],
@@ -194,16 +201,19 @@ def main() -> None:
     parser.add_argument("--scales", default="4,5,6", help="powers of ten, comma-separated")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--sdk-server-scale", type=int, default=5, help="power of ten (0: skip)")
+    parser.add_argument("--flat-scale", type=int, default=0, help="power of ten, under one node (0: skip)")
     parser.add_argument("--quick", action="store_true", help="one round of 1,000 resources (a smoke run)")
     parser.add_argument("--json", type=Path, default=None, help="also write the rows to this file")
     args = parser.parse_args()
     plan: list[tuple[int, str, int]]
     if args.quick:
-        plan = [(1000, "fixture", 1), (1000, "sdk", 1)]
+        plan = [(1000, "fixture", 1), (1000, "sdk", 1), (1000, "flat", 1)]
     else:
         plan = [(10 ** int(p), "fixture", args.rounds) for p in args.scales.split(",") if p]
         if args.sdk_server_scale:
             plan.append((10**args.sdk_server_scale, "sdk", args.rounds))
+        if args.flat_scale:
+            plan.append((10**args.flat_scale, "flat", args.rounds))
     compile_explorer()
     rows: list[dict[str, Any]] = []
     for count, server, rounds in plan:
