@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from explorer.model import uri_nodes
+from explorer.model import natural, uri_nodes
 from explorer.model.entries import ResourceEntry
 from explorer.model.natural import natural_key, natural_keys
 from explorer.model.natural_order import NaturalOrder
@@ -79,6 +79,40 @@ def test_bulk_keys_are_the_one_by_one_keys(names: list[str]) -> None:
 def test_bulk_keys_handle_long_runs_and_leading_zeros_among_many() -> None:
     names = [f"item{i}" for i in range(200)] + ["x" + "7" * 40, "g007", "0", "00", "a0b01", "9" * 9]
     assert natural_keys(names) == [natural_key(name) for name in names]
+
+
+def test_bulk_keys_across_chunks_are_the_one_by_one_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Many texts are keyed a chunk at a time: the keys are the same, in the same places, at every border
+    (a leading zero, a joint inside a text and a short last chunk included)."""
+    monkeypatch.setattr(natural, "_BULK_CHUNK", 100)
+    names = [f"item{i}.json" for i in range(250)] + ["g007", "a\nb9", "x" + "1" * 20] * 11
+    random.Random(5).shuffle(names)
+    assert natural_keys(names) == [natural_key(name) for name in names]
+
+
+def test_many_siblings_sort_in_bulk_as_one_key_at_a_time() -> None:
+    """Past `_BULK_FROM` nodes the keys are computed in bulk and handed to the sort in list order: the
+    order is the one-by-one sort's, stable, leading zeros and ties included."""
+    names = [f"item{i}" for i in range(3000)] + ["g007", "g7", "g07", "00", "0", "x" + "9" * 30]
+    random.Random(9).shuffle(names)
+    parent = UriNode("", None)
+    nodes = [UriNode(name, parent) for name in names]
+    assert len(nodes) >= uri_nodes._BULK_FROM
+    assert [n.segment for n in uri_nodes.natural_sorted(nodes)] == sorted(names, key=natural_key)
+
+
+def test_a_tree_no_view_watches_keeps_a_wide_node_in_one_dict() -> None:
+    """The CLI's tree (`keep_order=False`) is read once, no frame waits on its growth: its children stay
+    in a plain dict (C-level lookups); a tree a view watches splits it past `SHARD_FROM`."""
+    uris = [f"x://h/flat/item{i}" for i in range(uri_nodes.SHARD_FROM + 10)]
+    for keep_order, kind in ((False, dict), (True, uri_nodes.ShardedDict)):
+        tree = UriTree(keep_order=keep_order)
+        tree.add_resources(ResourceEntry("s", uri, "n") for uri in uris)
+        folder = tree.node_for("x://h/flat")
+        assert folder is not None and folder._kids is not None
+        assert type(folder._kids.children) is kind
+        assert [c.segment for c in tree.children(folder)][:3] == ["item0", "item1", "item2"]
+        assert len(tree.children(folder)) == len(uris)
 
 
 def test_tree_children_come_in_natural_order_as_pages_add_more() -> None:

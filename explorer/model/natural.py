@@ -41,6 +41,7 @@ _LEADING_ZERO = re.compile(r"(?<![0-9])0[0-9]")
 _TRAILING_RUN = re.compile(r"[0-9]+\Z")
 _JOIN = "\n"
 _CACHE_LIMIT = 1 << 16
+_BULK_CHUNK = 1 << 14  # texts `natural_keys` joins and splits at once
 _cache: dict[str, str] = {}
 
 
@@ -110,7 +111,20 @@ def _length_codes(longest: int) -> list[str]:
 
 
 def natural_keys(texts: Sequence[str]) -> list[str]:
-    """`[natural_key(t) for t in texts]`, computed in bulk (see the module docstring); not cached."""
+    """`[natural_key(t) for t in texts]`, computed in bulk (see the module docstring); not cached.
+
+    `_BULK_CHUNK` texts at a time: one split of 10^6 texts held some three million pieces at once (about
+    250 MB on top of the keys, the peak of a CLI listing of 10^6 children of one node), and took longer
+    (0.81 s against 0.61 s in chunks)."""
+    if len(texts) <= _BULK_CHUNK:
+        return _natural_keys(texts)
+    keys: list[str] = []
+    for start in range(0, len(texts), _BULK_CHUNK):
+        keys += _natural_keys(texts[start : start + _BULK_CHUNK])
+    return keys
+
+
+def _natural_keys(texts: Sequence[str]) -> list[str]:
     if len(texts) < 64:
         return [natural_key(text) for text in texts]
     joined = _JOIN.join(texts)
