@@ -1,6 +1,6 @@
 """The CLI at scale: `tree` against the SDK's own listing loop, whole processes, in the same run.
 
-Run: python benchmarks/bench_listing.py [--scales 4,5,6] [--rounds 3] [--quick] [--json FILE]
+Run: python benchmarks/bench_listing.py [--scales 4,5,6] [--rounds 3] [--flat-scale 6] [--quick] [--json FILE]
 
 For each scale N (10^4, 10^5, 10^6 resources, pages of 1,000, `fixture_server.py`), the contenders run one
 after the other in each round (alternating, so a busy machine slows them alike): the SDK's typed listing
@@ -10,8 +10,8 @@ from spawn to exit, the peak resident set of the process (wait4; its server is s
 the longest pause of the cyclic collector (`gc_probe.py`, gc.callbacks). Ratios are against the SDK loop
 of the same run. At 10^5 the same comparison runs against an SDK-built server (`sdk_server.py`), where the
 server is the bottleneck. With `--flat-scale` (10^6 in `run_all.py`) the fixture puts all N under one node
-(`--flat`): the widest fan-out, whose children the tree keeps in a sharded dict (`model/sharded.py`), a
-Python-level lookup per resource that the usual layout (many small folders) never makes. Every `tree`
+(`--flat`): the widest fan-out, one dict of N children and one sort of N natural keys at the end, which
+the usual layout (many small folders, names that repeat) never makes. Every `tree`
 runs with bounds raised to fit N.
 """
 

@@ -20,7 +20,7 @@ import pytest
 
 from explorer.config import ListingBounds, ServerSpec
 from explorer.connection import discovery
-from explorer.connection.discovery import Listing, Page, list_server
+from explorer.connection.discovery import Listing, ListingStop, Page, list_server
 from explorer.connection.errors import ServerFault
 from explorer.model.identity import ServerIdentity
 from explorer.model.sharded import SHARDS, ShardedSet
@@ -798,34 +798,82 @@ async def test_a_pace_that_always_pauses_slows_the_parse_but_never_stops_it(
     assert asked[0] == 3 + 2  # between the slices of each page: 4 slices, then 3
 
 
-async def test_a_big_finished_list_frees_the_uris_it_saw_a_part_at_a_time_with_the_pace_between(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The seen URIs of 66,000 resources are freed in their 64 parts, a pause asked before each next one
-    (dropping 10^6 at once held the TUI's loop for 20 ms, a key pressed then waited for it)."""
+def keep_freed_sets(monkeypatch: pytest.MonkeyPatch) -> list[ShardedSet[str]]:
+    """The seen sets finished lists hand over to be freed (the resources' only: the others saw none), with
+    the threshold for freeing a part at a time lowered to 2,000 URIs."""
+    monkeypatch.setattr(discovery, "_FORGET_IN_PARTS_FROM", 2000)
     kept: list[ShardedSet[str]] = []
     follow = discovery._follow_cursor
 
     def keeping(*args: Any) -> ShardedSet[str] | None:
         seen = follow(*args)
-        if seen is not None and len(seen):  # the resources' (the other lists saw none)
+        if seen is not None and len(seen):
             kept.append(seen)
         return seen
 
     monkeypatch.setattr(discovery, "_follow_cursor", keeping)
+    return kept
+
+
+def three_pages() -> list[list[dict[str, Any]]]:
+    return [[res(page * 1000 + i) for i in range(1000)] for page in range(3)]
+
+
+async def test_a_big_finished_list_frees_the_uris_it_saw_a_part_at_a_time_with_the_pace_between(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The seen URIs are freed in their 64 parts, a pause asked before each next one (dropping 10^6 at
+    once held the TUI's loop for 20 ms, a key pressed then waited for it)."""
+    kept = keep_freed_sets(monkeypatch)
     left_at_pause: list[int] = []
 
     def pace() -> None:
         if kept and (not left_at_pause or left_at_pause[-1] > 0):  # until all is freed
             left_at_pause.append(len(kept[0]))
 
-    pages = [[res(page * 1000 + i) for i in range(1000)] for page in range(66)]
-    listing = await run(FakeConn(chain("resources", pages)), pace=pace)
-    assert len(listing.resources) == 66_000 and listing.complete
+    listing = await run(FakeConn(chain("resources", three_pages())), pace=pace)
+    assert len(listing.resources) == 3000 and listing.complete
     assert len(listing.state["resources"].seen_keys) == 0
     assert len(left_at_pause) == SHARDS
-    assert left_at_pause[0] < 66_000 and left_at_pause[-1] == 0
+    assert left_at_pause[0] < 3000 and left_at_pause[-1] == 0
     assert all(a > b for a, b in pairwise(left_at_pause))  # a part each time
+
+
+async def test_without_a_pace_or_below_the_threshold_the_seen_uris_go_at_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    kept = keep_freed_sets(monkeypatch)
+    listing = await run(FakeConn(chain("resources", three_pages())))  # the CLI: no pace
+    assert listing.complete and len(kept[0]) == 3000  # handed over whole, dropped with the reference
+    kept.clear()
+    asked = [0]
+
+    def pace() -> None:
+        asked[0] += 1
+
+    small = [[res(i) for i in range(1000)]]
+    listing = await run(FakeConn(chain("resources", small)), pace=pace)
+    assert listing.complete and len(kept[0]) == 1000
+    assert asked[0] == 3  # between the page's slices only
+
+
+async def test_a_stop_while_the_seen_uris_are_freed_leaves_the_finished_list_complete(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The list had its last page: a stop that lands while its seen URIs are freed keeps it whole (not
+    "stopped", with nothing to continue). The resources are the last list asked for."""
+    kept = keep_freed_sets(monkeypatch)
+    stop = ListingStop()
+
+    def pace() -> None:
+        if kept and not stop.requested:
+            stop.stop()
+
+    listing = await run(FakeConn(chain("resources", three_pages())), stop=stop, pace=pace)
+    assert stop.requested
+    resources = listing.state["resources"]
+    assert resources.done and resources.stopped_by is None and len(listing.resources) == 3000
+    assert listing.stopped_by is None and listing.complete
 
 
 async def test_an_item_bound_on_a_slice_end_stops_without_a_pause_for_nothing(

@@ -82,17 +82,29 @@ def test_bulk_keys_handle_long_runs_and_leading_zeros_among_many() -> None:
 
 
 def test_bulk_keys_across_chunks_are_the_one_by_one_keys(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Many texts are keyed a chunk at a time: the keys are the same, in the same places, at every border
-    (a leading zero, a joint inside a text and a short last chunk included)."""
+    """Many texts are keyed a chunk at a time: the keys are the same, in the same places, at every border.
+    Chunks of 100: two in bulk with leading zeros, a last short one (under 64: one by one); then a joint
+    inside a text, in the middle chunk only (that chunk one by one, the others in bulk)."""
     monkeypatch.setattr(natural, "_BULK_CHUNK", 100)
-    names = [f"item{i}.json" for i in range(250)] + ["g007", "a\nb9", "x" + "1" * 20] * 11
+    calls = [0]
+    bulk = natural._natural_keys
+
+    def counting(texts: list[str]) -> list[str]:
+        calls[0] += 1
+        return bulk(texts)
+
+    monkeypatch.setattr(natural, "_natural_keys", counting)
+    names = [f"item{i}.json" for i in range(230)] + ["g007", "x" + "1" * 20] * 5
     random.Random(5).shuffle(names)
+    assert natural_keys(names) == [natural_key(name) for name in names]
+    assert calls[0] == 3
+    names[150] = "a\nb9"
     assert natural_keys(names) == [natural_key(name) for name in names]
 
 
 def test_many_siblings_sort_in_bulk_as_one_key_at_a_time() -> None:
     """Past `_BULK_FROM` nodes the keys are computed in bulk and handed to the sort in list order: the
-    order is the one-by-one sort's, stable, leading zeros and ties included."""
+    order is the one-by-one sort's, leading zeros included (siblings never share a segment)."""
     names = [f"item{i}" for i in range(3000)] + ["g007", "g7", "g07", "00", "0", "x" + "9" * 30]
     random.Random(9).shuffle(names)
     parent = UriNode("", None)

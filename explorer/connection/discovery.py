@@ -67,8 +67,9 @@ from explorer.model.sharded import ShardedSet
 
 PageCallback = Callable[[Page], Awaitable[None] | None]
 Pace = Callable[[], Awaitable[None] | None]
-"""Asked between slices of a page's parse: a pause to await (the TUI gives a key its frame), or None. The
-pause is awaited inside the parse's shield, which a stop cannot cut short: it must be short and finite."""
+"""Asked between slices of a page's parse, and between the parts of a finished list's seen URIs as they
+are freed (`_forget`): a pause to await (the TUI gives a key its frame), or None. In a parse the pause is
+awaited inside its shield, which a stop cannot cut short: it must be short and finite."""
 _SHARED_BOUNDS = ("max_seconds", "max_bytes", INTERRUPTED)  # a server's budget, not one list's
 _PREFIXED: tuple[Kind, ...] = ("resources", "templates")  # the lists SEP-1269 filters
 _MAX_SKIP_REASONS = 20
@@ -294,6 +295,8 @@ async def _list_kind(
         if stop is not None:
             stop._leave(scope)
     if outcome is None:  # the stop cancelled the scope: what arrived is kept, the listing is incomplete
+        if result.state[kind].done:  # unless it came after the last page (freeing the seen URIs): whole
+            return None  # the stop is remembered, the next list stops at once
         _stop(result, result.state[kind], INTERRUPTED)
         return INTERRUPTED
     bound, fault = outcome

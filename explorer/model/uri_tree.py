@@ -139,7 +139,7 @@ class UriTree:
                     if node is None:
                         assert kids is not None
                         node = new_child(parent, kids, leaf)
-                        children = kids.children  # sharded past `SHARD_FROM`: a new object
+                        children = kids.children  # sharded past `SHARD_FROM` (keep_order): a new object
                 else:
                     segments = segment_uri(uri)
                     node = self._ensure(segments)
