@@ -113,6 +113,34 @@ def test_many_siblings_sort_in_bulk_as_one_key_at_a_time() -> None:
     assert [n.segment for n in uri_nodes.natural_sorted(nodes)] == sorted(names, key=natural_key)
 
 
+def test_siblings_listed_in_natural_order_are_checked_a_chunk_of_keys_at_a_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A server that lists by id: the order is seen to be natural with no more than a chunk of keys made
+    at a time (all of them at once were 70 MB at 10^6); out of order anywhere, even in the last chunk,
+    the nodes are sorted as one key at a time would."""
+    monkeypatch.setattr(uri_nodes, "_CHECK_CHUNK", 500)
+    sizes: list[int] = []
+    keyed = uri_nodes.natural_keys
+
+    def recording(texts: list[str]) -> list[str]:
+        sizes.append(len(texts))
+        return keyed(texts)
+
+    monkeypatch.setattr(uri_nodes, "natural_keys", recording)
+    parent = UriNode("", None)
+    in_order = [f"item{i}" for i in range(2300)] + ["item02300", "item2301", "j"]
+    nodes = [UriNode(name, parent) for name in in_order]
+    assert [n.segment for n in uri_nodes.natural_sorted(nodes)] == in_order
+    assert sizes and max(sizes) <= 500
+
+    for at in (0, 1200, len(in_order) - 2):  # one swap: in the first chunk, the middle, the last one
+        names = in_order[:]
+        names[at], names[at + 1] = names[at + 1], names[at]
+        nodes = [UriNode(name, parent) for name in names]
+        assert [n.segment for n in uri_nodes.natural_sorted(nodes)] == in_order
+
+
 def test_a_tree_no_view_watches_keeps_a_wide_node_in_one_dict() -> None:
     """The CLI's tree (`keep_order=False`) is read once, no frame waits on its growth: its children stay
     in a plain dict (C-level lookups); a tree a view watches splits it past `SHARD_FROM`."""
