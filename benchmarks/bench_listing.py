@@ -11,7 +11,9 @@ the longest pause of the cyclic collector (`gc_probe.py`, gc.callbacks). Ratios 
 of the same run. At 10^5 the same comparison runs against an SDK-built server (`sdk_server.py`), where the
 server is the bottleneck. With `--flat-scale` (10^6 in `run_all.py`) the fixture puts all N under one node
 (`--flat`): the widest fan-out, one dict of N children and one sort of N natural keys at the end, which
-the usual layout (many small folders, names that repeat) never makes. Every `tree`
+the usual layout (many small folders, names that repeat) never makes. It runs twice: listed in natural
+order (`flat`: a server that lists by id, whose order a check confirms), and scrambled (`shuffled`,
+`--flat --shuffled`: listed by hash or date, so the sort does all its work). Every `tree`
 runs with bounds raised to fit N.
 """
 
@@ -105,8 +107,8 @@ def bounds_for(count: int) -> list[str]:
 
 
 def contenders(count: int, server: str) -> list[Contender]:
-    if server in ("fixture", "flat"):
-        flat = ["--flat"] if server == "flat" else []
+    if server in ("fixture", "flat", "shuffled"):
+        flat = {"fixture": [], "flat": ["--flat"], "shuffled": ["--flat", "--shuffled"]}[server]
         serve = [PY, str(BENCH / "fixture_server.py"), "--count", str(count), *flat]
         shown_server = " ".join(["benchmarks/fixture_server.py", "--count", str(count), *flat])
     else:
@@ -128,7 +130,7 @@ def contenders(count: int, server: str) -> list[Contender]:
             probe=True,
         ),
     ]
-    if server in ("fixture", "flat"):
+    if server in ("fixture", "flat", "shuffled"):
         found += [
             Contender(
                 "tree",
@@ -207,13 +209,14 @@ def main() -> None:
     args = parser.parse_args()
     plan: list[tuple[int, str, int]]
     if args.quick:
-        plan = [(1000, "fixture", 1), (1000, "sdk", 1), (1000, "flat", 1)]
+        plan = [(1000, "fixture", 1), (1000, "sdk", 1), (1000, "flat", 1), (1000, "shuffled", 1)]
     else:
         plan = [(10 ** int(p), "fixture", args.rounds) for p in args.scales.split(",") if p]
         if args.sdk_server_scale:
             plan.append((10**args.sdk_server_scale, "sdk", args.rounds))
         if args.flat_scale:
             plan.append((10**args.flat_scale, "flat", args.rounds))
+            plan.append((10**args.flat_scale, "shuffled", args.rounds))
     compile_explorer()
     rows: list[dict[str, Any]] = []
     for count, server, rounds in plan:

@@ -1,7 +1,7 @@
 """A near-zero-cost MCP stdio server with N resources in pages of 1,000 (a benchmark fixture).
 
 Run: python benchmarks/fixture_server.py --count 1000000 [--page 1000] [--no-prefix | --ignore-prefix]
-     [--delay S] [--flat]
+     [--delay S] [--flat [--shuffled]]
 
 Why its own server and not the SDK's: listing a million resources from an SDK-built server measures the
 server (it builds and dumps a pydantic model per resource). This one writes each page with string
@@ -15,7 +15,9 @@ URIs: ``bench://host{h}/area{a}/group{g}/item{i}.json`` with 100 items per group
 areas per host; resource k is item k % 100 of group (k // 100) % 100 and so on. Every item has `uri`, `name`
 and `mimeType`; every tenth also a `description` and a `size` (fields a client must keep, or find again).
 `--flat` puts every resource under one node instead (``bench://flat/item{k}.json``: the widest fan-out a
-view can meet). `--delay` waits that long before each resources page (tests of progress and Ctrl+C, pages
+view can meet), and `--shuffled` lists those in a fixed scrambled order (`item{k}` for k = p * 7919 mod N at
+position p), as a server listing by hash or by date would: a client cannot take the natural order as
+given. `--delay` waits that long before each resources page (tests of progress and Ctrl+C, pages
 paced for a benchmark). Standard library only (a fixture must not depend on what it measures).
 """
 
@@ -102,23 +104,45 @@ class Spans:
                 yield from span[lo - self.starts[at] : hi - self.starts[at]]
 
 
+SHUFFLE_STRIDE = 7919  # a prime: a permutation of range(N) for every N it does not divide
+
+
+class Shuffled:
+    """range(count) in the order p * SHUFFLE_STRIDE mod count, without a list of it."""
+
+    def __init__(self, count: int) -> None:
+        if count and count % SHUFFLE_STRIDE == 0:
+            raise SystemExit(f"--shuffled needs a count that {SHUFFLE_STRIDE} does not divide")
+        self.count = count
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __iter__(self) -> Iterator[int]:
+        return self.slice(0, self.count)
+
+    def slice(self, start: int, end: int) -> Iterator[int]:
+        return (p * SHUFFLE_STRIDE % self.count for p in range(start, end))
+
+
 class Catalogue:
     """The resource indexes a listing walks, per prefix (the last prefix's filtered indexes are cached)."""
 
-    def __init__(self, count: int, flat: bool = False) -> None:
+    def __init__(self, count: int, flat: bool = False, shuffled: bool = False) -> None:
         self.count = count
         self.flat = flat
         self.templates = FLAT_TEMPLATES if flat else TEMPLATES
+        self._all: range | Shuffled = Shuffled(count) if shuffled else range(count)
         self._prefix = ""
         self._matching: list[int] | Spans | None = None
 
-    def indexes(self, prefix: str) -> range | list[int] | Spans:
+    def indexes(self, prefix: str) -> range | Shuffled | list[int] | Spans:
         if not prefix:
-            return range(self.count)
+            return self._all
         if prefix != self._prefix or self._matching is None:
             self._prefix = prefix
             if self.flat:
-                self._matching = [k for k in range(self.count) if flat_uri_of(k).startswith(prefix)]
+                self._matching = [k for k in self._all if flat_uri_of(k).startswith(prefix)]
             else:
                 self._matching = Spans(matching_spans(prefix, self.count))
         return self._matching
@@ -178,8 +202,8 @@ def answer(
     return head + f'"error":{{"code":-32601,"message":"Method not found: {method}"}}}}'
 
 
-def _slice(indexes: range | list[int] | Spans, start: int, end: int) -> Iterator[int]:
-    if isinstance(indexes, Spans):
+def _slice(indexes: range | Shuffled | list[int] | Spans, start: int, end: int) -> Iterator[int]:
+    if isinstance(indexes, (Spans, Shuffled)):
         return indexes.slice(start, end)
     return iter(indexes[start:end])
 
@@ -193,8 +217,11 @@ def main() -> None:
     prefix_mode.add_argument("--ignore-prefix", action="store_true", help="list everything whatever `prefix`")
     parser.add_argument("--delay", type=float, default=0.0, help="seconds to wait before each page")
     parser.add_argument("--flat", action="store_true", help="every resource under bench://flat/")
+    parser.add_argument("--shuffled", action="store_true", help="with --flat: list in a scrambled order")
     args = parser.parse_args()
-    catalogue = Catalogue(args.count, args.flat)
+    if args.shuffled and not args.flat:
+        parser.error("--shuffled goes with --flat")
+    catalogue = Catalogue(args.count, args.flat, args.shuffled)
     out = sys.stdout.buffer
     for line in sys.stdin.buffer:
         if not line.strip():

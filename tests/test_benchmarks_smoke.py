@@ -56,6 +56,9 @@ def test_listing_benchmark_quick_compares_every_contender_with_the_sdk_loop(tmp_
         ("flat", "SDK list_resources loop"),
         ("flat", "tree --json"),
         ("flat", "tree"),
+        ("shuffled", "SDK list_resources loop"),
+        ("shuffled", "tree --json"),
+        ("shuffled", "tree"),
     ]
     assert all(r["seconds"] > 0 and r["peak_mb"] > 0 and r["command"] for r in rows)
     assert all(r["gc_max_ms"] is not None for r in rows if r["contender"].startswith("tree"))

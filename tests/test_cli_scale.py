@@ -120,6 +120,17 @@ def test_text_rows_are_in_natural_order() -> None:
     assert rows[:11] == [f"item{i}.json" for i in range(11)]  # item9 before item10
 
 
+def test_children_listed_in_a_scrambled_order_are_printed_in_natural_order() -> None:
+    # 3,000 under one node: more than the sort takes one key at a time, listed by the fixture as
+    # item0, item2919, item1838, ... (a server that lists by hash or date).
+    result = run_cli("tree", "--max-pages", "50", "-s", fixture(3000, "--flat", "--shuffled"))
+
+    assert result.code == 0, result
+    labels = [line.strip().split("  ")[0] for line in result.stdout.splitlines()]
+    listed = [label for label in labels if label.startswith("item") and "{" not in label]  # not the template
+    assert listed == [f"item{i}.json" for i in range(3000)]
+
+
 def test_progress_goes_to_stderr_when_asked_and_never_to_stdout() -> None:
     args = ("tree", "--json", "-s", fixture(3000, "--delay", "0.6"))
 
