@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import re
 from functools import cmp_to_key
+from itertools import pairwise
 
 import pytest
 from hypothesis import given, settings
@@ -309,3 +310,25 @@ def test_keys_made_in_two_threads_at_once_are_the_keys_made_alone() -> None:
         sys.setswitchinterval(interval)
     natural._cache.clear()
     assert made == {name: natural_key(name) for name in names}
+
+
+@given(st.lists(st.text(alphabet="ab-\n\0.00129\u00e9\ud800", max_size=12), min_size=1, max_size=120))
+@settings(max_examples=300)
+def test_sort_keys_order_as_the_keys_do(names: list[str]) -> None:
+    """Bytes without the common head, joints, NULs, leading zeros, non-ASCII and lone surrogates included:
+    the same order as `natural_key`, ties (equal names) included."""
+    keys = natural.natural_sort_keys(names)
+    assert [name for _, name in sorted(zip(keys, names, strict=True))] == sorted(names, key=natural_key)
+    pairs = pairwise(zip(keys, names, strict=True))
+    assert all((a < b) == (natural_key(x) < natural_key(y)) for (a, x), (b, y) in pairs)
+
+
+def test_sort_keys_drop_the_head_every_name_shares(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(natural, "_BULK_CHUNK", 100)
+    names = [f"item{i * 7919 % 1000}.json" for i in range(1000)]
+    keys = natural.natural_sort_keys(names)
+    assert keys[:3] == [b"10.json", b"3919.json", b"3838.json"]  # "item" dropped, 919 -> length code 3
+    in_order = [name for _, name in sorted(zip(keys, names, strict=True))]
+    assert in_order == [f"item{i}.json" for i in range(1000)]
+    # the common beginning ends inside a number: only up to its last non-digit is dropped
+    assert natural.natural_sort_keys(["v12", "v13", "v2"]) == [b"212", b"213", b"12"]

@@ -28,6 +28,7 @@ __all__ = [
     "length_code",
     "natural_key",
     "natural_keys",
+    "natural_sort_keys",
     "prefix_head",
 ]
 
@@ -122,6 +123,44 @@ def natural_keys(texts: Sequence[str]) -> list[str]:
     for start in range(0, len(texts), _BULK_CHUNK):
         keys += _natural_keys(texts[start : start + _BULK_CHUNK])
     return keys
+
+
+def natural_sort_keys(texts: Sequence[str]) -> list[bytes]:
+    """Keys that order `texts` exactly as `natural_key` does, smaller, for one sort of many texts.
+
+    They are UTF-8 bytes (a header 16 bytes smaller than a str's; UTF-8 keeps code point order, lone
+    surrogates included) without the head every key starts with (the key of the texts' common beginning
+    up to its last non-digit: dropping a common prefix keeps the order). For 10^6 names like
+    `item123456.json` that is 48 instead of 72 MB, the peak of a CLI listing of that many children of one
+    node in another order. The price: a sort comparing bytes is slower than one of str (0.25 against 0.19 s
+    for 10^6), and finding the head costs a `min` and a `max`."""
+    if not texts:
+        return []
+    common = _TRAILING_RUN.sub("", _common_prefix(min(texts), max(texts)))  # no digit run crosses its end
+    head = prefix_head(common)[0]
+    keys: list[bytes] = []
+    for start in range(0, len(texts), _BULK_CHUNK):
+        keys += _sort_keys(_natural_keys(texts[start : start + _BULK_CHUNK]), head)
+    return keys
+
+
+def _common_prefix(low: str, high: str) -> str:
+    """What `low` and `high` begin with (every text between them in string order begins with it too)."""
+    for at, (a, b) in enumerate(zip(low, high, strict=False)):
+        if a != b:
+            return low[:at]
+    return low if len(low) <= len(high) else high
+
+
+def _sort_keys(keys: list[str], head: str) -> list[bytes]:
+    """`[key.removeprefix(head).encode()]` by C-level passes over the joined keys, when no key holds the
+    joint (one by one otherwise)."""
+    joined = _JOIN.join(keys)
+    if joined.count(_JOIN) != len(keys) - 1:
+        return [key[len(head) :].encode("utf-8", "surrogatepass") for key in keys]
+    if head:  # the joint occurs only between keys: each head follows one
+        joined = joined[len(head) :].replace(_JOIN + head, _JOIN)
+    return joined.encode("utf-8", "surrogatepass").split(_JOIN.encode())
 
 
 def _natural_keys(texts: Sequence[str]) -> list[str]:
