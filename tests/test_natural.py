@@ -103,9 +103,14 @@ def test_bulk_keys_across_chunks_are_the_one_by_one_keys(monkeypatch: pytest.Mon
     assert natural_keys(names) == [natural_key(name) for name in names]
 
 
-def test_many_siblings_sort_in_bulk_as_one_key_at_a_time() -> None:
+@pytest.mark.parametrize("small_keys_from", [1 << 16, 0], ids=["str-keys", "small-keys"])
+def test_many_siblings_sort_in_bulk_as_one_key_at_a_time(
+    monkeypatch: pytest.MonkeyPatch, small_keys_from: int
+) -> None:
     """Past `_BULK_FROM` nodes the keys are computed in bulk and handed to the sort in list order: the
-    order is the one-by-one sort's, leading zeros included (siblings never share a segment)."""
+    order is the one-by-one sort's, leading zeros included (siblings never share a segment), with str
+    keys and with the smaller ones very many nodes take."""
+    monkeypatch.setattr(uri_nodes, "_SMALL_KEYS_FROM", small_keys_from)
     names = [f"item{i}" for i in range(3000)] + ["g007", "g7", "g07", "00", "0", "x" + "9" * 30]
     random.Random(9).shuffle(names)
     parent = UriNode("", None)
@@ -135,11 +140,19 @@ def test_siblings_listed_in_natural_order_are_checked_a_chunk_of_keys_at_a_time(
     assert [n.segment for n in uri_nodes.natural_sorted(nodes)] == in_order
     assert sizes and max(sizes) <= 500
 
-    for at in (0, 1200, len(in_order) - 2):  # one swap: in the first chunk, the middle, the last one
+    # one swap: in the first look, across its end, in the middle, in the last chunk
+    for at in (0, uri_nodes._FIRST_LOOK - 1, 1200, len(in_order) - 2):
         names = in_order[:]
         names[at], names[at + 1] = names[at + 1], names[at]
         nodes = [UriNode(name, parent) for name in names]
         assert [n.segment for n in uri_nodes.natural_sorted(nodes)] == in_order
+
+    sizes.clear()  # scrambled, as listed by hash or date: found out by the first look alone
+    scrambled = in_order[:]
+    random.Random(4).shuffle(scrambled)
+    nodes = [UriNode(name, parent) for name in scrambled]
+    assert [n.segment for n in uri_nodes.natural_sorted(nodes)] == in_order
+    assert sizes == [uri_nodes._FIRST_LOOK, len(scrambled)]  # then every key once, for the sort
 
 
 def test_a_tree_no_view_watches_keeps_a_wide_node_in_one_dict() -> None:
