@@ -345,3 +345,77 @@ def test_sort_keys_drop_the_head_every_name_shares(monkeypatch: pytest.MonkeyPat
     assert in_order == [f"item{i}.json" for i in range(1000)]
     # the common beginning ends inside a number: only up to its last non-digit is dropped
     assert natural.natural_sort_keys(["v12", "v13", "v2"]) == [b"212", b"213", b"12"]
+
+
+@given(
+    st.sampled_from(["item", "users/", "", "v2/x-", "a.b"]),
+    st.sampled_from([".json", "", "/raw", ".v2.txt", "-x"]),
+    st.sets(st.integers(0, 10**18 - 1), min_size=2, max_size=80),
+)
+@settings(max_examples=200)
+def test_numbered_names_are_ordered_by_their_numbers_as_by_their_keys(
+    head: str, tail: str, numbers: set[int]
+) -> None:
+    """Names that are one head, a number and one tail (how servers name what they list by id) sort by
+    their ints, in the order their natural keys give."""
+    names = [f"{head}{n}{tail}" for n in numbers]
+    random.Random(len(names)).shuffle(names)
+    span = natural.number_span(names)
+    assert span is not None
+    keys = natural.number_keys(names, span)
+    assert keys is not None and sorted(keys) == sorted(numbers)
+    assert [name for _, name in sorted(zip(keys, names, strict=True))] == sorted(names, key=natural_key)
+
+
+@given(st.lists(st.text(alphabet="ab.07\u0663\u00b2", max_size=6), min_size=1, max_size=40, unique=True))
+@settings(max_examples=300)
+def test_number_keys_are_only_made_where_they_order_as_the_keys_do(names: list[str]) -> None:
+    """Any names (Arabic-Indic and superscript digits, leading zeros, no number at all): either no int
+    keys, or keys that order the names as `natural_key` does."""
+    span = natural.number_span(names)
+    keys = None if span is None else natural.number_keys(names, span)
+    if keys is not None:
+        assert [name for _, name in sorted(zip(keys, names, strict=True))] == sorted(names, key=natural_key)
+
+
+@pytest.mark.parametrize(
+    "names",
+    [
+        ["item1.json", "item02.json"],  # a leading zero: `item2` and `item02` share a key to the tie-break
+        ["item1.json", "item\u0663.json"],  # a digit int() reads but the keys do not
+        ["item1.json", "item.json"],  # no number
+        ["item1.json", "item2.txt"],  # another tail
+        ["item1.json", "item1x2.json"],  # a second number
+        ["x1", "x" + "9" * 19],  # longer than a machine word
+    ],
+)
+def test_names_that_are_not_one_head_a_number_and_one_tail_get_no_int_keys(names: list[str]) -> None:
+    span = natural.number_span(names)
+    assert span is None or natural.number_keys(names, span) is None
+
+
+def test_numbered_siblings_listed_in_order_are_checked_by_their_ints(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server that lists `item0` .. `itemN` by id: seen to be in order from the ints, with no natural
+    key made past the first look; scrambled, sorted by the ints to the same order."""
+    monkeypatch.setattr(uri_nodes, "_CHECK_CHUNK", 500)
+    sizes: list[int] = []
+    keyed = uri_nodes.natural_keys
+
+    def recording(texts: list[str]) -> list[str]:
+        sizes.append(len(texts))
+        return keyed(texts)
+
+    monkeypatch.setattr(uri_nodes, "natural_keys", recording)
+    monkeypatch.setattr(uri_nodes, "natural_sort_keys", recording)
+    parent = UriNode("", None)
+    in_order = [f"item{i}.json" for i in range(2300)]
+    assert [n.segment for n in uri_nodes.natural_sorted(UriNode(s, parent) for s in in_order)] == in_order
+    scrambled = in_order[:]
+    random.Random(3).shuffle(scrambled)
+    assert [n.segment for n in uri_nodes.natural_sorted(UriNode(s, parent) for s in scrambled)] == in_order
+    assert sizes == [uri_nodes._FIRST_LOOK, uri_nodes._FIRST_LOOK]
+    # one name without a plain number in the last chunk: that chunk and the sort take the keys
+    sizes.clear()
+    odd = [*in_order[:-1], "item02299.json"]
+    assert [n.segment for n in uri_nodes.natural_sorted(UriNode(s, parent) for s in odd)] == odd
+    assert sizes == [uri_nodes._FIRST_LOOK, 1, 2300 - 2000]  # the last name before it, then the chunk

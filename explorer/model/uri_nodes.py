@@ -26,6 +26,8 @@ from explorer.model.natural import (
     natural_key,
     natural_keys,
     natural_sort_keys,
+    number_keys,
+    number_span,
     prefix_head,
 )
 from explorer.model.natural_order import WIDE, ChildSeq, NaturalOrder
@@ -72,45 +74,52 @@ def child_order_key(node: UriNode | PatternNode) -> str:
 
 
 def natural_sorted(nodes: Iterable[UriNode]) -> list[UriNode]:
-    """`sorted(nodes, key=child_order_key)` with the keys computed in bulk (`natural_keys`, or the smaller
-    `natural_sort_keys` for very many): about half the time for many nodes (1.3 s -> 0.7 s for 10^6
-    children), the same order (stable, keys that compare alike)."""
+    """`sorted(nodes, key=child_order_key)` with the keys computed in bulk: ints when every segment is a
+    head, a number and a tail shared by all (`number_keys`), else `natural_keys` (or the smaller
+    `natural_sort_keys` for very many). 10^6 children out of order: 1.3 s one key at a time, 0.85 s with
+    bulk keys, 0.45 s with ints; the same order (stable, keys that compare alike)."""
     items = list(nodes)
     if len(items) < _BULK_FROM:
         items.sort(key=child_order_key)
         return items
-    if _in_natural_order(items):
+    segments = list(map(_segment, items))
+    if _in_natural_order(segments):
         return items
+    number = number_span(segments)
+    keys: list[Any] | None = None if number is None else number_keys(segments, number)  # int, str or bytes
+    if keys is None:
+        keys = natural_sort_keys(segments) if len(items) >= _SMALL_KEYS_FROM else natural_keys(segments)
+    del segments
     # `list.sort` asks for the keys one by one in list order, before it compares (CPython's `list_sort`,
     # 3.11 to 3.14; the tests compare with a plain sort): the precomputed keys are handed out in that
     # order. Sorting the indices instead made 10^6 int objects and two more lists (44 MB at 10^6).
-    segments = list(map(_segment, items))
-    keys: list[Any] = (  # all str or all bytes
-        natural_sort_keys(segments) if len(items) >= _SMALL_KEYS_FROM else natural_keys(segments)
-    )
-    del segments
     next_key = iter(keys).__next__
     items.sort(key=lambda _node: next_key())
     return items
 
 
-def _in_natural_order(items: list[UriNode]) -> bool:
-    """Whether `items` are in natural order already (a server that lists by id, as many do): checked
+def _in_natural_order(segments: list[str]) -> bool:
+    """Whether `segments` are in natural order already (a server that lists by id, as many do): checked
     `_CHECK_CHUNK` keys at a time, so the keys of all of them are never alive at once (about 70 MB at
     10^6, the peak of a CLI listing of that many children of one node). The first `_FIRST_LOOK` come
     first on their own: children in another order are nearly always found out there, for some 50 us
     (a whole first chunk cost 2.4 ms more than the sort of 4,095 scrambled children, in the TUI after a
     page). The first chunk out of order ends the check: a list out of order only at its end pays for all
-    of its keys twice."""
-    last: list[str] = []
-    start, size = 0, _FIRST_LOOK
-    while start < len(items):
-        keys = last + natural_keys(list(map(_segment, items[start : start + size])))
+    of its keys twice. Numbered names (`number_keys`) are checked by their ints, the rest by their keys."""
+    first = natural_keys(segments[:_FIRST_LOOK])
+    if not all(map(le, first, islice(first, 1, None))):
+        return False
+    number = number_span(segments)
+    last: list[Any] = []
+    for start in range(0, len(segments), _CHECK_CHUNK):
+        chunk = segments[start : start + _CHECK_CHUNK]
+        numbers = None if number is None else number_keys(chunk, number)
+        if numbers is None and number is not None:  # a name without a plain number: keys for all
+            number, last = None, natural_keys(segments[start - 1 : start]) if start else []
+        keys: list[Any] = last + (numbers if numbers is not None else natural_keys(chunk))
         if not all(map(le, keys, islice(keys, 1, None))):
             return False
         last = keys[-1:]
-        start += size
-        size = _CHECK_CHUNK
     return True
 
 
