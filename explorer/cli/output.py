@@ -65,8 +65,9 @@ def mask(text: str) -> str:
 
 
 def has_secrets() -> bool:
-    """Whether any secret is registered (when none is, masking can be skipped)."""
-    return bool(_redactor)
+    """Whether any secret is registered or was learned while running (when none is, masking can be
+    skipped)."""
+    return bool(_current())
 
 
 def write_text(text: str) -> None:

@@ -12,16 +12,30 @@ Text rows are built with the sanitizer's cheap path for plain ASCII (most URIs) 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any
+import json
+from collections.abc import Callable, Iterable, Sequence
+from functools import cache
+from itertools import compress, repeat
+from operator import attrgetter, eq, is_
+from typing import Any, cast
 
 from explorer.cli.output import encode_json, has_secrets, mask, safe_line, write_bytes, write_text
+from explorer.model.entries import ResourceEntry
+from explorer.model.uri_nodes import leaf_entries
 from explorer.model.uri_segments import TAILS
 from explorer.model.uri_tree import PatternNode, UriNode, UriTree
 
 _BATCH = 2000  # array elements encoded per call
 _FLUSH_BYTES = 1 << 18
 _TEXT_LINES = 4096
+_LEAF_RUN = 1024  # leaves rendered in one bulk step: what their passes read stays in the CPU's cache
+# (10^6 leaves read out of the order they were allocated in: 0.87 s in steps of 1,024, 1.14 s of 4,096)
+_segment = attrgetter("segment")
+_name = attrgetter("name")
+_server = attrgetter("server")
+_mime = attrgetter("mime_type")
+_rest = attrgetter("rest")
+_TITLE = b'"title"'  # in an entry's other fields (compact JSON: a key is written as it is) when it has one
 
 
 class _Sink:
@@ -62,6 +76,13 @@ class _Array:
         self._batch.append(value)
         if len(self._batch) >= _BATCH:
             self.flush()
+
+    def add_encoded(self, elements: bytes, count: int) -> None:
+        """`count` elements encoded by the caller, each at column `indent + 2`, joined by `,\\n`."""
+        self.flush()
+        self.sink.add(b"[\n" if self.count == 0 else b",\n")
+        self.sink.add(elements)
+        self.count += count
 
     def open_element(self) -> None:
         """Before an element written by hand (the caller writes it at column `indent + 2`)."""
@@ -145,35 +166,49 @@ def write_tree_json(tree: UriTree, write: Callable[[bytes], None] = write_bytes)
 
 
 def _write_tree(tree: UriTree, sink: _Sink, indent: int) -> None:
-    """The tree's root node as JSON at column `indent` (no recursion: URIs may be thousands deep)."""
+    """The tree's root node as JSON at column `indent` (no recursion: URIs may be thousands deep).
+
+    A run of leaves (most nodes) is written in bulk when nothing in it needs escaping (`_leaf_elements`).
+    """
     root = tree.root
     if root.is_leaf:
         head = _node_head(root, "")
         head["children"] = []
         sink.add(encode_json(head, indent))
         return
-    # A frame: the items still to write of one open node, where its children go, and how to close it.
-    stack: list[tuple[Iterator[UriNode | PatternNode], str, bool, _Array, bytes]] = []
+    bulk = not has_secrets()  # the bulk elements mask nothing
+    # A frame: an open node's children, the position of the next one to write, its prefix, whether its
+    # children follow it without a "/", their array, and how to close the node.
+    stack: list[tuple[Sequence[UriNode], list[int], str, bool, _Array, bytes]] = []
 
     def open_node(node: UriNode, prefix: str, at: int) -> None:
         head = encode_json(_node_head(node, prefix), at)  # "{ ... \n<at>}"
         sink.add(head[: len(head) - at - 2])
         sink.add(b",\n" + _spaces(at + 2) + b'"children": ')
-        items: list[UriNode | PatternNode] = [*tree.patterns(node), *tree.children(node)]
+        array = _Array(sink, at + 2)
+        for pattern in tree.patterns(node):
+            array.add(_pattern_json(pattern))
         closing = b"\n" + _spaces(at) + b"}"
-        stack.append((iter(items), prefix, node.glues_children(), _Array(sink, at + 2), closing))
+        stack.append((tree.children(node), [0], prefix, node.glues_children(), array, closing))
 
     open_node(root, "", indent)
     while stack:
-        items, prefix, glued, array, closing = stack[-1]
+        children, position, prefix, glued, array, closing = stack[-1]
+        at = position[0]
         pushed = False
-        for item in items:
-            if isinstance(item, PatternNode):
-                array.add(_pattern_json(item))
-                continue
+        while at < len(children):
+            item = children[at]
             segment = item.segment
-            sep = "" if glued or segment.startswith(TAILS) else "/"
             if item.is_leaf:  # most nodes: one resource, nothing below
+                entries = leaf_entries(children, at, _LEAF_RUN) if bulk else []
+                if len(entries) > 1:
+                    nodes = children[at : at + len(entries)]
+                    encoded = _leaf_elements(nodes, entries, prefix, glued, array.indent + 2)
+                    if encoded is not None:
+                        array.add_encoded(encoded, len(entries))
+                        at += len(entries)
+                        continue
+                sep = "" if glued or segment.startswith(TAILS) else "/"
                 array.add(
                     {
                         "segment": segment,
@@ -183,8 +218,12 @@ def _write_tree(tree: UriTree, sink: _Sink, indent: int) -> None:
                         "children": [],
                     }
                 )
+                at += 1
                 continue
+            at += 1
+            sep = "" if glued or segment.startswith(TAILS) else "/"
             array.open_element()
+            position[0] = at
             open_node(item, f"{prefix}{sep}{segment}", array.indent + 2)
             pushed = True
             break
@@ -192,6 +231,47 @@ def _write_tree(tree: UriTree, sink: _Sink, indent: int) -> None:
             array.close()
             sink.add(closing)
             stack.pop()
+
+
+_LEAF_MARKS = ("\x01segment\x01", "\x01prefix\x01", "\x01server\x01")
+
+
+@cache
+def _leaf_template(column: int) -> str:
+    """The JSON of a leaf at `column` as `_write_tree` writes it one by one, with `{}` for its segment,
+    prefix and server: made by the encoder itself, so the two ways cannot drift apart."""
+    segment, prefix, server = _LEAF_MARKS
+    leaf = {"segment": segment, "prefix": prefix, "count": 0, "servers": [server], "children": []}
+    text = encode_json([leaf], column - 2).decode()
+    text = text[2 : len(text) - column].lstrip(" ")  # the element alone, its first line unindented
+    text = text.replace("{", "{{").replace("}", "}}")
+    for mark in _LEAF_MARKS:
+        text = text.replace(json.dumps(mark), '"{}"')
+    return " " * column + text
+
+
+def _leaf_elements(
+    nodes: Sequence[UriNode], entries: list[ResourceEntry], prefix: str, glued: bool, column: int
+) -> bytes | None:
+    """The JSON elements of `nodes` (leaves, one server's resource each) at `column`, joined by `,\\n`,
+    when their segments, prefixes and servers are printable ASCII with no `"` or `\\` (JSON strings with
+    nothing to escape), and no segment starts a query or fragment; else None. A million leaves: about a
+    third of the time of a dict each for the encoder."""
+    labels = list(map(_segment, nodes))
+    servers = list(map(_server, entries))
+    if any(map(str.startswith, labels, repeat(TAILS))):
+        return None
+    texts = (prefix, "".join(labels), "".join(servers))
+    if not all(_json_plain(text) for text in texts):
+        return None
+    head = prefix if glued else prefix + "/"
+    template = _leaf_template(column)
+    return ",\n".join(map(template.format, labels, map(head.__add__, labels), servers)).encode()
+
+
+def _json_plain(text: str) -> bool:
+    """Whether `text` is printable ASCII with no `"` or `\\`: its JSON string is the text in quotes."""
+    return text.isascii() and text.isprintable() and '"' not in text and "\\" not in text
 
 
 # ------------------------------------------------------------------------------------------ text
@@ -208,6 +288,11 @@ class TextRows:
         if len(self._lines) >= _TEXT_LINES:
             self.flush()
 
+    def extend(self, lines: list[str]) -> None:
+        self._lines += lines
+        if len(self._lines) >= _TEXT_LINES:
+            self.flush()
+
     def flush(self) -> None:
         lines = self._lines
         if not lines:
@@ -221,39 +306,89 @@ class TextRows:
 def write_rows(tree: UriTree, rows: TextRows, *, depth: int | None, several: bool) -> None:
     """The tree as indented rows (chains of single children collapsed), `depth` levels at most.
 
-    Patterns first, then children, in natural order. A leaf (most rows) is written without the chain
-    lookups an inner node needs.
+    Patterns first, then children, in natural order. A run of leaves (most rows) is written in bulk
+    (`_leaf_lines`); other nodes one by one, with the chain lookups an inner node needs.
     """
     masking = has_secrets()
+    bulk = not (several or masking)  # the bulk lines hold no server names and mask nothing
     add = rows.add
     indents: list[str] = []
-    stack: list[tuple[int, Iterator[UriNode | PatternNode]]] = [(0, iter(_items(tree, tree.root)))]
-    while stack:
-        level, items = stack[-1]
+    # A frame: the level, the children of an open node, and the position of the next one to write.
+    stack: list[tuple[int, Sequence[UriNode], list[int]]] = []
+
+    def open_node(node: UriNode, level: int) -> None:
         while len(indents) <= level:
             indents.append("  " * len(indents))
+        for pattern in tree.patterns(node):
+            add(indents[level] + _pattern_line(pattern, several))
+        stack.append((level, tree.children(node), [0]))
+
+    open_node(tree.root, 0)
+    while stack:
+        level, children, position = stack[-1]
         indent = indents[level]
+        at = position[0]
         pushed = False
-        for item in items:
-            if isinstance(item, PatternNode):
-                add(indent + _pattern_line(item, several))
-                continue
+        while at < len(children):
+            item = children[at]
             if item.is_leaf:
+                entries = leaf_entries(children, at, _LEAF_RUN) if bulk else []
+                if len(entries) > 1:
+                    rows.extend(_leaf_lines(children[at : at + len(entries)], entries, indent))
+                    at += len(entries)
+                    continue
                 add(indent + _leaf_line(item, several, masking))
+                at += 1
                 continue
+            at += 1
             label = tree.chain_label(item)
             end = tree.chain_end(item)
             add(indent + _node_line(end, label, several))
             if depth is None or level + 1 < depth:
-                stack.append((level + 1, iter(_items(tree, end))))
+                position[0] = at
+                open_node(end, level + 1)
                 pushed = True
                 break
         if not pushed:
             stack.pop()
 
 
-def _items(tree: UriTree, node: UriNode) -> list[UriNode | PatternNode]:
-    return [*tree.patterns(node), *tree.children(node)]
+def _plain(texts: list[str], limit: int) -> bool:
+    """Whether every text is printable ASCII of at most `limit` characters: `safe_line` keeps it as it is."""
+    if max(map(len, texts), default=0) > limit:
+        return False
+    joined = "".join(texts)
+    return joined.isascii() and joined.isprintable()
+
+
+def _leaf_lines(nodes: Sequence[UriNode], entries: list[ResourceEntry], indent: str) -> list[str]:
+    """`indent + _leaf_line(node)` for each of `nodes` (leaves, one server's resource each, no masking),
+    by C-level passes when they are alike: printable ASCII, each shown name either different from its
+    segment or not, each with a MIME type or none (a million leaves: about a third of the time)."""
+    labels = list(map(_segment, nodes))
+    names = list(map(_name, entries))
+    mimes = list(filter(None, map(_mime, entries)))
+    rests = list(map(_rest, entries))
+    kinds = list(map(type, rests))
+    blobs = cast(list[bytes], list(compress(rests, map(is_, kinds, repeat(bytes)))))
+    titled = len(blobs) + kinds.count(tuple) < len(rests) or _TITLE in b"\0".join(blobs)  # or not JSON
+    same = sum(map(eq, labels, names))
+    if (
+        titled
+        or "" in labels
+        or "" in names
+        or 0 < len(mimes) < len(entries)
+        or 0 < same < len(entries)
+        or not (_plain(labels, 300) and _plain(names, 120) and _plain(mimes, 60))
+    ):
+        return [indent + _leaf_line(node, False, False) for node in nodes]
+    if same:
+        if mimes:
+            return list(map((indent + "{}  [{}]").format, labels, mimes))
+        return list(map(indent.__add__, labels))
+    if mimes:
+        return list(map((indent + "{}  {}  [{}]").format, labels, names, mimes))
+    return list(map((indent + "{}  {}").format, labels, names))
 
 
 def _pattern_line(pattern: PatternNode, several: bool) -> str:

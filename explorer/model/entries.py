@@ -117,7 +117,10 @@ class ResourceEntry(_ResourceFields):
 
     @property
     def title(self) -> str | None:
-        if isinstance(self.rest, tuple):  # a plain item has no title
+        rest = self.rest
+        if isinstance(rest, tuple):  # a plain item has no title
+            return None
+        if isinstance(rest, bytes) and b'"title"' not in rest:  # compact JSON writes a key as it is
             return None
         value = self.raw.get("title")
         return value if isinstance(value, str) else None

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right, insort
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from itertools import compress, islice, repeat
-from operator import attrgetter, le
+from itertools import compress, count, islice, repeat
+from operator import attrgetter, is_not, le
 from types import MappingProxyType
 from typing import Any, NamedTuple, TypeAlias
 
@@ -42,6 +42,7 @@ __all__ = [
     "UriNode",
     "child_order_key",
     "items_in",
+    "leaf_entries",
     "natural_sorted",
     "segment_range",
     "sorted_entries",
@@ -66,6 +67,8 @@ _FIRST_LOOK = 64  # nodes whose order is checked before the first chunk (see `_i
 # a sort compares 15% slower than str keys: below it, a few MB at most are not worth the time.
 _SMALL_KEYS_FROM = 1 << 16
 _kids_of = attrgetter("_kids")
+_res_of = attrgetter("_res")
+_FIRST_RUN = 64  # nodes `leaf_entries` looks at first: a run of leaves ends early in a tree of folders
 
 
 def child_order_key(node: UriNode | PatternNode) -> str:
@@ -150,6 +153,31 @@ def items_in(nodes: Sequence[UriNode]) -> int:
     if leaves == len(kids):
         return leaves
     return leaves + sum(node.resource_count + node.template_count for node in compress(nodes, kids))
+
+
+def leaf_entries(nodes: Sequence[UriNode], start: int, limit: int) -> list[ResourceEntry]:
+    """The resources of the run of `nodes` from `start` on that are leaves listed by one server (at most
+    `limit`, up to the first node with children or a URI two servers list): the renderers write such a
+    run in bulk, most of a big tree. C-level passes over slices that grow from `_FIRST_RUN`, so a run that
+    ends at once costs little."""
+    found: list[ResourceEntry] = []
+    size = _FIRST_RUN
+    while len(found) < limit:
+        at = start + len(found)
+        chunk = nodes[at : at + min(size, limit - len(found))]
+        if not chunk:
+            break
+        leaves = next(compress(count(), map(_kids_of, chunk)), len(chunk))  # the first with children
+        entries = list(map(_res_of, chunk[:leaves] if leaves < len(chunk) else chunk))
+        shared = next(compress(count(), map(is_not, map(type, entries), repeat(ResourceEntry))), None)
+        if shared is not None:  # a dict of entries: a URI two servers list
+            found += entries[:shared]
+            break
+        found += entries
+        if leaves < len(chunk):
+            break
+        size *= 4
+    return found
 
 
 def _span(
