@@ -8,13 +8,16 @@ and `tree`, the tree as nested nodes `{"segment", "prefix", "count", "servers"?,
 templates as children marked `"template": true`.
 
 Text rows are built with the sanitizer's cheap path for plain ASCII (most URIs) and written in blocks.
+Most of a big tree is runs of leaves, one server's resource each: a run of up to `_LEAF_RUN` is written
+by C-level passes over all of it (`_leaf_lines`, `_leaf_elements`) when nothing in it needs the sanitizer,
+masking, a title or a JSON escape, and one by one otherwise, to the same bytes (tests/test_bulk_render.py).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Sequence
-from functools import cache
+from functools import lru_cache
 from itertools import compress, repeat
 from operator import attrgetter, eq, is_
 from typing import Any, cast
@@ -236,7 +239,7 @@ def _write_tree(tree: UriTree, sink: _Sink, indent: int) -> None:
 _LEAF_MARKS = ("\x01segment\x01", "\x01prefix\x01", "\x01server\x01")
 
 
-@cache
+@lru_cache(maxsize=64)  # by depth: a hostile server's URIs may be thousands of segments deep
 def _leaf_template(column: int) -> str:
     """The JSON of a leaf at `column` as `_write_tree` writes it one by one, with `{}` for its segment,
     prefix and server: made by the encoder itself, so the two ways cannot drift apart."""
