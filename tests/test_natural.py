@@ -119,6 +119,24 @@ def test_many_siblings_sort_in_bulk_as_one_key_at_a_time(
     assert [n.segment for n in uri_nodes.natural_sorted(nodes)] == sorted(names, key=natural_key)
 
 
+def _record_key_sizes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many names each call for natural keys (of either kind) made keys of, in order."""
+    sizes: list[int] = []
+    keyed, sort_keyed = uri_nodes.natural_keys, uri_nodes.natural_sort_keys
+
+    def recording(texts: list[str]) -> list[str]:
+        sizes.append(len(texts))
+        return keyed(texts)
+
+    def sort_recording(texts: list[str]) -> list[bytes]:
+        sizes.append(len(texts))
+        return sort_keyed(texts)
+
+    monkeypatch.setattr(uri_nodes, "natural_keys", recording)
+    monkeypatch.setattr(uri_nodes, "natural_sort_keys", sort_recording)
+    return sizes
+
+
 def test_siblings_listed_in_natural_order_are_checked_a_chunk_of_keys_at_a_time(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -126,14 +144,7 @@ def test_siblings_listed_in_natural_order_are_checked_a_chunk_of_keys_at_a_time(
     at a time (all of them at once were 70 MB at 10^6); out of order anywhere, even in the last chunk,
     the nodes are sorted as one key at a time would."""
     monkeypatch.setattr(uri_nodes, "_CHECK_CHUNK", 500)
-    sizes: list[int] = []
-    keyed = uri_nodes.natural_keys
-
-    def recording(texts: list[str]) -> list[str]:
-        sizes.append(len(texts))
-        return keyed(texts)
-
-    monkeypatch.setattr(uri_nodes, "natural_keys", recording)
+    sizes = _record_key_sizes(monkeypatch)
     parent = UriNode("", None)
     in_order = [f"item{i}" for i in range(2300)] + ["item02300", "item2301", "j"]
     nodes = [UriNode(name, parent) for name in in_order]
@@ -398,15 +409,7 @@ def test_numbered_siblings_listed_in_order_are_checked_by_their_ints(monkeypatch
     """A server that lists `item0` .. `itemN` by id: seen to be in order from the ints, with no natural
     key made past the first look; scrambled, sorted by the ints to the same order."""
     monkeypatch.setattr(uri_nodes, "_CHECK_CHUNK", 500)
-    sizes: list[int] = []
-    keyed = uri_nodes.natural_keys
-
-    def recording(texts: list[str]) -> list[str]:
-        sizes.append(len(texts))
-        return keyed(texts)
-
-    monkeypatch.setattr(uri_nodes, "natural_keys", recording)
-    monkeypatch.setattr(uri_nodes, "natural_sort_keys", recording)
+    sizes = _record_key_sizes(monkeypatch)
     parent = UriNode("", None)
     in_order = [f"item{i}.json" for i in range(2300)]
     assert [n.segment for n in uri_nodes.natural_sorted(UriNode(s, parent) for s in in_order)] == in_order
