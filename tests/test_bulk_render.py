@@ -1,6 +1,6 @@
 """`tree`'s output written a run of leaves at a time is exactly the output written one node at a time.
 
-The bulk paths (`_leaf_lines`, `_leaf_elements`) take C-level passes over a run of leaves and fall back to
+The bulk paths (`_leaf_block`, `_leaf_elements`) take C-level passes over a run of leaves and fall back to
 one by one whenever something in the run needs the sanitizer, a title, masking or JSON escapes. These
 tests write the same trees both ways (the one-by-one way forced by finding no run of leaves) and compare
 the bytes, over names a server may really send: non-ASCII, controls, quotes, backslashes, titles,
@@ -64,7 +64,7 @@ def _both_ways(
     return bulk, single, runs
 
 
-_HOSTILE = ["é", "\x1b[31m", '"', "\\", "\u202e", "?q=", "#f", "\x7f", "", "007"]
+_HOSTILE = ["é", "\x1b[31m", '"', "\\", "\u202e", "?q=", "#f", "\x7f", "", "007", "\n", "s" * 300]
 
 
 @st.composite
@@ -82,7 +82,7 @@ def _groups(draw: st.DrawFn) -> list[ResourceEntry]:
         count = draw(st.integers(1, 40))
         odd = draw(st.integers(0, count * 2))  # past the end: no leaf differs
         spoiler = draw(st.sampled_from(_HOSTILE))
-        change = draw(st.sampled_from(["segment", "name", "mime", "title", "server", "extra"]))
+        change = draw(st.sampled_from(["segment", "name", "long", "mime", "title", "server", "extra"]))
         for k in range(count):
             segment = f"{stem}{k}"
             leaf_naming, leaf_mime, leaf_title, leaf_server = naming, mime, title, server
@@ -92,6 +92,9 @@ def _groups(draw: st.DrawFn) -> list[ResourceEntry]:
                     segment += spoiler
                 elif change == "name":
                     leaf_naming = "other" if naming == "same" else "hostile"
+                elif change == "long":  # past what a row shows of it: cut by the sanitizer
+                    leaf_naming = "long"
+                    leaf_mime = "text/" + "x" * 60 if mime else mime
                 elif change == "mime":
                     leaf_mime = "a\x1bb" if mime else "text/x"
                 elif change == "title":
@@ -101,7 +104,13 @@ def _groups(draw: st.DrawFn) -> list[ResourceEntry]:
                 else:
                     fields["description"] = 'a "title" in a value'
             uri = f"{folder}{segment}" if folder.endswith(":") else f"{folder}/{segment}"
-            name = {"same": segment, "other": f"item {k}", "empty": "", "hostile": f"n{spoiler}"}[leaf_naming]
+            name = {
+                "same": segment,
+                "other": f"item {k}",
+                "empty": "",
+                "hostile": f"n{spoiler}",
+                "long": "n" * 121,
+            }[leaf_naming]
             if leaf_mime is not None:
                 fields["mimeType"] = leaf_mime
             if leaf_title is not None:
@@ -129,6 +138,9 @@ def test_a_wide_plain_folder_is_written_in_runs_and_reads_as_before() -> None:
         res("s", f"bench://flat/item{k * 7919 % count}.json", f"item {k * 7919 % count}", mimeType="a/j")
         for k in range(count)
     )
+    with pytest.MonkeyPatch.context() as patch:  # plain leaves never take the one-by-one way
+        patch.setattr(tree_render, "_leaf_line", None)
+        assert _text(tree).count("\n") == count + 1
     bulk, single, runs = _both_ways(tree)
     assert bulk == single
     assert max(runs) == tree_render._LEAF_RUN
@@ -156,6 +168,7 @@ def test_masked_secrets_are_written_one_by_one_and_masked(monkeypatch: pytest.Mo
     """With a secret to mask, no run is written in bulk (the bulk rows mask nothing)."""
     tree = UriTree(keep_order=False)
     tree.add_resources(res("s", f"s://h/tok-hunter2-{k}", "hunter2") for k in range(50))
+    monkeypatch.setattr(output, "_redactor", output._redactor)  # restored after, as the two below
     monkeypatch.setattr(output, "_registered", {"hunter2"})
     monkeypatch.setattr(output, "_runtime_seen", -1)
     text, data = _text(tree), _json(tree)
@@ -183,3 +196,47 @@ def test_leaf_runs_end_at_a_folder_and_at_a_uri_two_servers_list() -> None:
     assert len(uri_nodes.leaf_entries(children, 91, 1000)) == 150 - 91  # item150: a folder now
     assert len(uri_nodes.leaf_entries(children, 151, 20)) == 20  # the limit
     assert uri_nodes.leaf_entries(children, 150, 1000) == []
+
+
+@pytest.mark.parametrize("spoiler", [*_HOSTILE, "n" * 121, "m" * 61])
+@pytest.mark.parametrize("field", ["segment", "name", "mimeType"])
+def test_one_leaf_that_needs_the_sanitizer_is_written_as_one_by_one_would(spoiler: str, field: str) -> None:
+    """A run of plain leaves with one in the middle whose segment, name or MIME type holds a control,
+    format, quote or non-ASCII character, a newline, or is longer than a row shows: the bytes of the
+    one-by-one way, where the sanitizer escapes or cuts it."""
+    entries = []
+    for k in range(20):
+        item: dict[str, object] = {"uri": f"s://flat/item{k}", "name": f"item {k}", "mimeType": "text/plain"}
+        if k == 9:
+            key = "uri" if field == "segment" else field
+            item[key] = f"{item[key]}{spoiler}"
+        entries.append(ResourceEntry("s", str(item["uri"]), str(item["name"]), item))
+    tree = UriTree(keep_order=False)
+    tree.add_resources(entries)
+    bulk, single, runs = _both_ways(tree)
+    assert bulk == single
+    assert max(runs) > 1  # the run was found; what it held decided the way it was written
+
+
+def test_a_folder_listed_with_its_trailing_slash_keeps_its_empty_segment_row() -> None:
+    """`s://h/f/` is the empty segment below `f`, first among its siblings: its row shows `/`."""
+    tree = UriTree(keep_order=False)
+    tree.add_resources(
+        [res("s", "s://h/f/", "folder"), *(res("s", f"s://h/f/item{k}", f"n{k}") for k in range(9))]
+    )
+    bulk, single, runs = _both_ways(tree)
+    assert bulk == single
+    assert max(runs) == 10
+    assert "\n  /  folder\n" in bulk[0]
+
+
+def test_a_leaf_whose_item_is_not_plain_json_still_shows_its_title() -> None:
+    """An item orjson cannot encode (an integer past 64 bits) is kept as its dict: its title is read
+    from there, so the run it is in is written one by one."""
+    entries = [res("s", f"s://flat/item{k}", f"n{k}") for k in range(20)]
+    entries[9] = res("s", "s://flat/item9", "n9", title="The ninth", size=2**70)
+    tree = UriTree(keep_order=False)
+    tree.add_resources(entries)
+    bulk, single, runs = _both_ways(tree)
+    assert bulk == single and max(runs) == 20
+    assert "\n  item9  The ninth\n" in bulk[0]
