@@ -10,6 +10,7 @@ queries, URIs two servers list.
 from __future__ import annotations
 
 import io
+import json
 import sys
 from collections.abc import Sequence
 
@@ -240,3 +241,32 @@ def test_a_leaf_whose_item_is_not_plain_json_still_shows_its_title() -> None:
     bulk, single, runs = _both_ways(tree)
     assert bulk == single and max(runs) == 20
     assert "\n  item9  The ninth\n" in bulk[0]
+
+
+@pytest.mark.parametrize(
+    "uri",
+    ["s://h/données/item{k}", 's://h/q"d/item{k}', "api://h/items?id={k}"],
+    ids=["non-ascii", "quote", "query"],
+)
+def test_a_run_that_cannot_be_written_in_bulk_is_looked_at_once(uri: str) -> None:
+    """A run rejected for JSON (its folder's prefix needs escaping, its segments start a query) is
+    written one by one whole: each leaf is looked at in one run at most, not in a run again from every
+    leaf (3,000 leaves took 3.5 s so, against 0.06 s one by one)."""
+    count = 3000
+    tree = UriTree(keep_order=False)
+    tree.add_resources(res("s", uri.format(k=k), f"n{k}") for k in range(count))
+    looked_at: list[int] = []
+    elements = tree_render._leaf_elements
+
+    def counting(nodes: Sequence[UriNode], *args: object) -> bytes | None:
+        looked_at.append(len(nodes))
+        return elements(nodes, *args)  # type: ignore[arg-type]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(tree_render, "_leaf_elements", counting)
+        data = json.loads(_json(tree))
+    assert sum(looked_at) <= count  # at most once each (a folder whose prefix needs escaping: never)
+    below = data
+    while len(below["children"]) == 1:
+        below = below["children"][0]
+    assert len(below["children"]) == count

@@ -197,33 +197,28 @@ def _write_tree(tree: UriTree, sink: _Sink, indent: int) -> None:
     open_node(root, "", indent)
     while stack:
         children, position, prefix, glued, array, closing = stack[-1]
+        runs = bulk and _json_plain(prefix)  # a folder whose prefix needs escaping: one by one
         at = position[0]
         pushed = False
         while at < len(children):
             item = children[at]
-            segment = item.segment
             if item.is_leaf:  # most nodes: one resource, nothing below
-                entries = leaf_entries(children, at, _LEAF_RUN) if bulk else []
-                if len(entries) > 1:
+                entries = leaf_entries(children, at, _LEAF_RUN) if runs else []
+                if len(entries) > 1:  # a run: in bulk, or all of it one by one (never looked at again)
                     nodes = children[at : at + len(entries)]
                     encoded = _leaf_elements(nodes, entries, prefix, glued, array.indent + 2)
                     if encoded is not None:
                         array.add_encoded(encoded, len(entries))
-                        at += len(entries)
-                        continue
-                sep = "" if glued or segment.startswith(TAILS) else "/"
-                array.add(
-                    {
-                        "segment": segment,
-                        "prefix": f"{prefix}{sep}{segment}",
-                        "count": 0,  # `items_below` of a leaf: its resource is the node itself
-                        "servers": [entry.server for entry in item.entries],
-                        "children": [],
-                    }
-                )
+                    else:
+                        for node in nodes:
+                            array.add(_leaf_json(node, prefix, glued))
+                    at += len(entries)
+                    continue
+                array.add(_leaf_json(item, prefix, glued))
                 at += 1
                 continue
             at += 1
+            segment = item.segment
             sep = "" if glued or segment.startswith(TAILS) else "/"
             array.open_element()
             position[0] = at
@@ -237,6 +232,19 @@ def _write_tree(tree: UriTree, sink: _Sink, indent: int) -> None:
 
 
 _LEAF_MARKS = ("\x01segment\x01", "\x01prefix\x01", "\x01server\x01")
+
+
+def _leaf_json(node: UriNode, prefix: str, glued: bool) -> dict[str, Any]:
+    """A leaf as `_write_tree` writes it one by one."""
+    segment = node.segment
+    sep = "" if glued or segment.startswith(TAILS) else "/"
+    return {
+        "segment": segment,
+        "prefix": f"{prefix}{sep}{segment}",
+        "count": 0,  # `items_below` of a leaf: its resource is the node itself
+        "servers": [entry.server for entry in node.entries],
+        "children": [],
+    }
 
 
 @lru_cache(maxsize=64)  # by depth: a hostile server's URIs may be thousands of segments deep
@@ -264,8 +272,7 @@ def _leaf_elements(
     servers = list(map(_server, entries))
     if any(map(str.startswith, labels, repeat(TAILS))):
         return None
-    texts = (prefix, "".join(labels), "".join(servers))
-    if not all(_json_plain(text) for text in texts):
+    if not (_json_plain(prefix) and _json_plain("".join(labels)) and _json_plain("".join(servers))):
         return None
     head = prefix if glued else prefix + "/"
     template = _leaf_template(column)
