@@ -32,7 +32,7 @@ from explorer.config import ListingBounds, ServerSpec
 from explorer.connection.discovery import ListingStop, PageCallback, list_server
 from explorer.connection.session import ServerConnection
 from explorer.model.entries import ResourceEntry, TemplateEntry
-from explorer.model.heap import after_ingest, collector_paused
+from explorer.model.heap import after_ingest_briefly, collector_paused
 from explorer.model.listing import (
     KINDS,
     Kind,
@@ -112,7 +112,7 @@ class TreeRun:
             resources = tuple(r for r in resources if r.uri.startswith(prefix))
         self.tree.add_resources(resources)
         self.tree.add_templates(t for t in page.templates if keep_template(t, prefix))
-        after_ingest()
+        after_ingest_briefly()
 
     def resources(self) -> Iterator[ResourceEntry]:
         """Every server's resources under the prefix, in listing order (not copied: there may be millions)."""

@@ -94,6 +94,16 @@ def after_ingest() -> None:
     _freeze()
 
 
+def after_ingest_briefly() -> None:
+    """`after_ingest` for a run that ends with its listing (the CLI's `tree`): freeze what is alive without
+    a collection first. The few reference cycles among a page's garbage (the event loop's, not the
+    entries') are kept until exit, where a process that runs for hours must not keep them (the TUI):
+    the peak RSS of a listing of 10^6 is the same either way, and the listing 0.2 s shorter (a collection
+    of what a page left, a thousand times)."""
+    if gc.isenabled():
+        _freeze()
+
+
 @contextmanager
 def collector_paused() -> Iterator[None]:
     """No cyclic collection inside the block (for work that makes no reference cycles, or imports).
