@@ -396,6 +396,7 @@ def test_number_keys_are_only_made_where_they_order_as_the_keys_do(names: list[s
         ["item1.json", "item\u0663.json"],  # a digit int() reads but the keys do not
         ["item1.json", "item.json"],  # no number
         ["item1.json", "item2.txt"],  # another tail
+        ["item1.json", "item12.txt"],  # another tail, as long: what sits where the number would is digits
         ["item1.json", "item1x2.json"],  # a second number
         ["x1", "x" + "9" * 19],  # longer than a machine word
     ],

@@ -182,12 +182,11 @@ def number_keys(texts: Sequence[str], number: slice) -> list[int] | None:
     keys: list[int] = []
     for start in range(0, len(texts), _BULK_CHUNK):
         numbers = list(map(_cut, texts[start : start + _BULK_CHUNK], repeat(number)))
-        if "" in numbers or max(map(len, numbers)) > _LONGEST_NUMBER:
-            return None
         joined = "".join(numbers)
-        if not (joined.isascii() and joined.isdigit()):
+        if not (joined.isascii() and joined.isdigit()) or max(map(len, numbers)) > _LONGEST_NUMBER:
             return None
-        if sum(map(str.startswith, numbers, repeat("0"))) != numbers.count("0"):  # a leading zero
+        lines = "\n" + "\n".join(numbers) + "\n"  # each number on a line of its own
+        if "\n\n" in lines or lines.count("\n0") != lines.count("\n0\n"):  # empty, or a leading zero
             return None
         keys += map(int, numbers)
     return keys

