@@ -263,27 +263,25 @@ def test_between_frames_runs_nothing_while_the_collector_is_off() -> None:
         collector.uninstall()
 
 
+def cycles_waiting(count: int) -> None:
+    """`count` unreachable cycles, as between two collections: made after one, with the collector on but
+    too few allocations since to start another."""
+    gc.collect()
+    for _ in range(count):
+        Cycle()
+
+
 def test_a_page_of_a_short_run_is_frozen_without_a_collection_and_a_long_runs_after_one() -> None:
     """The CLI's `tree` ends with its listing: a page's cycles are frozen as they are, kept until exit
     (no collection per page); the TUI runs for hours and collects them first."""
     from explorer.model.heap import after_ingest, after_ingest_briefly
 
-    gc.collect()
-    was_enabled = gc.isenabled()
-    gc.disable()  # the cycles below wait, as they do between two collections
-    try:
-        for _ in range(10):
-            Cycle()
-        gc.enable()
-        before = gc.get_freeze_count()
-        after_ingest_briefly()
-        assert gc.get_freeze_count() > before
-        assert len(frozen_garbage()) == 10  # kept by the freeze; `frozen_garbage` thaws and frees them
-        gc.disable()
-        for _ in range(10):
-            Cycle()
-        gc.enable()
-        after_ingest()
-        assert frozen_garbage() == []
-    finally:
-        (gc.enable if was_enabled else gc.disable)()
+    assert gc.isenabled()
+    cycles_waiting(10)
+    before = gc.get_freeze_count()
+    after_ingest_briefly()
+    assert gc.get_freeze_count() > before
+    assert len(frozen_garbage()) == 10  # kept by the freeze; `frozen_garbage` thaws and frees them
+    cycles_waiting(10)
+    after_ingest()
+    assert frozen_garbage() == []
