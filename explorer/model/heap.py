@@ -9,6 +9,8 @@ then freezes everything alive (`gc.freeze`): frozen objects are never walked aga
 nothing that was garbage gets frozen (it was just collected). Frozen objects are still freed by reference
 counting as usual, and the model holds no cycles that outlive a removal (a pruned tree node is detached
 from its parent), so a refresh frees the entries it replaces.
+The CLI's `tree`, whose process ends with its listing, freezes each page without that collection
+(`after_ingest_briefly`): the few cycles a page leaves wait for exit.
 
 Writing a big result makes caches that live on (each node's sorted children) and temporaries that are
 freed by reference counting, never cycles: `collector_paused` keeps the collector out of that phase
