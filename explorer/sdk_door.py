@@ -2,10 +2,10 @@
 
 The explorer leans on a few things the SDK does not export: the session's request stamping and raw
 dispatch (listing keeps unknown fields and survives one malformed item), the HTTP client factory, the
-`server/discover` probe timeout and two hooks of the OAuth providers (a stdio server's process is
-started and stopped without the SDK: `connection/server_process.py`). Every such name is reached through
-this module only, so a new `mcp` release that moves one breaks here, and `tests/test_sdk_door.py` says
-which name moved.
+legacy SSE client's event limit, the `server/discover` probe timeout and two hooks of the OAuth providers
+(a stdio server's process is started and stopped without the SDK: `connection/server_process.py`).
+Every such name is reached through this module only, so a new `mcp` release that moves one breaks here,
+and `tests/test_sdk_door.py` says which name moved.
 
 Imports are lazy: the SDK costs start-up time, and the CLI's usage errors must not pay it.
 """
@@ -27,6 +27,8 @@ PRIVATE_NAMES: tuple[tuple[str, str], ...] = (
     ("mcp.client.session", "DISCOVER_TIMEOUT_SECONDS"),
     ("mcp.client._transport", "TransportStreams"),
     ("mcp.shared._httpx_utils", "create_mcp_http_client"),
+    ("mcp.shared._httpx_utils", "sse_within_origin"),
+    ("mcp.client.sse", "sse_within_origin"),
     ("mcp.client.auth", "OAuthClientProvider._initialize"),
     ("mcp.client.auth", "OAuthClientProvider._perform_authorization"),
 )
@@ -111,6 +113,30 @@ def http_client(headers: dict[str, str] | None, timeout: Any, auth: Any) -> http
     return create_mcp_http_client(headers=headers, timeout=timeout, auth=auth)
 
 
+def raise_sse_event_limit(limit: int) -> None:
+    """Let the legacy SSE client (`mcp.client.sse.sse_client`) take server-sent events of up to `limit` bytes.
+
+    Each event is one JSON-RPC message, a whole page of a listing: a server that cannot paginate sends
+    everything in one (about 2 MB for 20,000 resources). The client opens its stream through
+    `sse_within_origin`, whose 1 MiB default it has no parameter for, so such a listing failed at once.
+    Streamable HTTP takes the limit as a parameter instead. Process-wide (one limit for every server),
+    and calling it again only sets the limit again.
+    """
+    import mcp.client.sse as sdk_sse
+    from mcp.shared._httpx_utils import sse_within_origin
+
+    def within_origin(
+        client: httpx2.AsyncClient,
+        url: Any,
+        *,
+        headers: dict[str, str] | None = None,
+        max_event_size: int | None = limit,
+    ) -> Any:
+        return sse_within_origin(client, url, headers=headers, max_event_size=max_event_size)
+
+    sdk_sse.sse_within_origin = within_origin  # type: ignore[attr-defined]
+
+
 # -- OAuth providers ------------------------------------------------------------------------------
 
 Provider = TypeVar("Provider")
@@ -147,5 +173,6 @@ __all__ = [
     "hooked_provider",
     "http_client",
     "missing_names",
+    "raise_sse_event_limit",
     "send_raw_request",
 ]

@@ -13,6 +13,12 @@ from collections import OrderedDict
 
 RequestId = int | str
 
+MAX_MESSAGE_BYTES = 256 * 1024 * 1024
+"""The largest JSON-RPC message taken from a server, on every transport: a stdio line past it is dropped,
+not buffered; over HTTP it bounds one server-sent event. Big, because a server that cannot paginate sends
+everything it lists in one message (20,000 resources are about 2 MB); bounded, because a server that never
+ends one would else grow memory without limit."""
+
 
 class ResponseSizes:
     """Wire bytes of recent responses, by request id (at most `limit` kept)."""

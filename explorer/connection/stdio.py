@@ -52,12 +52,11 @@ from explorer.config import MASK, ServerSpec
 from explorer.config.spec import masked_forms
 from explorer.connection import server_process
 from explorer.connection.errors import ProtocolProblems
-from explorer.connection.sizes import ResponseSizes
+from explorer.connection.sizes import MAX_MESSAGE_BYTES, ResponseSizes
 
 if TYPE_CHECKING:
     from explorer.sdk_door import TransportStreams
 
-MAX_MESSAGE_BYTES = 256 * 1024 * 1024  # one JSON-RPC message; past it the line is dropped, not buffered
 _CHUNK = 1024 * 1024
 _RELEASE_AFTER_BYTES = 1024 * 1024
 _TEXT_KEPT_FROM = 8 * 1024  # a line this size or more, up to the next, is handed on as bytes too

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from explorer import sdk_door
 from explorer.config import ServerSpec
 from explorer.connection.errors import ProtocolProblems
-from explorer.connection.sizes import ResponseSizes
+from explorer.connection.sizes import MAX_MESSAGE_BYTES, ResponseSizes
 
 if TYPE_CHECKING:
     import httpx2
@@ -144,6 +144,7 @@ async def open_transport(
         from mcp.client.sse import sse_client
 
         assert spec.url is not None
+        sdk_door.raise_sse_event_limit(MAX_MESSAGE_BYTES)  # one event is one message, a whole page
 
         login_auth = auth
 
@@ -164,7 +165,9 @@ async def open_transport(
 
         assert spec.url is not None
         http = _http_client(spec, timeout, http_answers, auth)
-        async with http, streamable_http_client(spec.url, http_client=http) as streams:
+        # A streamed answer is one event: the SDK's 1 MiB default failed a page of 10,000 resources.
+        streaming = streamable_http_client(spec.url, http_client=http, max_sse_event_size=MAX_MESSAGE_BYTES)
+        async with http, streaming as streams:
             yield streams
 
 
