@@ -11,7 +11,7 @@ know what to do (log in, or use the legacy SSE transport).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -95,15 +95,21 @@ class HttpAnswers:
 
 
 def _http_client(
-    spec: ServerSpec, timeout: float, answers: HttpAnswers | None, auth: httpx2.Auth | None
+    headers: Mapping[str, str] | None, timeout: Any, auth: Any, answers: HttpAnswers | None
 ) -> httpx2.AsyncClient:
-    import httpx2
+    """The SDK's HTTP client, each answer read within the message cap (`http_limits`) and, with `answers`,
+    the server's error statuses recorded."""
+    from explorer.connection.http_limits import ACCEPT_ENCODING, cap_answer
 
-    client = sdk_door.http_client(
-        headers=dict(spec.headers), timeout=httpx2.Timeout(timeout, read=max(timeout, 300.0)), auth=auth
-    )
+    wanted = dict(headers or {})
+    if not any(name.lower() == "accept-encoding" for name in wanted):
+        wanted["Accept-Encoding"] = ACCEPT_ENCODING  # what `cap_answer` can inflate within the cap
+    client = sdk_door.http_client(headers=wanted, timeout=timeout, auth=auth)
+    hooks = dict(client.event_hooks)
+    hooks["response"] = [*hooks.get("response", []), cap_answer]
     if answers is not None:
-        client.event_hooks = answers.hooks()
+        hooks["response"] += answers.hooks()["response"]
+    client.event_hooks = hooks
     return client
 
 
@@ -151,10 +157,7 @@ async def open_transport(
         def factory(
             headers: dict[str, str] | None = None, timeout: Any = None, auth: Any = None
         ) -> httpx2.AsyncClient:
-            client = sdk_door.http_client(headers=headers, timeout=timeout, auth=login_auth or auth)
-            if http_answers is not None:
-                client.event_hooks = http_answers.hooks()
-            return client
+            return _http_client(headers, timeout, login_auth or auth, http_answers)
 
         async with sse_client(
             spec.url, headers=dict(spec.headers), timeout=timeout, httpx_client_factory=factory
@@ -164,7 +167,10 @@ async def open_transport(
         from mcp.client.streamable_http import streamable_http_client
 
         assert spec.url is not None
-        http = _http_client(spec, timeout, http_answers, auth)
+        import httpx2
+
+        read_timeout = httpx2.Timeout(timeout, read=max(timeout, 300.0))
+        http = _http_client(spec.headers, read_timeout, auth, http_answers)
         # A streamed answer is one event: the SDK's 1 MiB default failed a page of 10,000 resources.
         streaming = streamable_http_client(spec.url, http_client=http, max_sse_event_size=MAX_MESSAGE_BYTES)
         async with http, streaming as streams:

@@ -1,0 +1,106 @@
+"""An HTTP server whose answer never ends: the explorer stops at the message cap, says so, and lists the rest.
+
+Before the cap the SDK read such an answer until the request timed out, 8 GB in 30 s.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from explorer.connection.sizes import MAX_MESSAGE_BYTES
+from tests.helpers.cli import demo_server, run_cli
+
+pytestmark = pytest.mark.slow
+
+SENT_AT_MOST = MAX_MESSAGE_BYTES + 32 * 1024 * 1024  # then the body stays open, unfinished
+
+
+class _Endless(BaseHTTPRequestHandler):
+    """Streamable HTTP in the handshake era: `initialize` is answered, any other request gets a JSON answer
+    whose body goes on past the cap and never ends."""
+
+    protocol_version = "HTTP/1.1"
+    stop = threading.Event()
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
+        if "id" not in body:  # a notification
+            self._empty(202)
+            return
+        if body.get("method") == "initialize":
+            result = {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {"resources": {}},
+                "serverInfo": {"name": "endless", "version": "1"},
+            }
+            answer = json.dumps({"jsonrpc": "2.0", "id": body["id"], "result": result}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(answer)))
+            self.end_headers()
+            self.wfile.write(answer)
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        head = b'{"jsonrpc": "2.0", "id": %s, "result": {"resources": [' % json.dumps(body["id"]).encode()
+        piece = b'{"uri": "x://endless", "name": "' + b"A" * 1000 + b'"},'
+        chunk = piece * 1000
+        sent = 0
+        try:
+            self._chunk(head)
+            while sent < SENT_AT_MOST:
+                self._chunk(chunk)
+                sent += len(chunk)
+            self.stop.wait(60)  # unfinished: no last chunk
+        except OSError:
+            return
+
+    def _chunk(self, data: bytes) -> None:
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+
+    def _empty(self, status: int) -> None:
+        self.send_response(status)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def do_GET(self) -> None:
+        self._empty(405)
+
+    def do_DELETE(self) -> None:
+        self._empty(200)
+
+    def log_message(self, format: str, *args: object) -> None:
+        return None
+
+
+@pytest.fixture
+def endless_url() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Endless)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/mcp"
+    _Endless.stop.set()
+    server.shutdown()
+    server.server_close()
+
+
+def test_an_endless_answer_stops_at_the_cap_and_the_other_server_is_listed(endless_url: str) -> None:
+    result = run_cli(
+        "tree", "--json", "--protocol", "legacy", "--timeout", "20", "-s", endless_url, "-s", demo_server()
+    )
+    assert "Traceback" not in result.stderr
+    servers = {server["name"]: server for server in json.loads(result.stdout)["servers"]}
+    endless = next(server for name, server in servers.items() if name.startswith("127.0.0.1:"))
+    assert not endless["ok"]
+    said = "the server's answer is over 256 MB, the most the explorer reads of one message"
+    assert said in endless["error"]
+    assert any(server["ok"] and server["complete"] for server in servers.values())
+    assert result.code == 1
