@@ -20,6 +20,20 @@ REQUEST_TIMEOUT = -32001
 CONNECTION_CLOSED = -32000
 
 
+class UnreadableAnswer:
+    """What the stdio reader puts in the JSON-RPC error it answers a request with, when the server's answer
+    to that request could not be read (`stdio._parse`): the request then fails at once with `why`, instead
+    of waiting for its timeout. Only this process makes one: a server's error data is never one."""
+
+    __slots__ = ("why",)
+
+    def __init__(self, why: str) -> None:
+        self.why = why
+
+    def __repr__(self) -> str:
+        return f"UnreadableAnswer({self.why!r})"
+
+
 class ServerFault(Exception):
     """A failure caused by a server (or reaching it): what the explorer shows, never raises further.
 
@@ -74,6 +88,8 @@ def describe_exception(exc: BaseException, *, action: str, timeout: float | None
     if isinstance(chosen, ServerFault):
         return chosen
     if isinstance(chosen, MCPError):
+        if isinstance(chosen.data, UnreadableAnswer):
+            return ServerFault(f"{action}: {chosen.data.why}")
         code = chosen.code
         text = chosen.message or "(no message)"
         if code == REQUEST_TIMEOUT or "timed out" in text.lower():

@@ -51,7 +51,7 @@ import orjson
 from explorer.config import MASK, ServerSpec
 from explorer.config.spec import masked_forms
 from explorer.connection import server_process
-from explorer.connection.errors import ProtocolProblems
+from explorer.connection.errors import INTERNAL_ERROR, ProtocolProblems, UnreadableAnswer
 from explorer.connection.sizes import MAX_MESSAGE_BYTES, ResponseSizes
 
 if TYPE_CHECKING:
@@ -434,9 +434,66 @@ def _parse(line: bytes | bytearray, problems: ProtocolProblems) -> Any:
     try:
         message = types.jsonrpc_message_adapter.validate_json(text, by_name=False)
     except ValueError:
-        problems.bad_line(text[:200].strip())
-        return None
+        lenient = _read_leniently(text)
+        if lenient is None:
+            problems.bad_line(text[:200].strip())
+        return lenient
     return SessionMessage(message)
+
+
+def _read_leniently(text: str) -> Any:
+    """A line the strict parsers refused, read by the standard library's: the message, when it is one that
+    only they refused (a lone surrogate escaped as `\\ud800`, what JavaScript's `JSON.stringify` writes
+    for one: the whole page would else be lost), or an error that fails the request at once, when it is a
+    broken answer to one (its `result` not an object, say: else the request waited for its timeout and was
+    reported as not answered). None for anything else."""
+    import json
+
+    import mcp_types as types
+    from mcp.shared.message import SessionMessage
+
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    try:
+        return SessionMessage(types.jsonrpc_message_adapter.validate_python(data, by_name=False))
+    except ValueError:
+        pass
+    ident = data.get("id")
+    if type(ident) is float and ident.is_integer():
+        ident = int(ident)
+    if "method" in data or type(ident) not in (int, str):
+        return None  # a request or a notification, or no id to answer: nothing waits for it
+    why = f"the server's answer to request {ident!r} is not a JSON-RPC response ({_answer_fault(data)})"
+    error = types.ErrorData.model_construct(code=INTERNAL_ERROR, message=why, data=UnreadableAnswer(why))
+    return SessionMessage(types.JSONRPCError.model_construct(jsonrpc="2.0", id=ident, error=error))
+
+
+def _answer_fault(data: dict[str, Any]) -> str:
+    """What is wrong with an answer's envelope, in a few words."""
+    if data.get("jsonrpc") != "2.0":
+        return 'its "jsonrpc" is not "2.0"'
+    if ("result" in data) == ("error" in data):
+        return 'it has both "result" and "error"' if "result" in data else 'it has no "result" or "error"'
+    if "result" in data:
+        return f'its "result" is {_kind(data["result"])}, not an object'
+    error = data["error"]
+    if not isinstance(error, dict):
+        return f'its "error" is {_kind(error)}, not an object'
+    if type(error.get("code")) is not int:
+        return 'its "error" has no integer "code"'
+    if not isinstance(error.get("message"), str):
+        return 'its "error" has no "message" string'
+    return 'its "error" is not a JSON-RPC error object'
+
+
+def _kind(value: object) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean", type(None): "null"}.get(
+        type(value), "a number"
+    )
 
 
 async def _discard(process: Any) -> None:

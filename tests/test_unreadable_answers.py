@@ -1,0 +1,109 @@
+"""An answer the strict parsers refuse: read by the standard library's when that is all it takes, else the
+request it answers fails at once with what is wrong, instead of waiting for its timeout."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from mcp import MCPError
+
+from explorer.connection.errors import ProtocolProblems, UnreadableAnswer, describe_exception
+from explorer.connection.stdio import _parse
+from tests.helpers.cli import raw_server, run_cli
+
+
+def parsed(obj: Any) -> tuple[Any, ProtocolProblems]:
+    problems = ProtocolProblems()
+    return _parse(json.dumps(obj).encode(), problems), problems
+
+
+@pytest.mark.parametrize(
+    ("answer", "why"),
+    [
+        ({"jsonrpc": "2.0", "id": 5, "result": [1, 2]}, 'its "result" is a list, not an object'),
+        ({"jsonrpc": "2.0", "id": 5, "result": "ok"}, 'its "result" is a string, not an object'),
+        ({"jsonrpc": "2.0", "id": 5, "result": None}, 'its "result" is null, not an object'),
+        ({"jsonrpc": "2.0", "id": "five", "result": 7}, 'its "result" is a number, not an object'),
+        ({"jsonrpc": "1.0", "id": 5, "result": {}}, 'its "jsonrpc" is not "2.0"'),
+        ({"id": 5, "result": {}}, 'its "jsonrpc" is not "2.0"'),
+        ({"jsonrpc": "2.0", "id": 5}, 'it has no "result" or "error"'),
+        ({"jsonrpc": "2.0", "id": 5, "result": [1], "error": {}}, 'it has both "result" and "error"'),
+        ({"jsonrpc": "2.0", "id": 5, "error": "boom"}, 'its "error" is a string, not an object'),
+        (
+            {"jsonrpc": "2.0", "id": 5, "error": {"code": "x", "message": "m"}},
+            'its "error" has no integer "code"',
+        ),
+        ({"jsonrpc": "2.0", "id": 5, "error": {"code": 1}}, 'its "error" has no "message" string'),
+    ],
+)
+def test_a_broken_answer_fails_its_request_with_what_is_wrong(answer: dict[str, Any], why: str) -> None:
+    message, problems = parsed(answer)
+    error = message.message
+    assert error.id == answer["id"]
+    assert isinstance(error.error.data, UnreadableAnswer)
+    assert (
+        error.error.data.why
+        == f"the server's answer to request {answer['id']!r} is not a JSON-RPC response ({why})"
+    )
+    assert problems.describe() is None  # the request says it: no second warning
+
+
+def test_an_integral_float_id_answers_the_int_request() -> None:
+    message, _ = parsed({"jsonrpc": "2.0", "id": 4.0, "result": [1]})
+    assert message.message.id == 4 and type(message.message.id) is int
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        {"jsonrpc": "2.0", "method": "notifications/message", "params": 5},  # a broken notification
+        {"jsonrpc": "2.0", "id": 3, "method": 7},  # a broken request
+        {"jsonrpc": "2.0", "id": [1], "result": {}},  # no id that a request could have
+        {"jsonrpc": "2.0", "id": 4.5, "result": []},
+        [1, 2, 3],
+    ],
+)
+def test_what_answers_no_request_is_counted_and_dropped(line: Any) -> None:
+    message, problems = parsed(line)
+    assert message is None
+    assert problems.not_json == 1
+
+
+def test_a_lone_surrogate_is_read_not_dropped() -> None:
+    line = b'{"jsonrpc": "2.0", "id": 2, "result": {"resources": [{"uri": "x://a/\\ud800", "name": "n"}]}}'
+    problems = ProtocolProblems()
+    message = _parse(line, problems)
+    assert message.message.result["resources"][0]["uri"] == "x://a/\ud800"
+    assert problems.describe() is None
+
+
+def test_the_fault_is_the_sentence_the_reader_wrote() -> None:
+    why = (
+        'the server\'s answer to request 5 is not a JSON-RPC response (its "result" is a list, not an object)'
+    )
+    fault = describe_exception(MCPError(-32603, why, UnreadableAnswer(why)), action="listing resources")
+    assert str(fault) == f"listing resources: {why}"
+    assert fault.code is None and fault.data is None  # nothing in it to serialize
+
+
+@pytest.mark.slow
+def test_the_cli_reports_a_broken_page_at_once_and_keeps_the_pages_before() -> None:
+    spec = raw_server("broken-answer", resources=150, page_size=100)
+    result = run_cli("tree", "--json", "--timeout", "60", "-s", spec)
+    [server] = json.loads(result.stdout)["servers"]
+    assert result.code == 1 and not server["ok"]
+    assert 'is not a JSON-RPC response (its "result" is a list, not an object)' in server["error"]
+    assert "did not answer" not in server["error"] and "not a JSON-RPC message" not in result.stderr
+    assert server["resources"] == 100  # page 1 is kept
+
+
+@pytest.mark.slow
+def test_the_cli_lists_a_lone_surrogate_escaped() -> None:
+    spec = raw_server("lone-surrogate", resources=10, page_size=100)
+    text = run_cli("tree", "-s", spec)
+    assert text.code == 0, text
+    assert "odd/\\ud800x  lone \\udc00 low" in text.stdout
+    data = run_cli("tree", "--json", "-s", spec)
+    assert "fixture://odd/\ud800x" in {item["uri"] for item in json.loads(data.stdout)["resources"]}
