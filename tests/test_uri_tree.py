@@ -20,6 +20,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 from explorer.cli.tree_render import write_tree_json
 from explorer.model.entries import ResourceEntry, TemplateEntry
 from explorer.model.natural import natural_key
+from explorer.model.uri_segments import MAX_PATH_SEGMENTS
 from explorer.model.uri_tree import PatternNode, UriNode, UriTree, join_segments, segment_uri
 from tests.factories import res, tpl
 from tests.helpers.tree_walk import depth_first
@@ -408,19 +409,28 @@ def test_depth_first_rows_and_json() -> None:
 
 
 @pytest.mark.slow
-def test_deep_uri_needs_no_recursion() -> None:
+def test_a_deep_uri_is_cut_at_the_segment_cap() -> None:
+    """A hostile URI thousands of segments deep makes at most `MAX_PATH_SEGMENTS` nodes below its scheme
+    (the last holds the rest), and is found, written and removed as any other."""
     depth = sys.getrecursionlimit() * 3
     uri = "x://h/" + "/".join("d" for _ in range(depth))
+    segments = segment_uri(uri)
+    assert len(segments) == 1 + MAX_PATH_SEGMENTS and segments[-1].count("/") == depth - MAX_PATH_SEGMENTS + 1
+    assert join_segments(segments) == uri
     tree = UriTree()
     tree.add_resources([res("a", uri)])
     tree.add_templates([tpl("a", uri + "/{x}")])
-    assert [e.uri for e in tree.resources_under("x://h/d/d")] == [uri]
-    assert len(list(depth_first(tree))) == depth + 3
+    rows = 1 + MAX_PATH_SEGMENTS + 1  # the scheme, the path, and the template: past the cap, beside it
+    assert len(list(depth_first(tree))) == rows
+    for prefix in ("x://h/d/d", uri[: len(uri) // 2], uri):  # above the cap, inside its last segment, all
+        assert [e.uri for e in tree.resources_under(prefix)] == [uri]
     written: list[bytes] = []
-    write_tree_json(tree, written.append)  # streamed without recursion (the parser would need it)
-    assert b"".join(written).count(b'"segment"') == depth + 3 + 1
+    write_tree_json(tree, written.append)
+    document = b"".join(written)
+    assert document.count(b'"segment"') == rows + 1 and len(document) < 40 * len(uri)  # and the root
     node = tree.node_for(uri)
-    assert node is not None and node.prefix == uri and tree.chain_end(tree.root) is node
+    assert node is not None and node.prefix == uri and tree.chain_end(tree.root) is node.parent
+    assert [pattern.uri_template for pattern in tree.patterns(node.parent)] == [uri + "/{x}"]
     tree.remove_server("a")
     assert tree.root.child_count == 0
 
