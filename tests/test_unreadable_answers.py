@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 from mcp import MCPError
 
-from explorer.connection.errors import ProtocolProblems, UnreadableAnswer, describe_exception
-from explorer.connection.stdio import _parse
+from explorer.connection.errors import BoundReached, ProtocolProblems, UnreadableAnswer, describe_exception
+from explorer.connection.sizes import ResponseSizes
+from explorer.connection.stdio import _over_its_bound, _parse
 from tests.helpers.cli import raw_server, run_cli
 
 
@@ -107,3 +108,53 @@ def test_the_cli_lists_a_lone_surrogate_escaped() -> None:
     assert "odd/\\ud800x  lone \\udc00 low" in text.stdout
     data = run_cli("tree", "--json", "-s", spec)
     assert "fixture://odd/\ud800x" in {item["uri"] for item in json.loads(data.stdout)["resources"]}
+
+
+# --------------------------------------------------------------------- a page past the bytes bound alone
+
+
+def big_page(ident: int | str, items: int = 20_000) -> bytes:
+    resources = [{"uri": f"x://h/item{k}", "name": f"item {k}"} for k in range(items)]
+    return json.dumps({"jsonrpc": "2.0", "id": ident, "result": {"resources": resources}}).encode()
+
+
+@pytest.mark.parametrize("ident", [7, "page-7"])
+def test_a_page_bigger_than_the_bound_is_refused_unread(ident: int | str) -> None:
+    line = big_page(ident)
+    sizes = ResponseSizes()
+    sizes.expect_at_most(ident, len(line) - 1)
+    message = _over_its_bound(line, sizes)
+    unread = message.message.error.data
+    assert message.message.id == ident and isinstance(unread, UnreadableAnswer)
+    assert unread.bound == "max_bytes" and unread.size == len(line)
+    assert "more than a listing reads in all" in unread.why and "it was not read" in unread.why
+
+
+def test_a_page_within_the_bound_or_unasked_or_oddly_written_is_parsed() -> None:
+    line = big_page(7)
+    sizes = ResponseSizes()
+    sizes.expect_at_most(7, len(line))
+    assert _over_its_bound(line, sizes) is None  # within it
+    assert _over_its_bound(line, ResponseSizes()) is None  # no bound asked for that id
+    odd = json.dumps({"result": json.loads(line)["result"], "id": 7, "jsonrpc": "2.0"}).encode()
+    sizes.expect_at_most(7, 10)
+    assert _over_its_bound(odd, sizes) is None  # the id is not where servers put it: read as usual
+
+
+def test_a_refused_page_is_a_bound_not_a_fault() -> None:
+    why = "the server's answer to request 7 is 3.0 MB, more than a listing reads in all (1.0 MB, --max-bytes)"
+    unread = UnreadableAnswer(why, bound="max_bytes", size=3_000_000)
+    fault = describe_exception(MCPError(-32603, why, unread), action="listing resources")
+    assert isinstance(fault, BoundReached) and fault.bound == "max_bytes" and fault.size == 3_000_000
+
+
+@pytest.mark.slow
+def test_the_cli_stops_at_the_bytes_bound_without_reading_a_page_bigger_than_it() -> None:
+    spec = raw_server("plain", resources=20_100, page_size=20_000)  # a first page of about 1.8 MB
+    result = run_cli("tree", "--json", "--max-bytes", "1500000", "-s", spec)
+    [server] = json.loads(result.stdout)["servers"]
+    assert result.code == 3, result
+    assert server["ok"] and not server["complete"] and server["stoppedBy"] == "max_bytes"
+    assert server["resources"] == 0 and server["bytes"] > 1_500_000  # counted, not read
+    whole = run_cli("tree", "--json", "--max-bytes", "2500000", "-s", spec)
+    assert whole.code == 0 and json.loads(whole.stdout)["servers"][0]["resources"] == 20_100

@@ -41,6 +41,7 @@ from explorer.connection.errors import (
     INVALID_PARAMS,
     METHOD_NOT_FOUND,
     REQUEST_TIMEOUT,
+    BoundReached,
     ServerFault,
 )
 from explorer.model.entries import (
@@ -251,10 +252,10 @@ class _Ask:
         self.answer: tuple[dict[str, Any], int] | None = None
         self.fault: ServerFault | None = None
 
-    async def run(self, conn: Lister, kind: Kind, result: Listing, cursor: str | None) -> None:
+    async def run(self, conn: Lister, kind: Kind, result: Listing, cursor: str | None, most: int) -> None:
         try:
             with self.scope:
-                self.answer = await _ask_page(conn, kind, result, cursor)
+                self.answer = await _ask_page(conn, kind, result, cursor, most)
         except ServerFault as fault:
             self.fault = fault
         finally:
@@ -328,7 +329,7 @@ async def _follow(
         ahead = None
         if ask is None:
             ask = _Ask()
-            group.start_soon(ask.run, conn, kind, result, state.cursor)
+            group.start_soon(ask.run, conn, kind, result, state.cursor, budget.bounds.max_bytes)
         # The wall-time bound also covers a server that answers each page just before the timeout.
         with anyio.move_on_after(budget.remaining_seconds()):
             await ask.finished.wait()
@@ -336,6 +337,12 @@ async def _follow(
             ask.scope.cancel()
             _stop(result, state, "max_seconds")
             return "max_seconds", None
+        if isinstance(ask.fault, BoundReached):  # one answer past a bound alone: refused unread
+            state.started = True
+            budget.bytes += ask.fault.size
+            result.bytes += ask.fault.size
+            _stop(result, state, ask.fault.bound)
+            return (ask.fault.bound if ask.fault.bound in _SHARED_BOUNDS else None), None
         if ask.fault is not None:
             if kind == "templates" and ask.fault.code == METHOD_NOT_FOUND:
                 # Older servers do not implement resources/templates/list: that means "no templates".
@@ -362,7 +369,7 @@ async def _follow(
         ):
             # This page cannot reach a bound and its cursor will be followed: ask for the next one now.
             ahead = _Ask()
-            group.start_soon(ahead.run, conn, kind, result, next_cursor)
+            group.start_soon(ahead.run, conn, kind, result, next_cursor, budget.bounds.max_bytes)
         try:
             page, consumed, cut = await _parsed_in_slices(
                 _parse_page(conn.name, kind, raw, state, result, room=room, skip=state.resume_skip), pace
@@ -418,7 +425,7 @@ async def _forget(seen: ShardedSet[str], pace: Pace | None) -> None:
 
 
 async def _ask_page(
-    conn: Lister, kind: Kind, result: Listing, cursor: str | None
+    conn: Lister, kind: Kind, result: Listing, cursor: str | None, most: int
 ) -> tuple[dict[str, Any], int]:
     """One page: with `prefix` when listing by prefix (again without it, once, if the server rejects it)."""
     params: dict[str, Any] = {}
@@ -429,7 +436,7 @@ async def _ask_page(
     if with_prefix:
         params["prefix"] = prefix
     try:
-        answer = await _request(conn, kind, params or None)
+        answer = await _request(conn, kind, params or None, most)
     except ServerFault as fault:
         first_page = result.state[kind].pages == 0 and not result.prefix_sent
         if not (with_prefix and fault.code == INVALID_PARAMS and first_page):
@@ -437,7 +444,7 @@ async def _ask_page(
         # The server does not take SEP-1269's parameter: remember, and filter on this side only.
         _remember_prefix_rejected(conn)
         del params["prefix"]
-        return await _request(conn, kind, params or None)
+        return await _request(conn, kind, params or None, most)
     if with_prefix:
         result.prefix_sent = True
     return answer
@@ -448,12 +455,15 @@ def _remember_prefix_rejected(conn: Lister) -> None:
         conn.prefix_rejected = True  # type: ignore[attr-defined]
 
 
-async def _request(conn: Lister, kind: Kind, params: dict[str, Any] | None) -> tuple[dict[str, Any], int]:
-    """The result and its size: as the transport measured it on the wire, else measured here."""
+async def _request(
+    conn: Lister, kind: Kind, params: dict[str, Any] | None, most: int
+) -> tuple[dict[str, Any], int]:
+    """The result and its size: as the transport measured it on the wire, else measured here. An answer
+    over `most` bytes (the bytes bound) is refused unread where the transport can tell (`BoundReached`)."""
     action = f"listing {kind}"
     sized = getattr(conn, "request_sized", None)
     if sized is not None:
-        raw, size = await sized(METHODS[kind], params, action=action)
+        raw, size = await sized(METHODS[kind], params, action=action, most=most)
     else:
         raw, size = await conn.request(METHODS[kind], params, action=action), None
     return raw, size if size is not None else measured_size(raw)

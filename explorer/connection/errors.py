@@ -25,13 +25,15 @@ class UnreadableAnswer:
     to that request could not be read (`stdio._parse`): the request then fails at once with `why`, instead
     of waiting for its timeout. Only this process makes one: a server's error data is never one."""
 
-    __slots__ = ("why",)
+    __slots__ = ("bound", "size", "why")
 
-    def __init__(self, why: str) -> None:
+    def __init__(self, why: str, *, bound: str | None = None, size: int = 0) -> None:
         self.why = why
+        self.bound = bound  # a listing bound the answer went past (it was refused unread), if that is why
+        self.size = size  # its bytes then
 
     def __repr__(self) -> str:
-        return f"UnreadableAnswer({self.why!r})"
+        return f"UnreadableAnswer({self.why!r}, bound={self.bound!r}, size={self.size})"
 
 
 class ServerFault(Exception):
@@ -63,6 +65,16 @@ class ServerFault(Exception):
         return hash((self.message, self.code))
 
 
+class BoundReached(ServerFault):
+    """An answer refused unread because it alone went past a listing bound (`bound`, e.g. "max_bytes"):
+    the listing stops there as at any bound, marked incomplete, with `size` bytes counted."""
+
+    def __init__(self, message: str, bound: str, size: int) -> None:
+        super().__init__(message)
+        self.bound = bound
+        self.size = size
+
+
 def _leaves(exc: BaseException) -> list[BaseException]:
     """Flatten nested ExceptionGroups (anyio task groups wrap transport errors several levels deep)."""
     if isinstance(exc, BaseExceptionGroup):
@@ -89,7 +101,10 @@ def describe_exception(exc: BaseException, *, action: str, timeout: float | None
         return chosen
     if isinstance(chosen, MCPError):
         if isinstance(chosen.data, UnreadableAnswer):
-            return ServerFault(f"{action}: {chosen.data.why}")
+            unread = chosen.data
+            if unread.bound is not None:
+                return BoundReached(f"{action}: {unread.why}", unread.bound, unread.size)
+            return ServerFault(f"{action}: {unread.why}")
         code = chosen.code
         text = chosen.message or "(no message)"
         if code == REQUEST_TIMEOUT or "timed out" in text.lower():

@@ -23,6 +23,7 @@ from explorer.config import ServerSpec, redact, redact_value
 from explorer.connection.errors import (
     CONNECTION_CLOSED,
     REQUEST_TIMEOUT,
+    BoundReached,
     ProtocolProblems,
     ServerFault,
     describe_exception,
@@ -354,6 +355,8 @@ class ServerConnection:
         Masked here, at the one place every fault passes: a server may echo a token back in an error.
         """
         fault = describe_exception(exc, action=action, timeout=self.timeout)
+        if isinstance(fault, BoundReached):  # the listing stops at its bound: nothing of the server's to add
+            return BoundReached(redact(fault.message, self.spec), fault.bound, fault.size)
         message = fault.message
         if fault.code in (None, CONNECTION_CLOSED) and self.spec.transport == "stdio":
             last = _last_line(self.stderr_tail(2048))
@@ -379,12 +382,13 @@ class ServerConnection:
         return raw
 
     async def request_sized(
-        self, method: str, params: Mapping[str, Any] | None, *, action: str
+        self, method: str, params: Mapping[str, Any] | None, *, action: str, most: int | None = None
     ) -> tuple[dict[str, Any], int | None]:
         """`request`, and the response's size in bytes on the wire when the transport can tell (stdio).
 
         The request id is taken from the dispatcher's own counter (the id it would have chosen), so the
-        size the transport recorded under that id can be found again.
+        size the transport recorded under that id can be found again. With `most` (a listing's bytes
+        bound), an answer the transport knows to be bigger is refused unread (`BoundReached`).
         """
         session = self.client.session
         data: dict[str, Any] = {"method": method}
@@ -397,6 +401,8 @@ class ServerConnection:
         ident = sdk_door.allocate_request_id(session)
         if ident is not None:
             opts["request_id"] = ident
+            if most is not None:
+                self.sizes.expect_at_most(ident, most)
         try:
             raw = await sdk_door.send_raw_request(session, method, data, opts)
         except Exception as exc:

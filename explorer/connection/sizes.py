@@ -26,6 +26,19 @@ class ResponseSizes:
     def __init__(self, limit: int = 64) -> None:
         self.limit = limit
         self._sizes: OrderedDict[RequestId, int] = OrderedDict()
+        self._most: OrderedDict[RequestId, int] = OrderedDict()
+
+    def expect_at_most(self, ident: RequestId, most: int) -> None:
+        """The answer to `ident` is not worth reading past `most` bytes (a listing page past the listing's
+        bytes bound): a transport that knows a message's size before it parses it refuses it unread."""
+        limits = self._most
+        limits[ident] = most
+        if len(limits) > self.limit:
+            limits.popitem(last=False)
+
+    def most_for(self, ident: RequestId) -> int | None:
+        """The size `expect_at_most` set for `ident` (forgotten once asked), or None."""
+        return self._most.pop(ident, None)
 
     def record(self, ident: RequestId, size: int) -> None:
         sizes = self._sizes

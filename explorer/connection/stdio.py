@@ -33,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import os
+import re
 import signal
 import sys
 import threading
@@ -53,6 +54,7 @@ from explorer.config.spec import masked_forms
 from explorer.connection import server_process
 from explorer.connection.errors import INTERNAL_ERROR, ProtocolProblems, UnreadableAnswer
 from explorer.connection.sizes import MAX_MESSAGE_BYTES, ResponseSizes
+from explorer.model.sizes import human_size
 
 if TYPE_CHECKING:
     from explorer.sdk_door import TransportStreams
@@ -166,7 +168,9 @@ async def _streams(
         """Parse one line and pass it on; False once nobody reads any more."""
         size = len(line)
         big = size > _RELEASE_AFTER_BYTES
-        message = _parse(line, problems)  # 50 MB parse in ~0.4 s (a thread would not help: GIL held)
+        refused = _over_its_bound(line, sizes) if big and sizes is not None else None
+        # 50 MB parse in ~0.4 s (a thread would not help: GIL held)
+        message = refused if refused is not None else _parse(line, problems)
         if message is None:
             return True
         if sizes is not None:
@@ -439,6 +443,39 @@ def _parse(line: bytes | bytearray, problems: ProtocolProblems) -> Any:
             problems.bad_line(text[:200].strip())
         return lenient
     return SessionMessage(message)
+
+
+_HEAD_ID = re.compile(
+    rb'\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?[0-9]{1,18}|"[^"\\]{0,200}")\s*,'
+)
+"""The id of an answer written as servers write them (`{"jsonrpc": "2.0", "id": 5, ...`), read without
+parsing the rest."""
+
+
+def _over_its_bound(line: bytes | bytearray, sizes: ResponseSizes) -> Any:
+    """An error answer for a big line whose request was asked to be at most a size it exceeds (a listing
+    page past the listing's bytes bound, `ResponseSizes.expect_at_most`), refused unread: parsing takes
+    about seven times the line's size in memory. None when that is not the case, or the id is not where
+    servers put it (the line is then parsed as usual)."""
+    found = _HEAD_ID.match(bytes(line[:512]))
+    if found is None:
+        return None
+    text = found.group(1)
+    ident: int | str = text[1:-1].decode("utf-8", errors="replace") if text.startswith(b'"') else int(text)
+    most = sizes.most_for(ident)
+    if most is None or len(line) <= most:
+        return None
+    import mcp_types as types
+    from mcp.shared.message import SessionMessage
+
+    size = len(line)
+    why = (
+        f"the server's answer to request {ident!r} is {human_size(size)}, more than a listing reads in all "
+        f"({human_size(most)}, --max-bytes): it was not read"
+    )
+    unread = UnreadableAnswer(why, bound="max_bytes", size=size)
+    error = types.ErrorData.model_construct(code=INTERNAL_ERROR, message=why, data=unread)
+    return SessionMessage(types.JSONRPCError.model_construct(jsonrpc="2.0", id=ident, error=error))
 
 
 def _read_leniently(text: str) -> Any:
