@@ -251,5 +251,5 @@ def test_protocol_problems_name_oversized_messages_and_transport_errors() -> Non
 
     assert problems.describe() == (
         "sent 1 line that is not a JSON-RPC message (first: 'bad SSE event') and "
-        "1 message over the 268.4 MB limit, which the explorer dropped"
+        "1 message over the 256 MiB limit, which the explorer dropped"
     )

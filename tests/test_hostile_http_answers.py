@@ -100,7 +100,7 @@ def test_an_endless_answer_stops_at_the_cap_and_the_other_server_is_listed(endle
     servers = {server["name"]: server for server in json.loads(result.stdout)["servers"]}
     endless = next(server for name, server in servers.items() if name.startswith("127.0.0.1:"))
     assert not endless["ok"]
-    said = "the server's answer is over 256 MB, the most the explorer reads of one message"
+    said = "the server's answer is over 256 MiB, the most the explorer reads of one message"
     assert said in endless["error"]
     assert any(server["ok"] and server["complete"] for server in servers.values())
     assert result.code == 1

@@ -11,7 +11,7 @@ from mcp import MCPError
 
 from explorer.connection.errors import BoundReached, ProtocolProblems, UnreadableAnswer, describe_exception
 from explorer.connection.sizes import ResponseSizes
-from explorer.connection.stdio import _over_its_bound, _parse
+from explorer.connection.stdio import _over_its_bound, _parse, _too_big
 from tests.helpers.cli import raw_server, run_cli
 
 
@@ -158,3 +158,11 @@ def test_the_cli_stops_at_the_bytes_bound_without_reading_a_page_bigger_than_it(
     assert server["resources"] == 0 and server["bytes"] > 1_500_000  # counted, not read
     whole = run_cli("tree", "--json", "--max-bytes", "2500000", "-s", spec)
     assert whole.code == 0 and json.loads(whole.stdout)["servers"][0]["resources"] == 20_100
+
+
+def test_a_line_over_the_message_limit_fails_the_request_its_head_names() -> None:
+    refusal = _too_big(b'{"jsonrpc": "2.0", "id": 9, "result": {"contents": [{"text": "xxxx', 1024 * 1024)
+    unread = refusal.message.error.data
+    assert refusal.message.id == 9 and isinstance(unread, UnreadableAnswer) and unread.bound is None
+    assert "request 9 is over 1 MiB, the most the explorer reads of one message" in unread.why
+    assert _too_big(b'{"result": {"contents": [{"text": "xxxx', 1024 * 1024) is None  # no id at its head

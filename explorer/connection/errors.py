@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from explorer.model.sizes import human_size
+from explorer.connection.sizes import limit_text
 
 # JSON-RPC / MCP codes people meet when exploring servers.
 METHOD_NOT_FOUND = -32601
@@ -191,5 +191,5 @@ class ProtocolProblems:
             parts.append(lines + (f" (first: {self.sample!r})" if self.sample else ""))
         if self.oversized:
             many = "1 message" if self.oversized == 1 else f"{self.oversized} messages"
-            parts.append(f"{many} over the {human_size(self.limit)} limit, which the explorer dropped")
+            parts.append(f"{many} over the {limit_text(self.limit)} limit, which the explorer dropped")
         return "sent " + " and ".join(parts) if parts else None

@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator, Iterator
 
 import httpx2
 
-from explorer.connection.sizes import MAX_MESSAGE_BYTES
+from explorer.connection.sizes import MAX_MESSAGE_BYTES, limit_text
 
 __all__ = ["ACCEPT_ENCODING", "AnswerTooLarge", "cap_answer"]
 
@@ -60,9 +60,7 @@ async def cap_answer(response: httpx2.Response) -> None:
 
 
 def _too_large(limit: int) -> str:
-    return (
-        f"the server's answer is over {limit // (1024 * 1024)} MB, the most the explorer reads of one message"
-    )
+    return f"the server's answer is over {limit_text(limit)}, the most the explorer reads of one message"
 
 
 class _Inflater:

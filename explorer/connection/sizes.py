@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
+from explorer.model.sizes import human_size
+
 RequestId = int | str
 
 MAX_MESSAGE_BYTES = 256 * 1024 * 1024
@@ -18,6 +20,12 @@ MAX_MESSAGE_BYTES = 256 * 1024 * 1024
 not buffered; over HTTP it bounds one server-sent event. Big, because a server that cannot paginate sends
 everything it lists in one message (20,000 resources are about 2 MB); bounded, because a server that never
 ends one would else grow memory without limit."""
+
+
+def limit_text(limit: int) -> str:
+    """A limit set in binary units, said in them: `256 MiB` (a decimal `268.4 MB` read as another number)."""
+    mib = limit / (1024 * 1024)
+    return f"{mib:g} MiB" if mib >= 1 else human_size(limit)
 
 
 class ResponseSizes:

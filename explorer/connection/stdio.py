@@ -53,7 +53,7 @@ from explorer.config import MASK, ServerSpec
 from explorer.config.spec import masked_forms
 from explorer.connection import server_process
 from explorer.connection.errors import INTERNAL_ERROR, ProtocolProblems, UnreadableAnswer
-from explorer.connection.sizes import MAX_MESSAGE_BYTES, ResponseSizes
+from explorer.connection.sizes import MAX_MESSAGE_BYTES, ResponseSizes, limit_text
 from explorer.model.sizes import human_size
 
 if TYPE_CHECKING:
@@ -192,6 +192,14 @@ async def _streams(
             return False
         return True
 
+    async def hand_on(message: Any) -> bool:
+        """Pass a message made here on; False once nobody reads any more."""
+        try:
+            await read_send.send(message)
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            return False
+        return True
+
     async def read_stdout() -> None:
         buffer = bytearray()
         dropping = False  # inside a line that went over the limit: skip to its end
@@ -207,9 +215,14 @@ async def _streams(
                     piece = chunk[start:] if end < 0 else chunk[start:end]
                     if not dropping:
                         if len(buffer) + len(piece) > max_message_bytes:
-                            problems.oversized_message(max_message_bytes)
+                            refusal = _too_big(bytes((buffer or piece)[:512]), max_message_bytes)
                             buffer = bytearray()
                             dropping = True
+                            if refusal is None:  # no request to fail: said when one times out
+                                problems.oversized_message(max_message_bytes)
+                            elif not await hand_on(refusal):
+                                await _discard(process)
+                                return
                         else:
                             buffer += piece
                     if end < 0:
@@ -457,24 +470,48 @@ def _over_its_bound(line: bytes | bytearray, sizes: ResponseSizes) -> Any:
     page past the listing's bytes bound, `ResponseSizes.expect_at_most`), refused unread: parsing takes
     about seven times the line's size in memory. None when that is not the case, or the id is not where
     servers put it (the line is then parsed as usual)."""
-    found = _HEAD_ID.match(bytes(line[:512]))
-    if found is None:
+    ident = _head_id(bytes(line[:512]))
+    if ident is None:
         return None
-    text = found.group(1)
-    ident: int | str = text[1:-1].decode("utf-8", errors="replace") if text.startswith(b'"') else int(text)
     most = sizes.most_for(ident)
     if most is None or len(line) <= most:
         return None
-    import mcp_types as types
-    from mcp.shared.message import SessionMessage
-
     size = len(line)
     why = (
         f"the server's answer to request {ident!r} is {human_size(size)}, more than a listing reads in all "
         f"({human_size(most)}, --max-bytes): it was not read"
     )
-    unread = UnreadableAnswer(why, bound="max_bytes", size=size)
-    error = types.ErrorData.model_construct(code=INTERNAL_ERROR, message=why, data=unread)
+    return _refusal(ident, UnreadableAnswer(why, bound="max_bytes", size=size))
+
+
+def _head_id(head: bytes) -> int | str | None:
+    """The id at the head of an answer, where servers write it (`_HEAD_ID`), or None."""
+    found = _HEAD_ID.match(head)
+    if found is None:
+        return None
+    text = found.group(1)
+    return text[1:-1].decode("utf-8", errors="replace") if text.startswith(b'"') else int(text)
+
+
+def _too_big(head: bytes, limit: int) -> Any:
+    """An error answer for a line over the message limit (dropped unread), when its head names the
+    request it answers: that request fails at once, instead of waiting for its timeout. Else None."""
+    ident = _head_id(head)
+    if ident is None:
+        return None
+    why = (
+        f"the server's answer to request {ident!r} is over {limit_text(limit)}, the most the explorer reads "
+        "of one message: it was not read"
+    )
+    return _refusal(ident, UnreadableAnswer(why))
+
+
+def _refusal(ident: int | str, unread: UnreadableAnswer) -> Any:
+    """A JSON-RPC error answer to `ident` made here, carrying `unread` (`describe_exception` says it)."""
+    import mcp_types as types
+    from mcp.shared.message import SessionMessage
+
+    error = types.ErrorData.model_construct(code=INTERNAL_ERROR, message=unread.why, data=unread)
     return SessionMessage(types.JSONRPCError.model_construct(jsonrpc="2.0", id=ident, error=error))
 
 
@@ -502,11 +539,10 @@ def _read_leniently(text: str) -> Any:
     ident = data.get("id")
     if type(ident) is float and ident.is_integer():
         ident = int(ident)
-    if "method" in data or type(ident) not in (int, str):
+    if "method" in data or not isinstance(ident, int | str) or isinstance(ident, bool):
         return None  # a request or a notification, or no id to answer: nothing waits for it
     why = f"the server's answer to request {ident!r} is not a JSON-RPC response ({_answer_fault(data)})"
-    error = types.ErrorData.model_construct(code=INTERNAL_ERROR, message=why, data=UnreadableAnswer(why))
-    return SessionMessage(types.JSONRPCError.model_construct(jsonrpc="2.0", id=ident, error=error))
+    return _refusal(ident, UnreadableAnswer(why))
 
 
 def _answer_fault(data: dict[str, Any]) -> str:
