@@ -517,6 +517,8 @@ async def test_malformed_items_are_skipped_and_counted_with_reasons() -> None:
         {"uri": "test://r/bool-size", "name": "x", "size": True},  # 10
         {"uri": "test://r/float-size", "name": "x", "size": 1.5},  # 11
         {"uri": "test://r/bad-annotations", "name": "x", "annotations": "x"},  # 12
+        {"uri": "", "name": "a URI of nothing"},  # 13
+        {"uri": "", "name": "a URI of nothing", "mimeType": "text/plain"},  # 14: the plain shape's way
         good_last,
     ]
     expected = {
@@ -532,6 +534,8 @@ async def test_malformed_items_are_skipped_and_counted_with_reasons() -> None:
         10: "'size' is not an integer",
         11: "'size' is not an integer",
         12: "'annotations' is not an object",
+        13: "'uri' is empty",
+        14: "'uri' is empty",
     }
     pages: list[Page] = []
     conn = FakeConn({None: {"resources": items}})

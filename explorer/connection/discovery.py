@@ -611,7 +611,9 @@ def _parse_resources(
                 uri = item["uri"]
                 name = item["name"]
                 mime = item.get("mimeType")
-                if not (type(uri) is str and type(name) is str and (mime is None or type(mime) is str)):
+                if not (
+                    type(uri) is str and uri and type(name) is str and (mime is None or type(mime) is str)
+                ):
                     shape = None  # the general way below says what is wrong with it, if anything
             if shape is None:
                 problem = item_problem("resources", item)

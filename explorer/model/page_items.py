@@ -52,6 +52,8 @@ def item_problem(kind: Kind, item: object) -> str | None:
     key = ITEM_KEYS[kind]
     if not isinstance(item.get(key), str):
         return f"'{key}' missing or not a string"
+    if key != "name" and not item[key]:
+        return f"'{key}' is empty"  # a URI of nothing: no place in the tree, nothing to read
     if key != "name" and not isinstance(item.get("name"), str):
         return "'name' missing or not a string"
     for optional in _OPTIONAL_STRINGS[kind]:
