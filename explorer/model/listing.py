@@ -309,7 +309,7 @@ def prefix_notes(listing: Listing) -> list[str]:
         ]
     if listing.prefix_sent and listing.filtered_out:
         return [
-            f"it ignored the prefix parameter (SEP-1269): {listing.filtered_out:,} items outside the prefix "
-            "were dropped here"
+            f"it ignored the prefix parameter (SEP-1269): {plural(listing.filtered_out, 'item')} outside the "
+            f"prefix {'was' if listing.filtered_out == 1 else 'were'} dropped here"
         ]
     return []
