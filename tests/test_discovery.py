@@ -199,6 +199,23 @@ async def test_a_repeated_cursor_is_a_loop_error_keeping_what_came_before(
     assert "failed:" in listing.summary()
 
 
+async def test_a_long_repeated_cursor_is_shown_cut_and_the_sentence_ends_as_written() -> None:
+    cursor = "x" * 1_000_000
+    pages = resource_pages(2, 2)
+    conn = FakeConn(
+        {
+            None: {"resources": pages[0], "nextCursor": cursor},
+            cursor: {"resources": pages[1], "nextCursor": cursor},
+        }
+    )
+
+    listing = await run(conn)
+
+    assert listing.error is not None and len(listing.error) < 300
+    assert f"repeated cursor {'x' * 80!r} [+999,920 chars] after page 2" in listing.error
+    assert listing.error.endswith("(a pagination loop); stopped")
+
+
 async def test_a_secret_echoed_in_a_cursor_is_masked_in_the_error() -> None:
     token = "tok-9f8e7d6c5b4a"
     conn = FakeConn(

@@ -477,6 +477,9 @@ def measured_size(raw: Any) -> int:
         return len(json.dumps(raw, ensure_ascii=False, separators=(",", ":"), default=str).encode())
 
 
+_CURSOR_SHOWN = 80  # characters of a repeated cursor the fault shows
+
+
 def _follow_cursor(kind: Kind, next_cursor: object, state: KindState) -> ShardedSet[str] | None:
     """Take the page's `nextCursor`; at the end of the list, the URIs it saw, for the caller to free
     (`_forget`): only a list still going needs them (a million keys are 40 MB), a finished one is never
@@ -491,8 +494,11 @@ def _follow_cursor(kind: Kind, next_cursor: object, state: KindState) -> Sharded
         kind_name = type(next_cursor).__name__
         raise PageFault(f"listing {kind}: the server sent a nextCursor that is not a string ({kind_name})")
     if next_cursor in state.seen_cursors:
+        shown = repr(next_cursor[:_CURSOR_SHOWN])
+        if len(next_cursor) > _CURSOR_SHOWN:  # the sentence must end as written, whatever the cursor
+            shown += f" [+{len(next_cursor) - _CURSOR_SHOWN:,} chars]"
         raise PageFault(
-            f"listing {kind}: the server repeated cursor {next_cursor!r} after page {state.pages} "
+            f"listing {kind}: the server repeated cursor {shown} after page {state.pages} "
             "(a pagination loop); stopped"
         )
     state.seen_cursors.add(next_cursor)
