@@ -937,3 +937,17 @@ async def test_a_listing_cancelled_while_a_page_is_parsed_keeps_that_page_whole(
     assert parsed[0] == 1000
     assert len(listing.resources) == 1000
     assert set(listing.state["resources"].seen_keys) == {entry.uri for entry in listing.resources}
+
+
+async def test_a_secret_in_a_long_repeated_cursor_is_masked_before_the_cut() -> None:
+    token = "tok-9f8e7d6c5b4a-3f2e1d0c"
+    cursor = "k" * 70 + token + "z" * 100  # the cut at 80 characters falls inside the token
+    pages = resource_pages(2, 2)
+    table: Table = {None: {"resources": pages[0], "nextCursor": cursor}}
+    table[cursor] = {"resources": pages[1], "nextCursor": cursor}
+    conn = FakeConn(table, env={"API_TOKEN": token})
+
+    listing = await run(conn)
+
+    assert listing.error is not None and "tok-9f8e" not in listing.error
+    assert "'" + "k" * 70 + "***" in listing.error

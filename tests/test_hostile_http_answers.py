@@ -10,8 +10,12 @@ import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import anyio
 import pytest
 
+from explorer.config import ServerSpec
+from explorer.connection.errors import ServerFault
+from explorer.connection.session import ServerConnection
 from explorer.connection.sizes import MAX_MESSAGE_BYTES
 from tests.helpers.cli import demo_server, run_cli
 
@@ -21,8 +25,8 @@ SENT_AT_MOST = MAX_MESSAGE_BYTES + 32 * 1024 * 1024  # then the body stays open,
 
 
 class _Endless(BaseHTTPRequestHandler):
-    """Streamable HTTP in the handshake era: `initialize` is answered, any other request gets a JSON answer
-    whose body goes on past the cap and never ends."""
+    """Streamable HTTP in the handshake era: `initialize` is answered, and so is a read of anything but
+    `big://endless`; any other request gets a JSON answer whose body goes on past the cap, never ending."""
 
     protocol_version = "HTTP/1.1"
     stop = threading.Event()
@@ -39,6 +43,16 @@ class _Endless(BaseHTTPRequestHandler):
                 "serverInfo": {"name": "endless", "version": "1"},
             }
             answer = json.dumps({"jsonrpc": "2.0", "id": body["id"], "result": result}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(answer)))
+            self.end_headers()
+            self.wfile.write(answer)
+            return
+        if body.get("method") == "resources/read" and body["params"]["uri"] != "big://endless":
+            uri = body["params"]["uri"]
+            contents = {"contents": [{"uri": uri, "mimeType": "text/plain", "text": "small"}]}
+            answer = json.dumps({"jsonrpc": "2.0", "id": body["id"], "result": contents}).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(answer)))
@@ -104,3 +118,18 @@ def test_an_endless_answer_stops_at_the_cap_and_the_other_server_is_listed(endle
     assert said in endless["error"]
     assert any(server["ok"] and server["complete"] for server in servers.values())
     assert result.code == 1
+
+
+def test_an_endless_answer_fails_its_request_only(endless_url: str) -> None:
+    """As over stdio: the next request on the same connection works."""
+    spec = ServerSpec(name="endless", transport="http", url=endless_url)
+
+    async def session() -> None:
+        async with ServerConnection(spec, protocol="legacy", timeout=20.0) as conn:
+            with pytest.raises(ServerFault) as caught:
+                await conn.read_resource("big://endless")
+            said = "reading big://endless: the server's answer is over 256 MiB, the most the explorer reads"
+            assert caught.value.message.startswith(said)
+            assert "small" in str(await conn.read_resource("small://a"))
+
+    anyio.run(session)

@@ -1,4 +1,4 @@
-"""An HTTP answer is read within the message cap, counted after inflating; event streams are left alone."""
+"""An HTTP answer is read within the message cap, counted inflated; a GET event stream is left alone."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import httpx2
 import pytest
 
 from explorer.connection import http_limits
-from explorer.connection.http_limits import ACCEPT_ENCODING, AnswerTooLarge, cap_answer
+from explorer.connection.http_limits import ACCEPT_ENCODING, AnswerRefused, EventsRefused, cap_answer
 
 LIMIT = 64 * 1024
 CHUNK = 4096
@@ -47,8 +47,8 @@ class Body(httpx2.AsyncByteStream):
             yield self.data[start : start + CHUNK]
 
 
-def read(headers: dict[str, str], stream: httpx2.AsyncByteStream | bytes) -> bytes:
-    """GET through a client with the hook, as the SDK reads a JSON answer (`aread`)."""
+def read(headers: dict[str, str], stream: httpx2.AsyncByteStream | bytes, method: str = "POST") -> bytes:
+    """A request through a client with the hook, its answer read whole as the SDK reads one (`aread`)."""
     body = Body(stream) if isinstance(stream, bytes) else stream
 
     def handler(request: httpx2.Request) -> httpx2.Response:
@@ -57,7 +57,7 @@ def read(headers: dict[str, str], stream: httpx2.AsyncByteStream | bytes) -> byt
     async def go() -> bytes:
         hooks: dict[str, list[Callable[..., object]]] = {"response": [cap_answer]}
         async with httpx2.AsyncClient(transport=httpx2.MockTransport(handler), event_hooks=hooks) as client:
-            response = await client.get("http://server.test/mcp")
+            response = await client.request(method, "http://server.test/mcp")
             return response.content
 
     return anyio.run(go)
@@ -73,14 +73,14 @@ def test_an_answer_within_the_cap_is_read_as_sent() -> None:
 
 def test_an_endless_body_stops_soon_after_the_cap() -> None:
     endless = Endless()
-    with pytest.raises(AnswerTooLarge, match="the most the explorer reads of one message"):
+    with pytest.raises(AnswerRefused, match="the most the explorer reads of one message"):
         read(JSON, endless)
     assert LIMIT < endless.pulled <= LIMIT + CHUNK
 
 
 def test_a_declared_length_over_the_cap_is_refused_before_reading() -> None:
     endless = Endless()
-    with pytest.raises(AnswerTooLarge):
+    with pytest.raises(AnswerRefused):
         read({**JSON, "content-length": str(LIMIT + 1)}, endless)
     assert endless.pulled == 0
 
@@ -101,16 +101,94 @@ def test_compressed_answers_are_inflated(encoding: str, compress: Callable[[byte
 def test_a_compression_bomb_is_counted_inflated() -> None:
     bomb = gzip.compress(b"0" * (LIMIT * 64))  # about 6 KB that inflate to 4 MB
     assert len(bomb) < LIMIT
-    with pytest.raises(AnswerTooLarge):
+    with pytest.raises(AnswerRefused):
         read({**JSON, "content-encoding": "gzip"}, bomb)
 
 
-def test_an_encoding_not_asked_for_is_refused() -> None:
+def test_an_encoding_not_asked_for_is_refused_unless_the_body_is_empty() -> None:
     assert "br" not in ACCEPT_ENCODING
-    with pytest.raises(AnswerTooLarge, match="encoding the explorer did not ask for: 'br'"):
+    with pytest.raises(AnswerRefused, match="encoding the explorer did not ask for: 'br'"):
         read({**JSON, "content-encoding": "br"}, b"\x00\x01")
+    assert read({"content-encoding": "br"}, b"") == b""  # a 202 to a notification, say
 
 
-def test_an_event_stream_is_left_to_the_event_limit() -> None:
+def test_a_get_event_stream_is_left_to_the_event_limit() -> None:
     stream = Endless(b"data: {}\n\n", total=LIMIT * 4)
-    assert len(read({"content-type": "text/event-stream; charset=utf-8"}, stream)) == stream.pulled > LIMIT
+    events = {"content-type": "text/event-stream; charset=utf-8"}
+    assert len(read(events, stream, method="GET")) == stream.pulled > LIMIT
+
+
+def test_an_event_stream_answering_a_post_is_capped_as_an_event_stream() -> None:
+    """The legacy SSE client reads a POST's answer whole, whatever its type; Streamable HTTP reads it as
+    events and fails the request with an `SSEError`'s words."""
+    with pytest.raises(EventsRefused, match="the most the explorer reads of one message"):
+        read({"content-type": "text/event-stream"}, Endless(b"data: {}\n\n"))
+
+
+def test_the_errors_fail_one_request_in_the_sdk_not_the_connection() -> None:
+    assert issubclass(AnswerRefused, httpx2.StreamError) and issubclass(EventsRefused, httpx2.SSEError)
+
+
+@pytest.mark.parametrize("encoding", ["gzip, identity", "identity, gzip", "GZip"])
+def test_identity_in_a_list_of_encodings_is_nothing_to_undo(encoding: str) -> None:
+    body = b'{"ok": true}' * 100
+    assert read({**JSON, "content-encoding": encoding}, gzip.compress(body)) == body
+
+
+def test_encodings_applied_one_after_another_are_undone_in_turn() -> None:
+    body = b'{"ok": true}' * 100
+    assert read({**JSON, "content-encoding": "deflate, gzip"}, gzip.compress(zlib.compress(body))) == body
+
+
+def test_gzip_members_one_after_another_are_one_body() -> None:
+    assert (
+        read({**JSON, "content-encoding": "gzip"}, gzip.compress(b"[1,") + gzip.compress(b"2]")) == b"[1,2]"
+    )
+
+
+def test_an_endless_body_after_a_small_gzip_member_stops_at_the_cap() -> None:
+    """zlib keeps what follows a finished stream in `unused_data`: fed an endless body that way, the
+    inflated count never grew, and each chunk cost more than the last."""
+    member = gzip.compress(b"{}")
+    garbage = Endless()
+    with pytest.raises(AnswerRefused, match="cannot be read as gzip"):
+        read({**JSON, "content-encoding": "gzip"}, Chain(member, garbage))
+    assert garbage.pulled <= CHUNK
+
+
+@pytest.mark.parametrize(
+    ("encoding", "body"),
+    [
+        ("gzip", gzip.compress(b"{}" * 1000)[:-10]),  # cut short
+        ("gzip", b"not gzip at all"),
+        ("deflate", zlib.compress(b"{}")[:1]),  # one byte: no stream
+        ("deflate", zlib.compress(b"{}") + b"more"),  # something after the stream
+    ],
+    ids=["gzip-cut-short", "gzip-not-gzip", "deflate-one-byte", "deflate-then-more"],
+)
+def test_a_body_that_cannot_be_inflated_says_so(encoding: str, body: bytes) -> None:
+    with pytest.raises(AnswerRefused, match=f"the server's answer cannot be read as {encoding}"):
+        read({**JSON, "content-encoding": encoding}, body)
+
+
+def test_raw_deflate_is_told_from_zlib_deflate_whatever_the_first_chunk() -> None:
+    body = b'{"ok": true}' * 50
+    raw = zlib.compress(body)[2:-4]
+
+    class OneByteFirst(httpx2.AsyncByteStream):
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            yield raw[:1]
+            yield raw[1:]
+
+    assert read({**JSON, "content-encoding": "deflate"}, OneByteFirst()) == body
+
+
+class Chain(httpx2.AsyncByteStream):
+    def __init__(self, first: bytes, then: httpx2.AsyncByteStream) -> None:
+        self.first = first
+        self.then = then
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        yield self.first
+        async for chunk in self.then:
+            yield chunk

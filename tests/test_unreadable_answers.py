@@ -4,6 +4,7 @@ request it answers fails at once with what is wrong, instead of waiting for its 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -72,12 +73,42 @@ def test_what_answers_no_request_is_counted_and_dropped(line: Any) -> None:
     assert problems.not_json == 1
 
 
-def test_a_lone_surrogate_is_read_not_dropped() -> None:
-    line = b'{"jsonrpc": "2.0", "id": 2, "result": {"resources": [{"uri": "x://a/\\ud800", "name": "n"}]}}'
+def test_a_lone_surrogate_is_read_as_u_fffd_not_dropped() -> None:
+    """As bytes that are not UTF-8 are: the page is kept, and no string that cannot be encoded (to send it
+    back, to a bookmark, to the clipboard) goes on. A pair written as two escapes stays one character."""
+    line = (
+        b'{"jsonrpc": "2.0", "id": 2, "result": {"resources": ['
+        b'{"uri": "x://a/\\ud800", "name": "pair \\ud83d\\ude00", "\\udc00key": ["\\udfff"]}]}}'
+    )
     problems = ProtocolProblems()
     message = _parse(line, problems)
-    assert message.message.result["resources"][0]["uri"] == "x://a/\ud800"
+    [item] = message.message.result["resources"]
+    assert item == {"uri": "x://a/\ufffd", "name": "pair \U0001f600", "\ufffdkey": ["\ufffd"]}
     assert problems.describe() is None
+
+
+def test_a_request_of_the_servers_own_is_never_taken_for_an_answer() -> None:
+    """Its id is in the server's own id space: a big `sampling/createMessage` with id 7 is not request 7's
+    answer (its head has "method" where an answer has "result" or "error")."""
+    request = json.dumps(
+        {"jsonrpc": "2.0", "id": 7, "method": "sampling/createMessage", "params": {"x": "y" * 3_000_000}}
+    )
+    sizes = ResponseSizes()
+    sizes.expect_at_most(7, 1000)
+    assert _over_its_bound(request.encode(), sizes) is None
+    assert _too_big(request.encode()[:512], 1024) is None
+
+
+def test_a_padded_id_is_shown_cut() -> None:
+    message, _ = parsed({"jsonrpc": "2.0", "id": " " * 1_000_000 + "3", "result": [1]})
+    why = message.message.error.data.why
+    assert len(why) < 200 and "… [+999,971 chars] is not" in why and why.endswith("not an object)")
+
+
+def test_the_error_data_is_written_in_the_protocol_log_like_any() -> None:
+    message, _ = parsed({"jsonrpc": "2.0", "id": 5, "result": [1, 2]})
+    dumped = json.loads(message.message.model_dump_json(by_alias=True))
+    assert dumped["error"]["data"] == {"why": message.message.error.message, "bound": None, "size": 0}
 
 
 def test_the_fault_is_the_sentence_the_reader_wrote() -> None:
@@ -90,7 +121,7 @@ def test_the_fault_is_the_sentence_the_reader_wrote() -> None:
 
 
 @pytest.mark.slow
-def test_the_cli_reports_a_broken_page_at_once_and_keeps_the_pages_before() -> None:
+def test_the_cli_reports_a_broken_page_at_once_and_keeps_the_pages_before(tmp_path: Path) -> None:
     spec = raw_server("broken-answer", resources=150, page_size=100)
     result = run_cli("tree", "--json", "--timeout", "60", "-s", spec)
     [server] = json.loads(result.stdout)["servers"]
@@ -98,16 +129,20 @@ def test_the_cli_reports_a_broken_page_at_once_and_keeps_the_pages_before() -> N
     assert 'is not a JSON-RPC response (its "result" is a list, not an object)' in server["error"]
     assert "did not answer" not in server["error"] and "not a JSON-RPC message" not in result.stderr
     assert server["resources"] == 100  # page 1 is kept
+    logged = run_cli(
+        "tree", "--json", "--timeout", "60", "--wire-log", str(tmp_path / "wire.jsonl"), "-s", spec
+    )
+    assert json.loads(logged.stdout)["servers"][0]["error"] == server["error"]  # the log takes it too
 
 
 @pytest.mark.slow
-def test_the_cli_lists_a_lone_surrogate_escaped() -> None:
+def test_the_cli_lists_a_lone_surrogate_as_u_fffd() -> None:
     spec = raw_server("lone-surrogate", resources=10, page_size=100)
     text = run_cli("tree", "-s", spec)
     assert text.code == 0, text
-    assert "odd/\\ud800x  lone \\udc00 low" in text.stdout
+    assert "odd/\ufffdx  lone \ufffd low" in text.stdout
     data = run_cli("tree", "--json", "-s", spec)
-    assert "fixture://odd/\ud800x" in {item["uri"] for item in json.loads(data.stdout)["resources"]}
+    assert "fixture://odd/\ufffdx" in {item["uri"] for item in json.loads(data.stdout)["resources"]}
 
 
 # --------------------------------------------------------------------- a page past the bytes bound alone

@@ -398,7 +398,7 @@ async def _follow(
         else:
             state.resume_skip = 0
             try:
-                seen = _follow_cursor(kind, next_cursor, state)
+                seen = _follow_cursor(kind, next_cursor, state, conn.spec)
             except PageFault as bad:
                 fault = bad
         if on_page is not None:
@@ -480,7 +480,9 @@ def measured_size(raw: Any) -> int:
 _CURSOR_SHOWN = 80  # characters of a repeated cursor the fault shows
 
 
-def _follow_cursor(kind: Kind, next_cursor: object, state: KindState) -> ShardedSet[str] | None:
+def _follow_cursor(
+    kind: Kind, next_cursor: object, state: KindState, spec: ServerSpec
+) -> ShardedSet[str] | None:
     """Take the page's `nextCursor`; at the end of the list, the URIs it saw, for the caller to free
     (`_forget`): only a list still going needs them (a million keys are 40 MB), a finished one is never
     resumed."""
@@ -494,9 +496,10 @@ def _follow_cursor(kind: Kind, next_cursor: object, state: KindState) -> Sharded
         kind_name = type(next_cursor).__name__
         raise PageFault(f"listing {kind}: the server sent a nextCursor that is not a string ({kind_name})")
     if next_cursor in state.seen_cursors:
-        shown = repr(next_cursor[:_CURSOR_SHOWN])
-        if len(next_cursor) > _CURSOR_SHOWN:  # the sentence must end as written, whatever the cursor
-            shown += f" [+{len(next_cursor) - _CURSOR_SHOWN:,} chars]"
+        masked = redact(next_cursor, spec)  # before the cut: a cut secret would no longer be found
+        shown = repr(masked[:_CURSOR_SHOWN])
+        if len(masked) > _CURSOR_SHOWN:  # the sentence must end as written, whatever the cursor
+            shown += f" [+{len(masked) - _CURSOR_SHOWN:,} chars]"
         raise PageFault(
             f"listing {kind}: the server repeated cursor {shown} after page {state.pages} "
             "(a pagination loop); stopped"

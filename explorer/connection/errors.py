@@ -20,20 +20,29 @@ REQUEST_TIMEOUT = -32001
 CONNECTION_CLOSED = -32000
 
 
-class UnreadableAnswer:
+class UnreadableAnswer(dict[str, Any]):
     """What the stdio reader puts in the JSON-RPC error it answers a request with, when the server's answer
     to that request could not be read (`stdio._parse`): the request then fails at once with `why`, instead
-    of waiting for its timeout. Only this process makes one: a server's error data is never one."""
-
-    __slots__ = ("bound", "size", "why")
+    of waiting for its timeout. Only this process makes one: a server's error data is never one (it is
+    told apart by its type). A dict, so the protocol log writes it as the rest of a frame."""
 
     def __init__(self, why: str, *, bound: str | None = None, size: int = 0) -> None:
-        self.why = why
-        self.bound = bound  # a listing bound the answer went past (it was refused unread), if that is why
-        self.size = size  # its bytes then
+        # `bound`: a listing bound the answer went past (it was refused unread), if that is why; `size`:
+        # its bytes then.
+        super().__init__(why=why, bound=bound, size=size)
 
-    def __repr__(self) -> str:
-        return f"UnreadableAnswer({self.why!r}, bound={self.bound!r}, size={self.size})"
+    @property
+    def why(self) -> str:
+        return str(self["why"])
+
+    @property
+    def bound(self) -> str | None:
+        bound = self["bound"]
+        return bound if isinstance(bound, str) else None
+
+    @property
+    def size(self) -> int:
+        return int(self["size"])
 
 
 class ServerFault(Exception):
@@ -63,6 +72,12 @@ class ServerFault(Exception):
 
     def __hash__(self) -> int:
         return hash((self.message, self.code))
+
+
+REFUSED_PREFIX = "the server's answer "
+"""How each sentence of `http_limits` begins: `describe_exception` finds it inside the SDK's wording of
+the request it failed, and shows it alone."""
+_SDK_WRAPPERS = ("Failed to parse JSON response: ", "SSE stream failed: ")
 
 
 class BoundReached(ServerFault):
@@ -107,6 +122,9 @@ def describe_exception(exc: BaseException, *, action: str, timeout: float | None
             return ServerFault(f"{action}: {unread.why}")
         code = chosen.code
         text = chosen.message or "(no message)"
+        for wrapper in _SDK_WRAPPERS:  # the SDK's words around a refusal of `http_limits`: it says it all
+            if text.startswith(wrapper) and text[len(wrapper) :].startswith(REFUSED_PREFIX):
+                return ServerFault(f"{action}: {text[len(wrapper) :]}")
         if code == REQUEST_TIMEOUT or "timed out" in text.lower():
             limit = f" after {timeout:g} s" if timeout is not None else ""
             return ServerFault(f"{action}: the server did not answer{limit} (timeout)", code, chosen.data)

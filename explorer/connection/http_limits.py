@@ -4,113 +4,171 @@ Why: the SDK reads a JSON answer whole (`response.aread()`), with no bound; a se
 endless body (a bug as much as an attack) grew the explorer to 8 GB in the 30 s before the request timed
 out. stdio caps a message at `MAX_MESSAGE_BYTES`; this does the same for HTTP, as a response hook on the
 client the transport builds: the body's bytes are counted as they arrive, and past the cap the read fails
-with `AnswerTooLarge`, which names the cap. Counted after decoding: a compressed body is inflated here, a
-piece at a time (a gzip body of 1 MB can inflate to 1 GB), and handed on as it would be uncompressed.
-Only gzip and deflate are asked for (`ACCEPT_ENCODING`); a body in another encoding is refused.
+with a sentence that names the cap. Counted after decoding: a compressed body is inflated here, a piece at
+a time (a gzip body of 1 MB can inflate to 1 GB), and handed on as it would be uncompressed. Only gzip and
+deflate are asked for (`ACCEPT_ENCODING`); a body in another encoding is refused when it has any bytes.
 
-Event streams are left alone: each event is a message, bounded by the transports' event limit
-(`transports.open_transport`), and the stream itself may rightly last for hours.
+Every answer to a request is capped, event streams included (the legacy SSE client reads the answer to a
+POST whole, whatever its type). Only the event stream a client opens with GET is left to the transports'
+per-event limit: it may rightly last for hours.
+
+The errors are the kinds the SDK fails one request with, not the connection (`httpx2.StreamError` for an
+answer read whole, `httpx2.SSEError` for an event stream): the next request still works, as over stdio.
 """
 
 from __future__ import annotations
 
 import zlib
 from collections.abc import AsyncIterator, Iterator
+from typing import Any
 
 import httpx2
 
+from explorer.connection.errors import REFUSED_PREFIX  # every sentence here begins so: see there
 from explorer.connection.sizes import MAX_MESSAGE_BYTES, limit_text
 
-__all__ = ["ACCEPT_ENCODING", "AnswerTooLarge", "cap_answer"]
+__all__ = ["ACCEPT_ENCODING", "AnswerRefused", "EventsRefused", "cap_answer"]
 
 ACCEPT_ENCODING = "gzip, deflate"
 """What the explorer's HTTP client accepts: the encodings `cap_answer` can inflate a piece at a time."""
 
 _PIECE = 1 << 20  # at most this many inflated bytes at a time
+_INFLATABLE = ("gzip", "x-gzip", "deflate")
 
 
-class AnswerTooLarge(Exception):
-    """An HTTP answer went past the cap (or came in an encoding that cannot be read within it)."""
+class AnswerRefused(httpx2.StreamError):
+    """An HTTP answer not read on: past the cap, unreadable in its encoding, or in one not asked for."""
+
+
+class EventsRefused(httpx2.SSEError):
+    """The same, for an answer that is an event stream (the SDK fails its request with the sentence)."""
 
 
 async def cap_answer(response: httpx2.Response) -> None:
     """Response hook: read this answer's body within `MAX_MESSAGE_BYTES` (see the module docstring)."""
-    if response.headers.get("content-type", "").split(";")[0].strip().lower() == "text/event-stream":
+    kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
+    events = kind == "text/event-stream"
+    if events and response.request.method == "GET":
         return
+    refused: type[AnswerRefused] | type[EventsRefused] = EventsRefused if events else AnswerRefused
+    encodings = [
+        part
+        for part in (
+            piece.strip().lower() for piece in response.headers.get("content-encoding", "").split(",")
+        )
+        if part and part != "identity"
+    ]
     length = response.headers.get("content-length", "")
-    encoding = response.headers.get("content-encoding", "").strip().lower()
-    if encoding in ("", "identity") and length.isdigit() and int(length) > MAX_MESSAGE_BYTES:
+    if not encodings and length.isdigit() and int(length) > MAX_MESSAGE_BYTES:
         await response.aclose()
-        raise AnswerTooLarge(_too_large(MAX_MESSAGE_BYTES))
-    if encoding in ("", "identity"):
-        inflate = None
-    elif encoding in ("gzip", "x-gzip", "deflate"):
-        inflate = _Inflater(encoding)
+        raise refused(_too_large(MAX_MESSAGE_BYTES))
+    if encodings:
         del response.headers["content-encoding"]  # inflated here: the client must not inflate it again
         if "content-length" in response.headers:
             del response.headers["content-length"]
-    else:
-        await response.aclose()
-        raise AnswerTooLarge(
-            f"the server's answer came in an encoding the explorer did not ask for: {encoding[:40]!r}"
-        )
     inner = response.stream
     assert isinstance(inner, httpx2.AsyncByteStream)  # the async client's
-    response.stream = _CappedStream(inner, MAX_MESSAGE_BYTES, inflate)
+    decoders = [_Inflater(encoding) for encoding in reversed(encodings)]  # undone last to first
+    response.stream = _CappedStream(inner, MAX_MESSAGE_BYTES, decoders, refused)
 
 
 def _too_large(limit: int) -> str:
-    return f"the server's answer is over {limit_text(limit)}, the most the explorer reads of one message"
+    return f"{REFUSED_PREFIX}is over {limit_text(limit)}, the most the explorer reads of one message"
 
 
 class _Inflater:
-    """gzip or deflate (zlib-wrapped, or raw as some servers send it), inflated a bounded piece at a time."""
+    """One content coding undone a bounded piece at a time: gzip (members one after another, as the format
+    allows) or deflate (zlib-wrapped, or raw as some servers send it, told apart by its first two bytes).
+    Any other coding is refused at its first byte (an empty answer in it is read as empty)."""
 
     def __init__(self, encoding: str) -> None:
-        self._may_be_raw = encoding == "deflate"
-        self._inflater = zlib.decompressobj(zlib.MAX_WBITS | 16 if encoding != "deflate" else zlib.MAX_WBITS)
+        self.encoding = encoding
+        self._head = b""  # deflate: bytes kept until two tell which kind it is
+        self._fed = False  # an empty body is empty in any coding
+        self._inflater: Any = None  # zlib's decompressor
+        if encoding != "deflate" and encoding in _INFLATABLE:
+            self._inflater = zlib.decompressobj(zlib.MAX_WBITS | 16)
 
     def pieces(self, data: bytes) -> Iterator[bytes]:
         """The inflated bytes of `data`, at most `_PIECE` at a time (the caller stops when it has enough)."""
-        try:
-            piece = self._inflater.decompress(data, _PIECE)
-        except zlib.error:
-            if not self._may_be_raw:
-                raise
-            self._inflater = zlib.decompressobj(-zlib.MAX_WBITS)  # deflate without its zlib wrapper
-            piece = self._inflater.decompress(data, _PIECE)
-        self._may_be_raw = False
-        yield piece
-        while self._inflater.unconsumed_tail:
-            yield self._inflater.decompress(self._inflater.unconsumed_tail, _PIECE)
+        if not data:
+            return
+        self._fed = True
+        if self.encoding not in _INFLATABLE:
+            raise ValueError(f"it came in an encoding the explorer did not ask for: {self.encoding[:40]!r}")
+        if self._inflater is None:  # deflate, kind not known yet
+            self._head += data
+            if len(self._head) < 2:
+                return
+            data, self._head = self._head, b""
+            wrapped = data[0] & 0x0F == 8 and (data[0] << 8 | data[1]) % 31 == 0  # RFC 1950 header
+            self._inflater = zlib.decompressobj(zlib.MAX_WBITS if wrapped else -zlib.MAX_WBITS)
+        inflater = self._inflater
+        while data:
+            if inflater.eof:  # what follows a complete stream: another gzip member, else not allowed
+                if self.encoding == "deflate":
+                    raise ValueError("it goes on after its deflate stream ended")
+                inflater = self._inflater = zlib.decompressobj(zlib.MAX_WBITS | 16)
+            piece = inflater.decompress(data, _PIECE)
+            data = inflater.unconsumed_tail or (inflater.unused_data if inflater.eof else b"")
+            if piece:
+                yield piece
 
     def rest(self) -> bytes:
-        return self._inflater.flush()
+        """The end of the body: what is left to inflate, or an error when it was cut short."""
+        if not self._fed:
+            return b""
+        if self._head:  # one byte of deflate: not a stream
+            raise ValueError("it is cut short")
+        rest: bytes = self._inflater.flush()
+        if not self._inflater.eof:
+            raise ValueError("it is cut short")
+        return rest
 
 
 class _CappedStream(httpx2.AsyncByteStream):
-    """The body's bytes (inflated when `inflate` is given), failing once more than `limit` came."""
+    """The body's bytes (undone by `decoders`, outermost last), failing once more than `limit` came."""
 
-    def __init__(self, inner: httpx2.AsyncByteStream, limit: int, inflate: _Inflater | None) -> None:
+    def __init__(
+        self,
+        inner: httpx2.AsyncByteStream,
+        limit: int,
+        decoders: list[_Inflater],
+        refused: type[AnswerRefused] | type[EventsRefused],
+    ) -> None:
         self._inner = inner
         self._limit = limit
-        self._inflate = inflate
+        self._decoders = decoders
+        self._refused = refused
         self._seen = 0
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        async for chunk in self._inner:
-            for piece in [chunk] if self._inflate is None else self._inflate.pieces(chunk):
-                self._count(piece)
-                yield piece
-        if self._inflate is not None:
-            rest = self._inflate.rest()
-            self._count(rest)
-            yield rest
+        try:
+            async for chunk in self._inner:
+                for piece in self._decoded(chunk, 0):
+                    self._count(piece)
+                    yield piece
+            for at, decoder in enumerate(self._decoders):  # each stage's end goes through the later ones
+                for piece in self._decoded(decoder.rest(), at + 1):
+                    self._count(piece)
+                    yield piece
+        except (ValueError, zlib.error) as exc:
+            encoding = " and ".join(decoder.encoding for decoder in reversed(self._decoders))
+            raise self._refused(f"{REFUSED_PREFIX}cannot be read as {encoding[:60]}: {exc}") from None
+
+    def _decoded(self, data: bytes, start: int) -> Iterator[bytes]:
+        """`data` through the decoders from `start` on, a bounded piece at a time."""
+        if start == len(self._decoders):
+            if data:
+                yield data
+            return
+        for piece in self._decoders[start].pieces(data):
+            yield from self._decoded(piece, start + 1)
 
     def _count(self, piece: bytes) -> None:
         self._seen += len(piece)
         if self._seen > self._limit:
-            raise AnswerTooLarge(_too_large(self._limit))
+            raise self._refused(_too_large(self._limit))
 
     async def aclose(self) -> None:
         await self._inner.aclose()

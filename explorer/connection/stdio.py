@@ -168,7 +168,7 @@ async def _streams(
         """Parse one line and pass it on; False once nobody reads any more."""
         size = len(line)
         big = size > _RELEASE_AFTER_BYTES
-        refused = _over_its_bound(line, sizes) if big and sizes is not None else None
+        refused = _over_its_bound(line, sizes) if sizes is not None else None
         # 50 MB parse in ~0.4 s (a thread would not help: GIL held)
         message = refused if refused is not None else _parse(line, problems)
         if message is None:
@@ -451,7 +451,8 @@ def _parse(line: bytes | bytearray, problems: ProtocolProblems) -> Any:
     try:
         message = types.jsonrpc_message_adapter.validate_json(text, by_name=False)
     except ValueError:
-        lenient = _read_leniently(text)
+        small = len(line) <= _LENIENT_UP_TO  # a big line gets a second parse only when it is an answer
+        lenient = _read_leniently(text) if small or _head_id(bytes(line[:512])) is not None else None
         if lenient is None:
             problems.bad_line(text[:200].strip())
         return lenient
@@ -459,10 +460,10 @@ def _parse(line: bytes | bytearray, problems: ProtocolProblems) -> Any:
 
 
 _HEAD_ID = re.compile(
-    rb'\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?[0-9]{1,18}|"[^"\\]{0,200}")\s*,'
+    rb'\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?[0-9]{1,18}|"[^"\\]{0,200}")\s*,\s*"(?:result|error)"\s*:'
 )
-"""The id of an answer written as servers write them (`{"jsonrpc": "2.0", "id": 5, ...`), read without
-parsing the rest."""
+"""The id of an answer written as servers write them (`{"jsonrpc": "2.0", "id": 5, "result": ...`), read
+without parsing the rest; a request of the server's own (its id, then "method") is not one."""
 
 
 def _over_its_bound(line: bytes | bytearray, sizes: ResponseSizes) -> Any:
@@ -478,8 +479,8 @@ def _over_its_bound(line: bytes | bytearray, sizes: ResponseSizes) -> Any:
         return None
     size = len(line)
     why = (
-        f"the server's answer to request {ident!r} is {human_size(size)}, more than a listing reads in all "
-        f"({human_size(most)}, --max-bytes): it was not read"
+        f"the server's answer to request {_shown(ident)} is {human_size(size)}, more than a listing reads "
+        f"in all ({human_size(most)}, --max-bytes): it was not read"
     )
     return _refusal(ident, UnreadableAnswer(why, bound="max_bytes", size=size))
 
@@ -500,8 +501,8 @@ def _too_big(head: bytes, limit: int) -> Any:
     if ident is None:
         return None
     why = (
-        f"the server's answer to request {ident!r} is over {limit_text(limit)}, the most the explorer reads "
-        "of one message: it was not read"
+        f"the server's answer to request {_shown(ident)} is over {limit_text(limit)}, the most the explorer "
+        "reads of one message: it was not read"
     )
     return _refusal(ident, UnreadableAnswer(why))
 
@@ -532,6 +533,8 @@ def _read_leniently(text: str) -> Any:
         return None
     if not isinstance(data, dict):
         return None
+    if _SURROGATE_ESCAPE.search(text):
+        _without_lone_surrogates(data)
     try:
         return SessionMessage(types.jsonrpc_message_adapter.validate_python(data, by_name=False))
     except ValueError:
@@ -541,8 +544,39 @@ def _read_leniently(text: str) -> Any:
         ident = int(ident)
     if "method" in data or not isinstance(ident, int | str) or isinstance(ident, bool):
         return None  # a request or a notification, or no id to answer: nothing waits for it
-    why = f"the server's answer to request {ident!r} is not a JSON-RPC response ({_answer_fault(data)})"
+    why = f"the server's answer to request {_shown(ident)} is not a JSON-RPC response ({_answer_fault(data)})"
     return _refusal(ident, UnreadableAnswer(why))
+
+
+_LENIENT_UP_TO = 1024 * 1024  # bytes of a line read again leniently whatever it is (bigger: answers only)
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _without_lone_surrogates(data: dict[str, Any]) -> None:
+    """Every string in `data` with its lone surrogates made U+FFFD, as bytes that are not UTF-8 are
+    (`_decode`): shown, never fatal, and no string that cannot be encoded goes on into the explorer (to the
+    clipboard, a bookmark, the server again). A pair written as two escapes was joined by the parser."""
+    stack: list[dict[str, Any] | list[Any]] = [data]
+    while stack:
+        container = stack.pop()
+        keys: Any = range(len(container)) if isinstance(container, list) else list(container)
+        for key in keys:
+            value = container[key]
+            if isinstance(value, str):
+                if not value.isascii():
+                    container[key] = _LONE_SURROGATE.sub("\ufffd", value)
+            elif isinstance(value, dict | list):
+                stack.append(value)
+        if isinstance(container, dict):
+            for key in [k for k in container if not k.isascii() and _LONE_SURROGATE.search(k)]:
+                container[_LONE_SURROGATE.sub("\ufffd", key)] = container.pop(key)
+
+
+def _shown(ident: int | str) -> str:
+    """A request id as a fault shows it: a server's padded string id cut to a few characters."""
+    text = repr(ident) if isinstance(ident, str) else str(ident)
+    return text if len(text) <= 40 else f"{text[:32]}… [+{len(text) - 32:,} chars]"
 
 
 def _answer_fault(data: dict[str, Any]) -> str:

@@ -106,9 +106,8 @@ def _http_client(
         wanted["Accept-Encoding"] = ACCEPT_ENCODING  # what `cap_answer` can inflate within the cap
     client = sdk_door.http_client(headers=wanted, timeout=timeout, auth=auth)
     hooks = dict(client.event_hooks)
-    hooks["response"] = [*hooks.get("response", []), cap_answer]
-    if answers is not None:
-        hooks["response"] += answers.hooks()["response"]
+    recorded = answers.hooks()["response"] if answers is not None else []
+    hooks["response"] = [*hooks.get("response", []), *recorded, cap_answer]  # statuses first: the cap raises
     client.event_hooks = hooks
     return client
 
