@@ -42,22 +42,11 @@ class _Endless(BaseHTTPRequestHandler):
                 "capabilities": {"resources": {}},
                 "serverInfo": {"name": "endless", "version": "1"},
             }
-            answer = json.dumps({"jsonrpc": "2.0", "id": body["id"], "result": result}).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(answer)))
-            self.end_headers()
-            self.wfile.write(answer)
+            self._answer(body["id"], result)
             return
         if body.get("method") == "resources/read" and body["params"]["uri"] != "big://endless":
             uri = body["params"]["uri"]
-            contents = {"contents": [{"uri": uri, "mimeType": "text/plain", "text": "small"}]}
-            answer = json.dumps({"jsonrpc": "2.0", "id": body["id"], "result": contents}).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(answer)))
-            self.end_headers()
-            self.wfile.write(answer)
+            self._answer(body["id"], {"contents": [{"uri": uri, "mimeType": "text/plain", "text": "small"}]})
             return
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
@@ -75,6 +64,14 @@ class _Endless(BaseHTTPRequestHandler):
             self.stop.wait(60)  # unfinished: no last chunk
         except OSError:
             return
+
+    def _answer(self, ident: object, result: dict[str, object]) -> None:
+        answer = json.dumps({"jsonrpc": "2.0", "id": ident, "result": result}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(answer)))
+        self.end_headers()
+        self.wfile.write(answer)
 
     def _chunk(self, data: bytes) -> None:
         self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
