@@ -130,3 +130,86 @@ def test_an_endless_answer_fails_its_request_only(endless_url: str) -> None:
             assert "small" in str(await conn.read_resource("small://a"))
 
     anyio.run(session)
+
+
+class _Silent(BaseHTTPRequestHandler):
+    """A server that goes quiet: the legacy SSE stream sends its headers and nothing more (no `endpoint`
+    event); over Streamable HTTP `initialize` is answered and `resources/list` never is (not even headers)."""
+
+    protocol_version = "HTTP/1.1"
+    stop = threading.Event()
+
+    def do_GET(self) -> None:
+        if self.path.startswith("/sse"):
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            self.wfile.flush()
+        else:
+            self.send_response(405)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        self.stop.wait(120)
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
+        if "id" not in body:
+            self.send_response(202)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        if body.get("method") == "initialize":
+            result = {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {"resources": {}},
+                "serverInfo": {"name": "s", "version": "1"},
+            }
+            answer = json.dumps({"jsonrpc": "2.0", "id": body["id"], "result": result}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Mcp-Session-Id", "quiet")
+            self.send_header("Content-Length", str(len(answer)))
+            self.end_headers()
+            self.wfile.write(answer)
+            return
+        self.stop.wait(120)  # no answer, not even headers
+
+    def do_DELETE(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, format: str, *args: object) -> None:
+        return None
+
+
+@pytest.fixture
+def silent_port() -> Iterator[int]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Silent)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield int(server.server_address[1])
+    _Silent.stop.set()
+    server.shutdown()
+    server.server_close()
+
+
+def test_an_sse_stream_without_an_endpoint_fails_within_the_timeout(silent_port: int) -> None:
+    """The SDK waits for the endpoint event with no bound of its own: this run never ended before."""
+    result = run_cli(
+        "tree", "--sse", "--timeout", "3", "-s", f"http://127.0.0.1:{silent_port}/sse", timeout=60
+    )
+    assert result.code == 1 and "Traceback" not in result.stderr
+    assert "connecting: the server's event stream gave no endpoint to post to within 3 s" in result.stderr
+
+
+def test_a_request_never_answered_does_not_hold_the_exit(silent_port: int) -> None:
+    """The OAuth flow's lock was held by the unanswered request until its 300 s read timeout, and the
+    session's closing DELETE waited for it: the timeout was printed at once, the process ended 5 minutes
+    later (past this test's 60 s)."""
+    url = f"http://127.0.0.1:{silent_port}/mcp"
+    result = run_cli("tree", "--protocol", "legacy", "--timeout", "3", "-s", url, timeout=60)
+    assert result.code == 1 and "Traceback" not in result.stderr
+    assert "the server did not answer after 3 s (timeout)" in result.stderr

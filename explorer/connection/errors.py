@@ -138,6 +138,8 @@ def describe_exception(exc: BaseException, *, action: str, timeout: float | None
         return ServerFault(f"{action}: command not found: {missing}")
     if isinstance(chosen, PermissionError):
         return ServerFault(f"{action}: permission denied: {chosen.filename or chosen}")
+    if isinstance(chosen, TimeoutError) and str(chosen).startswith("the server"):  # says what it waited for
+        return ServerFault(f"{action}: {chosen}")
     if isinstance(chosen, TimeoutError):
         limit = f" after {timeout:g} s" if timeout is not None else ""
         return ServerFault(f"{action}: the server did not answer{limit} (timeout)")

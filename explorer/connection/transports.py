@@ -11,11 +11,14 @@ know what to do (log in, or use the legacy SSE transport).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import anyio
+import anyio.abc
 
 from explorer import sdk_door
 from explorer.config import ServerSpec
@@ -27,6 +30,8 @@ if TYPE_CHECKING:
 
     from explorer.connection.stdio import StartedServer, StderrPump
     from explorer.sdk_door import TransportStreams
+
+T = TypeVar("T")
 
 _AUTH_STATUSES = (401, 403)
 # Set in the extensions of the requests an OAuth login makes (metadata, registration, token): their
@@ -95,10 +100,11 @@ class HttpAnswers:
 
 
 def _http_client(
-    headers: Mapping[str, str] | None, timeout: Any, auth: Any, answers: HttpAnswers | None
+    headers: Mapping[str, str] | None, timeout: Any, auth: Any, answers: HttpAnswers | None, *, wait: float
 ) -> httpx2.AsyncClient:
-    """The SDK's HTTP client, each answer read within the message cap (`http_limits`) and, with `answers`,
-    the server's error statuses recorded."""
+    """The SDK's HTTP client, each answer read within the message cap (`http_limits`), waited for at most
+    `wait` seconds between two reads (`_waits_at_most`) and, with `answers`, the server's error statuses
+    recorded."""
     from explorer.connection.http_limits import ACCEPT_ENCODING, cap_answer
 
     wanted = dict(headers or {})
@@ -108,8 +114,55 @@ def _http_client(
     hooks = dict(client.event_hooks)
     recorded = answers.hooks()["response"] if answers is not None else []
     hooks["response"] = [*hooks.get("response", []), *recorded, cap_answer]  # statuses first: the cap raises
+    hooks["request"] = [*hooks.get("request", []), _waits_at_most(wait)]
     client.event_hooks = hooks
     return client
+
+
+def _waits_at_most(seconds: float) -> Callable[[httpx2.Request], Awaitable[None]]:
+    """Request hook: an answer is waited for at most `seconds` between two reads (`--timeout`), except the
+    event stream a GET opens, which keeps the client's long read timeout (a quiet stream may go minutes
+    without an event). Why: the SDK's OAuth flow holds one lock from a request's sending to its answer's
+    headers, so a request the server never answered held every other one, the session's closing DELETE
+    too, for the 300 s of the read timeout: `tree` printed its timeout at 5 s and exited at 300."""
+    import httpx2
+
+    limits = httpx2.Timeout(seconds).as_dict()
+
+    async def hook(request: httpx2.Request) -> None:
+        if request.method == "GET" and "text/event-stream" in request.headers.get("accept", ""):
+            return
+        request.extensions = {**request.extensions, "timeout": limits}
+
+    return hook
+
+
+@asynccontextmanager
+async def _opened_within(opening: AbstractAsyncContextManager[T], seconds: float) -> AsyncIterator[T]:
+    """`opening` entered, in a task of its own, within `seconds`, else `TimeoutError`; left when this is.
+
+    Why: the legacy SSE client waits for the server's `endpoint` event with no bound of its own (a server
+    that never sent one, or sent one on another origin, was waited for until killed), and for the event
+    stream's headers with its 300 s read timeout. A task of its own, because a cancel scope cannot bound
+    the entering of a context that outlives it."""
+    async with anyio.create_task_group() as group:
+
+        async def hold(*, task_status: anyio.abc.TaskStatus[T] = anyio.TASK_STATUS_IGNORED) -> None:
+            async with opening as value:
+                task_status.started(value)
+                await anyio.sleep_forever()
+
+        try:
+            with anyio.fail_after(seconds):
+                value: T = await group.start(hold)
+        except TimeoutError:
+            raise TimeoutError(
+                f"the server's event stream gave no endpoint to post to within {seconds:g} s"
+            ) from None
+        try:
+            yield value
+        finally:
+            group.cancel_scope.cancel()
 
 
 @asynccontextmanager
@@ -152,15 +205,17 @@ async def open_transport(
         sdk_door.raise_sse_event_limit(MAX_MESSAGE_BYTES)  # one event is one message, a whole page
 
         login_auth = auth
+        wait = timeout
 
         def factory(
             headers: dict[str, str] | None = None, timeout: Any = None, auth: Any = None
         ) -> httpx2.AsyncClient:
-            return _http_client(headers, timeout, login_auth or auth, http_answers)
+            return _http_client(headers, timeout, login_auth or auth, http_answers, wait=wait)
 
-        async with sse_client(
+        opening = sse_client(
             spec.url, headers=dict(spec.headers), timeout=timeout, httpx_client_factory=factory
-        ) as streams:
+        )
+        async with _opened_within(opening, timeout) as streams:
             yield streams
     else:
         from mcp.client.streamable_http import streamable_http_client
@@ -169,7 +224,7 @@ async def open_transport(
         import httpx2
 
         read_timeout = httpx2.Timeout(timeout, read=max(timeout, 300.0))
-        http = _http_client(spec.headers, read_timeout, auth, http_answers)
+        http = _http_client(spec.headers, read_timeout, auth, http_answers, wait=timeout)
         # A streamed answer is one event: the SDK's 1 MiB default failed a page of 10,000 resources.
         streaming = streamable_http_client(spec.url, http_client=http, max_sse_event_size=MAX_MESSAGE_BYTES)
         async with http, streaming as streams:
