@@ -80,6 +80,44 @@ def test_other_codes_name_the_code_and_the_message(code: int, message: str) -> N
     assert str(fault) == fault.message
 
 
+@pytest.mark.parametrize(
+    ("code", "sdk_said", "said"),
+    [
+        (
+            -32700,
+            "Failed to parse JSON response: 4 validation errors for union[JSONRPCRequest]\nresult\n  Input "
+            "should be a valid dictionary [type=dict_type, input_value=[1, 2, 3], input_type=list]",
+            "the server's answer is not a JSON-RPC response (4 validation errors for union[JSONRPCRequest])",
+        ),
+        (
+            -32600,
+            "Unexpected content type: text/html",
+            "the server answered with content type 'text/html', neither",
+        ),
+        (-32600, "Unexpected content type: ", "the server answered with no content type, neither JSON nor"),
+        (
+            -32600,
+            "Redirect to http://elsewhere.test/mcp not followed; use that URL as the endpoint",
+            "the server redirected to http://elsewhere.test/mcp: not followed (another origin)",
+        ),
+        (
+            -32000,
+            "SSE stream failed: Server-sent event exceeded",
+            "the server's event stream failed: Server-sent",
+        ),
+        (-32603, "Server returned an error response", "the server answered with an HTTP error"),
+    ],
+)
+def test_the_sdks_own_words_for_an_answer_it_could_not_use_are_one_sentence_of_ours(
+    code: int, sdk_said: str, said: str
+) -> None:
+    """The SDK fails a request with an error of its own making: not `the server answered error -32700`
+    and a pydantic dump of the server's bytes on several lines."""
+    fault = describe(MCPError(code, sdk_said))
+    assert fault.message.startswith(f"listing resources: {said}")
+    assert "\n" not in fault.message and "answered error" not in fault.message
+
+
 def test_an_empty_error_message_is_named_as_such() -> None:
     fault = describe(MCPError(-32603, ""))
 

@@ -12,6 +12,8 @@ from typing import Any
 from explorer.connection.sizes import limit_text
 
 # JSON-RPC / MCP codes people meet when exploring servers.
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
@@ -80,6 +82,32 @@ the request it failed, and shows it alone."""
 _SDK_WRAPPERS = ("Failed to parse JSON response: ", "SSE stream failed: ")
 
 
+def _sdk_sentence(code: int, text: str) -> str | None:
+    """The SDK's own wording of an HTTP answer it could not use (it fails the request with an error it makes
+    itself, which read as `the server answered error -32700: ...` and a pydantic dump of the answer): one
+    sentence of what the server did, or None for an error the server sent."""
+    first = text.split("\n", 1)[0]
+    if code == PARSE_ERROR and first.startswith("Failed to parse JSON response: "):
+        detail = first[len("Failed to parse JSON response: ") :]
+        return f"the server's answer is not a JSON-RPC response ({_cut(detail)})"
+    if code == INVALID_REQUEST and first.startswith("Unexpected content type: "):
+        kind = first[len("Unexpected content type: ") :]
+        sent = f"content type {_cut(kind)!r}" if kind else "no content type"
+        return f"the server answered with {sent}, neither JSON nor an event stream"
+    if code == INVALID_REQUEST and first.startswith("Redirect to ") and " not followed" in first:
+        target = first[len("Redirect to ") :].split(" not followed")[0]
+        return f"the server redirected to {_cut(target)}: not followed (another origin)"
+    if code == CONNECTION_CLOSED and first.startswith("SSE stream failed: "):
+        return f"the server's event stream failed: {_cut(first[len('SSE stream failed: ') :])}"
+    if code == INTERNAL_ERROR and first == "Server returned an error response":
+        return "the server answered with an HTTP error"  # the status is added where it is known
+    return None
+
+
+def _cut(text: str, most: int = 120) -> str:
+    return text if len(text) <= most else f"{text[:most]}… [+{len(text) - most:,} chars]"
+
+
 class BoundReached(ServerFault):
     """An answer refused unread because it alone went past a listing bound (`bound`, e.g. "max_bytes"):
     the listing stops there as at any bound, marked incomplete, with `size` bytes counted."""
@@ -125,6 +153,9 @@ def describe_exception(exc: BaseException, *, action: str, timeout: float | None
         for wrapper in _SDK_WRAPPERS:  # the SDK's words around a refusal of `http_limits`: it says it all
             if text.startswith(wrapper) and text[len(wrapper) :].startswith(REFUSED_PREFIX):
                 return ServerFault(f"{action}: {text[len(wrapper) :]}")
+        said = _sdk_sentence(code, text)
+        if said is not None:
+            return ServerFault(f"{action}: {said}", code, chosen.data)
         if code == REQUEST_TIMEOUT or "timed out" in text.lower():
             limit = f" after {timeout:g} s" if timeout is not None else ""
             return ServerFault(f"{action}: the server did not answer{limit} (timeout)", code, chosen.data)

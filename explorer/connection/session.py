@@ -358,6 +358,9 @@ class ServerConnection:
         if isinstance(fault, BoundReached):  # the listing stops at its bound: nothing of the server's to add
             return BoundReached(redact(fault.message, self.spec), fault.bound, fault.size)
         message = fault.message
+        if message.endswith("the server answered with an HTTP error") and self.http_answers.errors:
+            answer = self.http_answers.errors[-1]
+            message = f"{message} (HTTP {answer.status} {answer.reason})".replace(" )", ")")
         if fault.code in (None, CONNECTION_CLOSED) and self.spec.transport == "stdio":
             last = _last_line(self.stderr_tail(2048))
             if last:
