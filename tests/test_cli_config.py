@@ -252,6 +252,11 @@ def test_usage_errors_are_one_line(home: Path, args: list[str], expected: str) -
     assert expected in one_line_usage_error(run("tree", *args, "-s", demo_server(), home=home))
 
 
+def test_clicks_own_lists_are_one_line_of_words_not_escapes(home: Path) -> None:
+    said = one_line_usage_error(run("locate", home=home))
+    assert "Choose from: config, configs, themes, logs, data" in said and "\\n" not in said
+
+
 @pytest.mark.slow
 def test_config_problems_are_one_line(home: Path, tmp_path: Path) -> None:
     missing_cwd = put(tmp_path / "cwd.json", {"mcpServers": {"s": demo_entry(cwd=str(tmp_path / "gone"))}})

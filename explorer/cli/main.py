@@ -20,7 +20,7 @@ from explorer.config import ConfigError
 
 
 def _fail_usage(message: str) -> NoReturn:
-    error(message)
+    error(" ".join(message.split()))  # click's own lists come on indented lines: one line of ours
     sys.exit(EXIT_USAGE)
 
 
