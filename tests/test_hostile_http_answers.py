@@ -24,11 +24,49 @@ pytestmark = pytest.mark.slow
 SENT_AT_MOST = MAX_MESSAGE_BYTES + 32 * 1024 * 1024  # then the body stays open, unfinished
 
 
-class _Endless(BaseHTTPRequestHandler):
+class _Server(BaseHTTPRequestHandler):
+    """What every server here shares: HTTP/1.1, a session's DELETE answered, no log, JSON answers."""
+
+    protocol_version = "HTTP/1.1"
+    stop = threading.Event()  # set when the test ends: what waits stops waiting
+
+    def _answer(self, ident: object, result: dict[str, object], *headers: tuple[str, str]) -> None:
+        answer = json.dumps({"jsonrpc": "2.0", "id": ident, "result": result}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        for name, value in headers:
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(answer)))
+        self.end_headers()
+        self.wfile.write(answer)
+
+    def _empty(self, status: int) -> None:
+        self.send_response(status)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def do_DELETE(self) -> None:
+        self._empty(200)
+
+    def log_message(self, format: str, *args: object) -> None:
+        return None
+
+
+def _serve(handler: type[_Server]) -> Iterator[int]:
+    """The handler's server on a free loopback port, for as long as the test runs."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield int(server.server_address[1])
+    handler.stop.set()
+    server.shutdown()
+    server.server_close()
+
+
+class _Endless(_Server):
     """Streamable HTTP in the handshake era: `initialize` is answered, and so is a read of anything but
     `big://endless`; any other request gets a JSON answer whose body goes on past the cap, never ending."""
 
-    protocol_version = "HTTP/1.1"
     stop = threading.Event()
 
     def do_POST(self) -> None:
@@ -65,42 +103,17 @@ class _Endless(BaseHTTPRequestHandler):
         except OSError:
             return
 
-    def _answer(self, ident: object, result: dict[str, object]) -> None:
-        answer = json.dumps({"jsonrpc": "2.0", "id": ident, "result": result}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(answer)))
-        self.end_headers()
-        self.wfile.write(answer)
-
     def _chunk(self, data: bytes) -> None:
         self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
-
-    def _empty(self, status: int) -> None:
-        self.send_response(status)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
 
     def do_GET(self) -> None:
         self._empty(405)
 
-    def do_DELETE(self) -> None:
-        self._empty(200)
-
-    def log_message(self, format: str, *args: object) -> None:
-        return None
-
 
 @pytest.fixture
 def endless_url() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Endless)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/mcp"
-    _Endless.stop.set()
-    server.shutdown()
-    server.server_close()
+    for port in _serve(_Endless):
+        yield f"http://127.0.0.1:{port}/mcp"
 
 
 def test_an_endless_answer_stops_at_the_cap_and_the_other_server_is_listed(endless_url: str) -> None:
@@ -132,68 +145,37 @@ def test_an_endless_answer_fails_its_request_only(endless_url: str) -> None:
     anyio.run(session)
 
 
-class _Silent(BaseHTTPRequestHandler):
+class _Silent(_Server):
     """A server that goes quiet: the legacy SSE stream sends its headers and nothing more (no `endpoint`
     event); over Streamable HTTP `initialize` is answered and `resources/list` never is (not even headers)."""
 
-    protocol_version = "HTTP/1.1"
     stop = threading.Event()
 
     def do_GET(self) -> None:
-        if self.path.startswith("/sse"):
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
-            self.end_headers()
-            self.wfile.flush()
-        else:
-            self.send_response(405)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
+        if not self.path.startswith("/sse"):
+            self._empty(405)
             return
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.end_headers()
+        self.wfile.flush()
         self.stop.wait(120)
 
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
         if "id" not in body:
-            self.send_response(202)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-            return
-        if body.get("method") == "initialize":
-            result = {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {"resources": {}},
-                "serverInfo": {"name": "s", "version": "1"},
-            }
-            answer = json.dumps({"jsonrpc": "2.0", "id": body["id"], "result": result}).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Mcp-Session-Id", "quiet")
-            self.send_header("Content-Length", str(len(answer)))
-            self.end_headers()
-            self.wfile.write(answer)
-            return
-        self.stop.wait(120)  # no answer, not even headers
-
-    def do_DELETE(self) -> None:
-        self.send_response(200)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-
-    def log_message(self, format: str, *args: object) -> None:
-        return None
+            self._empty(202)
+        elif body.get("method") == "initialize":
+            info = {"name": "s", "version": "1"}
+            result = {"protocolVersion": "2025-11-25", "capabilities": {"resources": {}}, "serverInfo": info}
+            self._answer(body["id"], result, ("Mcp-Session-Id", "quiet"))
+        else:
+            self.stop.wait(120)  # no answer, not even headers
 
 
 @pytest.fixture
 def silent_port() -> Iterator[int]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Silent)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield int(server.server_address[1])
-    _Silent.stop.set()
-    server.shutdown()
-    server.server_close()
+    yield from _serve(_Silent)
 
 
 def test_an_sse_stream_without_an_endpoint_fails_within_the_timeout(silent_port: int) -> None:
