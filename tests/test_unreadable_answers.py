@@ -12,13 +12,13 @@ from mcp import MCPError
 
 from explorer.connection.errors import BoundReached, ProtocolProblems, UnreadableAnswer, describe_exception
 from explorer.connection.sizes import ResponseSizes
-from explorer.connection.stdio import _over_its_bound, _parse, _too_big
+from explorer.connection.stdio_lines import parse_line, refused_past_bound, refused_too_big
 from tests.helpers.cli import raw_server, run_cli
 
 
 def parsed(obj: Any) -> tuple[Any, ProtocolProblems]:
     problems = ProtocolProblems()
-    return _parse(json.dumps(obj).encode(), problems), problems
+    return parse_line(json.dumps(obj).encode(), problems), problems
 
 
 @pytest.mark.parametrize(
@@ -81,7 +81,7 @@ def test_a_lone_surrogate_is_read_as_u_fffd_not_dropped() -> None:
         b'{"uri": "x://a/\\ud800", "name": "pair \\ud83d\\ude00", "\\udc00key": ["\\udfff"]}]}}'
     )
     problems = ProtocolProblems()
-    message = _parse(line, problems)
+    message = parse_line(line, problems)
     [item] = message.message.result["resources"]
     assert item == {"uri": "x://a/\ufffd", "name": "pair \U0001f600", "\ufffdkey": ["\ufffd"]}
     assert problems.describe() is None
@@ -95,8 +95,8 @@ def test_a_request_of_the_servers_own_is_never_taken_for_an_answer() -> None:
     )
     sizes = ResponseSizes()
     sizes.expect_at_most(7, 1000)
-    assert _over_its_bound(request.encode(), sizes) is None
-    assert _too_big(request.encode()[:512], 1024) is None
+    assert refused_past_bound(request.encode(), sizes) is None
+    assert refused_too_big(request.encode()[:512], 1024) is None
 
 
 def test_a_padded_id_is_shown_cut() -> None:
@@ -158,7 +158,7 @@ def test_a_page_bigger_than_the_bound_is_refused_unread(ident: int | str) -> Non
     line = big_page(ident)
     sizes = ResponseSizes()
     sizes.expect_at_most(ident, len(line) - 1)
-    message = _over_its_bound(line, sizes)
+    message = refused_past_bound(line, sizes)
     unread = message.message.error.data
     assert message.message.id == ident and isinstance(unread, UnreadableAnswer)
     assert unread.bound == "max_bytes" and unread.size == len(line)
@@ -169,11 +169,11 @@ def test_a_page_within_the_bound_or_unasked_or_oddly_written_is_parsed() -> None
     line = big_page(7)
     sizes = ResponseSizes()
     sizes.expect_at_most(7, len(line))
-    assert _over_its_bound(line, sizes) is None  # within it
-    assert _over_its_bound(line, ResponseSizes()) is None  # no bound asked for that id
+    assert refused_past_bound(line, sizes) is None  # within it
+    assert refused_past_bound(line, ResponseSizes()) is None  # no bound asked for that id
     odd = json.dumps({"result": json.loads(line)["result"], "id": 7, "jsonrpc": "2.0"}).encode()
     sizes.expect_at_most(7, 10)
-    assert _over_its_bound(odd, sizes) is None  # the id is not where servers put it: read as usual
+    assert refused_past_bound(odd, sizes) is None  # the id is not where servers put it: read as usual
 
 
 def test_a_refused_page_is_a_bound_not_a_fault() -> None:
@@ -196,8 +196,12 @@ def test_the_cli_stops_at_the_bytes_bound_without_reading_a_page_bigger_than_it(
 
 
 def test_a_line_over_the_message_limit_fails_the_request_its_head_names() -> None:
-    refusal = _too_big(b'{"jsonrpc": "2.0", "id": 9, "result": {"contents": [{"text": "xxxx', 1024 * 1024)
+    refusal = refused_too_big(
+        b'{"jsonrpc": "2.0", "id": 9, "result": {"contents": [{"text": "xxxx', 1024 * 1024
+    )
     unread = refusal.message.error.data
     assert refusal.message.id == 9 and isinstance(unread, UnreadableAnswer) and unread.bound is None
     assert "request 9 is over 1 MiB, the most the explorer reads of one message" in unread.why
-    assert _too_big(b'{"result": {"contents": [{"text": "xxxx', 1024 * 1024) is None  # no id at its head
+    assert (
+        refused_too_big(b'{"result": {"contents": [{"text": "xxxx', 1024 * 1024) is None
+    )  # no id at its head

@@ -197,9 +197,9 @@ def test_a_page_kept_as_bytes_that_orjson_refuses_still_shows() -> None:
 
 def test_only_a_line_orjson_reads_is_handed_over_as_bytes() -> None:
     from explorer.connection.errors import ProtocolProblems
-    from explorer.connection.stdio import _parse
+    from explorer.connection.stdio_lines import parse_line
 
-    plain = _parse(b'{"jsonrpc":"2.0","id":1,"result":{"resources":[]}}', ProtocolProblems())
-    with_nan = _parse(b'{"jsonrpc":"2.0","id":1,"result":{"resources":[],"x":NaN}}', ProtocolProblems())
+    plain = parse_line(b'{"jsonrpc":"2.0","id":1,"result":{"resources":[]}}', ProtocolProblems())
+    with_nan = parse_line(b'{"jsonrpc":"2.0","id":1,"result":{"resources":[],"x":NaN}}', ProtocolProblems())
     assert getattr(plain, "plain", False) is True
     assert with_nan is not None and not getattr(with_nan, "plain", False)

@@ -24,7 +24,7 @@ CONNECTION_CLOSED = -32000
 
 class UnreadableAnswer(dict[str, Any]):
     """What the stdio reader puts in the JSON-RPC error it answers a request with, when the server's answer
-    to that request could not be read (`stdio._parse`): the request then fails at once with `why`, instead
+    to that request could not be read (`stdio_lines`): the request then fails at once with `why`, instead
     of waiting for its timeout. Only this process makes one: a server's error data is never one (it is
     told apart by its type). A dict, so the protocol log writes it as the rest of a frame."""
 

@@ -8,11 +8,8 @@ line grows memory without limit. This reader keeps one byte buffer (linear), cap
 Starting and stopping the process need no SDK (`server_process`), so a server can boot while the SDK
 imports (`start_server`, then `stdio_transport(started=...)`).
 
-A plain result (`{"jsonrpc": "2.0", "id": ..., "result": {...}}`, every listing page) is parsed by
-orjson straight from the bytes and wrapped without a second validation: pydantic's validation of a
-1,000-item page cost five times the parse. Anything else (notifications, errors, requests, bytes that are
-not UTF-8, numbers orjson does not take) goes the validated way, as before. Each response's size on the
-wire is recorded by id (`ResponseSizes`) for the listing's bytes bound.
+What a line is (a message, an error answer made here, nothing) is `stdio_lines`. Each response's size on
+the wire is recorded by id (`ResponseSizes`) for the listing's bytes bound.
 
 Stopping is ours (`stop_server_process`), because a server may ignore both stdin EOF and SIGTERM, and
 fork children that do the same: the SDK's sequence can take 6 s, longer than the TUI waits for its
@@ -33,7 +30,6 @@ from __future__ import annotations
 import asyncio
 import atexit
 import os
-import re
 import signal
 import sys
 import threading
@@ -47,14 +43,13 @@ from typing import IO, TYPE_CHECKING, Any
 import anyio
 import anyio.lowlevel
 import anyio.to_thread
-import orjson
 
 from explorer.config import MASK, ServerSpec
 from explorer.config.spec import masked_forms
 from explorer.connection import server_process
-from explorer.connection.errors import INTERNAL_ERROR, ProtocolProblems, UnreadableAnswer
-from explorer.connection.sizes import MAX_MESSAGE_BYTES, ResponseSizes, limit_text
-from explorer.model.sizes import human_size
+from explorer.connection.errors import ProtocolProblems
+from explorer.connection.sizes import MAX_MESSAGE_BYTES, ResponseSizes
+from explorer.connection.stdio_lines import parse_line, refused_past_bound, refused_too_big
 
 if TYPE_CHECKING:
     from explorer.sdk_door import TransportStreams
@@ -168,9 +163,9 @@ async def _streams(
         """Parse one line and pass it on; False once nobody reads any more."""
         size = len(line)
         big = size > _RELEASE_AFTER_BYTES
-        refused = _over_its_bound(line, sizes) if sizes is not None else None
+        refused = refused_past_bound(line, sizes) if sizes is not None else None
         # 50 MB parse in ~0.4 s (a thread would not help: GIL held)
-        message = refused if refused is not None else _parse(line, problems)
+        message = refused if refused is not None else parse_line(line, problems)
         if message is None:
             return True
         if sizes is not None:
@@ -215,7 +210,7 @@ async def _streams(
                     piece = chunk[start:] if end < 0 else chunk[start:end]
                     if not dropping:
                         if len(buffer) + len(piece) > max_message_bytes:
-                            refusal = _too_big(bytes((buffer or piece)[:512]), max_message_bytes)
+                            refusal = refused_too_big(bytes((buffer or piece)[:512]), max_message_bytes)
                             buffer = bytearray()
                             dropping = True
                             if refusal is None:  # no request to fail: said when one times out
@@ -408,199 +403,6 @@ def _release_marker() -> Any:
     from mcp.shared.message import SessionMessage
 
     return SessionMessage(types.JSONRPCResponse(jsonrpc="2.0", id="mcp-url-explorer:release", result={}))
-
-
-def _plain_result(line: bytes | bytearray) -> Any:
-    """A JSONRPCResponse for a line that is exactly `{"jsonrpc": "2.0", "id": ID, "result": {...}}`, else
-    None. orjson parses it as the validated path would (it refuses what is not strict UTF-8 JSON, and
-    integers beyond 64 bits, which then take that path), so only the envelope needs checking here."""
-    import mcp_types as types
-
-    try:
-        data = orjson.loads(line)
-    except orjson.JSONDecodeError:
-        return None
-    if type(data) is not dict or len(data) != 3 or data.get("jsonrpc") != "2.0":
-        return None
-    ident = data.get("id")
-    result = data.get("result")
-    if type(result) is not dict or not (type(ident) is int or type(ident) is str):
-        return None
-    return types.JSONRPCResponse.model_construct(jsonrpc="2.0", id=ident, result=result)
-
-
-def _decode(line: bytearray | bytes) -> str:
-    """A hostile server's bytes that are not UTF-8 become U+FFFD: shown, never fatal."""
-    return line.decode("utf-8", errors="replace")
-
-
-def _parse(line: bytes | bytearray, problems: ProtocolProblems) -> Any:
-    """One stdout line -> a SessionMessage, or None (blank, or not JSON-RPC: counted in `problems`)."""
-    import mcp_types as types
-    from mcp.shared.message import SessionMessage
-
-    fast = _plain_result(line)
-    if fast is not None:
-        plain = SessionMessage(fast)
-        plain.plain = True  # type: ignore[attr-defined]  # strict UTF-8 JSON, as orjson reads it
-        return plain
-    # Decoded, then parsed and validated: bytes that are not UTF-8 become U+FFFD, shown, never fatal.
-    text = _decode(line)
-    if not text or text.isspace():  # (not .strip(): that may copy a 50 MB line)
-        return None
-    try:
-        message = types.jsonrpc_message_adapter.validate_json(text, by_name=False)
-    except ValueError:
-        small = len(line) <= _LENIENT_UP_TO  # a big line gets a second parse only when it is an answer
-        lenient = _read_leniently(text) if small or _head_id(bytes(line[:512])) is not None else None
-        if lenient is None:
-            problems.bad_line(text[:200].strip())
-        return lenient
-    return SessionMessage(message)
-
-
-_HEAD_ID = re.compile(
-    rb'\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?[0-9]{1,18}|"[^"\\]{0,200}")\s*,\s*"(?:result|error)"\s*:'
-)
-"""The id of an answer written as servers write them (`{"jsonrpc": "2.0", "id": 5, "result": ...`), read
-without parsing the rest; a request of the server's own (its id, then "method") is not one."""
-
-
-def _over_its_bound(line: bytes | bytearray, sizes: ResponseSizes) -> Any:
-    """An error answer for a big line whose request was asked to be at most a size it exceeds (a listing
-    page past the listing's bytes bound, `ResponseSizes.expect_at_most`), refused unread: parsing takes
-    about seven times the line's size in memory. None when that is not the case, or the id is not where
-    servers put it (the line is then parsed as usual)."""
-    ident = _head_id(bytes(line[:512]))
-    if ident is None:
-        return None
-    most = sizes.most_for(ident)
-    if most is None or len(line) <= most:
-        return None
-    size = len(line)
-    why = (
-        f"the server's answer to request {_shown(ident)} is {human_size(size)}, more than a listing reads "
-        f"in all ({human_size(most)}, --max-bytes): it was not read"
-    )
-    return _refusal(ident, UnreadableAnswer(why, bound="max_bytes", size=size))
-
-
-def _head_id(head: bytes) -> int | str | None:
-    """The id at the head of an answer, where servers write it (`_HEAD_ID`), or None."""
-    found = _HEAD_ID.match(head)
-    if found is None:
-        return None
-    text = found.group(1)
-    return text[1:-1].decode("utf-8", errors="replace") if text.startswith(b'"') else int(text)
-
-
-def _too_big(head: bytes, limit: int) -> Any:
-    """An error answer for a line over the message limit (dropped unread), when its head names the
-    request it answers: that request fails at once, instead of waiting for its timeout. Else None."""
-    ident = _head_id(head)
-    if ident is None:
-        return None
-    why = (
-        f"the server's answer to request {_shown(ident)} is over {limit_text(limit)}, the most the explorer "
-        "reads of one message: it was not read"
-    )
-    return _refusal(ident, UnreadableAnswer(why))
-
-
-def _refusal(ident: int | str, unread: UnreadableAnswer) -> Any:
-    """A JSON-RPC error answer to `ident` made here, carrying `unread` (`describe_exception` says it)."""
-    import mcp_types as types
-    from mcp.shared.message import SessionMessage
-
-    error = types.ErrorData.model_construct(code=INTERNAL_ERROR, message=unread.why, data=unread)
-    return SessionMessage(types.JSONRPCError.model_construct(jsonrpc="2.0", id=ident, error=error))
-
-
-def _read_leniently(text: str) -> Any:
-    """A line the strict parsers refused, read by the standard library's: the message, when it is one that
-    only they refused (a lone surrogate escaped as `\\ud800`, what JavaScript's `JSON.stringify` writes
-    for one: the whole page would else be lost), or an error that fails the request at once, when it is a
-    broken answer to one (its `result` not an object, say: else the request waited for its timeout and was
-    reported as not answered). None for anything else."""
-    import json
-
-    import mcp_types as types
-    from mcp.shared.message import SessionMessage
-
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):
-        return None
-    if not isinstance(data, dict):
-        return None
-    if _SURROGATE_ESCAPE.search(text):
-        _without_lone_surrogates(data)
-    try:
-        return SessionMessage(types.jsonrpc_message_adapter.validate_python(data, by_name=False))
-    except ValueError:
-        pass
-    ident = data.get("id")
-    if type(ident) is float and ident.is_integer():
-        ident = int(ident)
-    if "method" in data or not isinstance(ident, int | str) or isinstance(ident, bool):
-        return None  # a request or a notification, or no id to answer: nothing waits for it
-    why = f"the server's answer to request {_shown(ident)} is not a JSON-RPC response ({_answer_fault(data)})"
-    return _refusal(ident, UnreadableAnswer(why))
-
-
-_LENIENT_UP_TO = 1024 * 1024  # bytes of a line read again leniently whatever it is (bigger: answers only)
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _without_lone_surrogates(data: dict[str, Any]) -> None:
-    """Every string in `data` with its lone surrogates made U+FFFD, as bytes that are not UTF-8 are
-    (`_decode`): shown, never fatal, and no string that cannot be encoded goes on into the explorer (to the
-    clipboard, a bookmark, the server again). A pair written as two escapes was joined by the parser."""
-    stack: list[dict[str, Any] | list[Any]] = [data]
-    while stack:
-        container = stack.pop()
-        keys: Any = range(len(container)) if isinstance(container, list) else list(container)
-        for key in keys:
-            value = container[key]
-            if isinstance(value, str):
-                if not value.isascii():
-                    container[key] = _LONE_SURROGATE.sub("\ufffd", value)
-            elif isinstance(value, dict | list):
-                stack.append(value)
-        if isinstance(container, dict):
-            for key in [k for k in container if not k.isascii() and _LONE_SURROGATE.search(k)]:
-                container[_LONE_SURROGATE.sub("\ufffd", key)] = container.pop(key)
-
-
-def _shown(ident: int | str) -> str:
-    """A request id as a fault shows it: a server's padded string id cut to a few characters."""
-    text = repr(ident) if isinstance(ident, str) else str(ident)
-    return text if len(text) <= 40 else f"{text[:32]}… [+{len(text) - 32:,} chars]"
-
-
-def _answer_fault(data: dict[str, Any]) -> str:
-    """What is wrong with an answer's envelope, in a few words."""
-    if data.get("jsonrpc") != "2.0":
-        return 'its "jsonrpc" is not "2.0"'
-    if ("result" in data) == ("error" in data):
-        return 'it has both "result" and "error"' if "result" in data else 'it has no "result" or "error"'
-    if "result" in data:
-        return f'its "result" is {_kind(data["result"])}, not an object'
-    error = data["error"]
-    if not isinstance(error, dict):
-        return f'its "error" is {_kind(error)}, not an object'
-    if type(error.get("code")) is not int:
-        return 'its "error" has no integer "code"'
-    if not isinstance(error.get("message"), str):
-        return 'its "error" has no "message" string'
-    return 'its "error" is not a JSON-RPC error object'
-
-
-def _kind(value: object) -> str:
-    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean", type(None): "null"}.get(
-        type(value), "a number"
-    )
 
 
 async def _discard(process: Any) -> None:
