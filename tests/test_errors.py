@@ -291,3 +291,13 @@ def test_protocol_problems_name_oversized_messages_and_transport_errors() -> Non
         "sent 1 line that is not a JSON-RPC message (first: 'bad SSE event') and "
         "1 message over the 256 MiB limit, which the explorer dropped"
     )
+
+
+def test_headers_too_large_for_the_http_client_are_said_so() -> None:
+    class RemoteProtocolError(Exception):
+        pass
+
+    fault = describe(RemoteProtocolError("Receive buffer too long"))
+    assert fault.message == (
+        "listing resources: the server's answer headers are too large for the HTTP client (over 100 KiB)"
+    )

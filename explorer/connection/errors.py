@@ -190,6 +190,10 @@ def describe_exception(exc: BaseException, *, action: str, timeout: float | None
         return ServerFault(f"{action}: HTTP error: {str(chosen).splitlines()[0]}")
     if name in {"ClosedResourceError", "BrokenResourceError", "EndOfStream"}:
         return ServerFault(f"{action}: the connection to the server broke (did it exit?)")
+    if name == "RemoteProtocolError" and "Receive buffer too long" in str(chosen):
+        return ServerFault(
+            f"{action}: the server's answer headers are too large for the HTTP client (over 100 KiB)"
+        )
     text = str(chosen) or name
     return ServerFault(f"{action}: {text} ({name})")
 
