@@ -306,6 +306,10 @@ async def test_read_errors_and_invalid_base64_in_the_preview() -> None:
 @pytest.mark.slow
 async def test_a_50_mb_read_is_capped_with_load_all_and_memory_is_bounded() -> None:
     async with settled_app(raw_spec("big", "big-read", resources=5)) as (app, pilot):
+        # As after any earlier big message in this process (other tests, or the user's earlier reads):
+        # glibc then serves blocks of up to 32 MB from its heap and keeps up to 64 MB of it free.
+        earlier = b"e" * (31 * 1024 * 1024)
+        del earlier
         gc.collect()
         before = rss_bytes()
         peak_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
@@ -319,7 +323,7 @@ async def test_a_50_mb_read_is_capped_with_load_all_and_memory_is_bounded() -> N
         gc.collect()
         kept = rss_bytes() - before
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - peak_before
-        assert kept < 40 * 1024 * 1024, f"the read left {kept / 2**20:.0f} MB behind"
+        assert kept < 16 * 1024 * 1024, f"the read left {kept / 2**20:.0f} MB behind"
         assert peak < 400 * 1024 * 1024, f"the read peaked {peak / 2**20:.0f} MB above the earlier peak"
         # "Load all" is explicit, and then it is all there.
         preview.action_load_all()

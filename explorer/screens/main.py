@@ -32,8 +32,9 @@ from explorer.connection.stdio import settle_server_stops
 from explorer.connection.supervisor import Settings, Supervisor
 from explorer.deferred import Deferred
 from explorer.input_first import InputFirst
+from explorer.model.allocator import BIG_MESSAGE_BYTES, give_back_freed_memory, read_result_size
 from explorer.model.catalogue import Catalogue, ServerStatus
-from explorer.model.contents import classify
+from explorer.model.contents import Content, classify
 from explorer.model.contents.changes import Update, describe_update
 from explorer.model.copy_as import uri_for_clipboard
 from explorer.model.navigation import Place
@@ -372,9 +373,15 @@ Every server's resources and templates as one URI-prefix tree.
             message = redact(fault.message, spec) if spec is not None else fault.message
             preview.show_error(uri, message, fault.code, server=server)
             return
-        if self._previewing != (server, uri):
-            return  # the user moved on while this read was running
-        contents = classify(raw, cap=cap)
+        big = read_result_size(raw) >= BIG_MESSAGE_BYTES
+        if self._previewing == (server, uri):  # else the user moved on while this read was running
+            self._show_read(server, uri, classify(raw, cap=cap), changed=changed)
+        del raw
+        if big:
+            give_back_freed_memory()  # the message's pieces, tens of MB, would stay in the process
+
+    def _show_read(self, server: str, uri: str, contents: list[Content], *, changed: bool) -> None:
+        preview = self.query_one(ContentPreview)
         key = (server, uri)
         version = self._versions.get(key, 0) + 1
         self._versions[key] = version
