@@ -3,7 +3,12 @@ request it answers fails at once with what is wrong, instead of waiting for its 
 
 from __future__ import annotations
 
+import contextlib
 import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +19,7 @@ from explorer.connection.errors import BoundReached, ProtocolProblems, Unreadabl
 from explorer.connection.sizes import ResponseSizes
 from explorer.connection.stdio_lines import parse_line, refused_past_bound, refused_too_big
 from tests.helpers.cli import raw_server, run_cli
+from tests.helpers.paths import FIXTURES
 
 
 def parsed(obj: Any) -> tuple[Any, ProtocolProblems]:
@@ -143,6 +149,59 @@ def test_the_cli_lists_a_lone_surrogate_as_u_fffd() -> None:
     assert "odd/\ufffdx  lone \ufffd low" in text.stdout
     data = run_cli("tree", "--json", "-s", spec)
     assert "fixture://odd/\ufffdx" in {item["uri"] for item in json.loads(data.stdout)["resources"]}
+
+
+@contextmanager
+def raw_http_server(*words: str) -> Iterator[str]:
+    """The raw fixture served over HTTP with these words; its URL while the block runs."""
+    proc = subprocess.Popen(
+        [sys.executable, str(FIXTURES / "raw_server.py"), *words], stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None
+    try:
+        yield proc.stdout.readline().strip()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+UNREADABLE_ITEMS = {  # what each mode adds to page 1, as the explorer shows it (stdio's way)
+    "lone-surrogate": ("fixture://odd/\ufffdx", "lone \ufffd low"),
+    "not-utf8": ("fixture://odd/\ufffd\ufffdx", "bad \ufffd\ufffd bytes"),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", sorted(UNREADABLE_ITEMS))
+@pytest.mark.parametrize(
+    ("transport", "words"),
+    [
+        ("stdio", ()),
+        ("http", ("--http",)),
+        ("http", ("--http", "--http-answers", "sse")),
+        ("http", ("--http", "--http-answers", "sse-cr")),
+        ("sse", ("--legacy-sse",)),
+    ],
+    ids=["stdio", "http-json", "http-events", "http-events-cr", "legacy-sse"],
+)
+def test_a_page_with_text_the_parsers_refuse_is_listed_with_u_fffd_over_every_transport(
+    mode: str, transport: str, words: tuple[str, ...]
+) -> None:
+    """A page is not lost for one lone surrogate or one byte that is not UTF-8, whatever carries it."""
+    options = ("--mode", mode, "--resources", "120", "--page-size", "100")
+    uri, name = UNREADABLE_ITEMS[mode]
+    with contextlib.ExitStack() as stack:
+        if transport == "stdio":
+            spec = raw_server(mode, resources=120, page_size=100)
+        else:
+            spec = stack.enter_context(raw_http_server(*options, *words))
+        flags = ("--sse",) if transport == "sse" else ()
+        result = run_cli("tree", "--json", "--protocol", "legacy", "--timeout", "20", *flags, "-s", spec)
+        assert result.code == 0, result
+        [server] = json.loads(result.stdout)["servers"]
+        assert server["ok"] and server["complete"] and server["resources"] == 121
+        listed = {item["uri"]: item["name"] for item in json.loads(result.stdout)["resources"]}
+        assert listed[uri] == name
 
 
 # --------------------------------------------------------------------- a page past the bytes bound alone

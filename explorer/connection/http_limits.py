@@ -10,7 +10,8 @@ deflate are asked for (`ACCEPT_ENCODING`); a body in another encoding is refused
 
 Every answer to a request is capped, event streams included (the legacy SSE client reads the answer to a
 POST whole, whatever its type). Only the event stream a client opens with GET is left to the transports'
-per-event limit: it may rightly last for hours.
+per-event limit: it may rightly last for hours. Every body, that one too, is then mended on its way to the
+SDK (`http_text`: bytes that are not UTF-8 and lone surrogates become U+FFFD, as over stdio).
 
 The errors are the kinds the SDK fails one request with, not the connection (`httpx2.StreamError` for an
 answer read whole, `httpx2.SSEError` for an event stream): the next request still works, as over stdio.
@@ -25,6 +26,7 @@ from typing import Any
 import httpx2
 
 from explorer.connection.errors import REFUSED_PREFIX  # every sentence here begins so: see there
+from explorer.connection.http_text import TextRepair
 from explorer.connection.sizes import MAX_MESSAGE_BYTES, limit_text
 
 __all__ = ["ACCEPT_ENCODING", "AnswerRefused", "EventsRefused", "cap_answer"]
@@ -48,8 +50,7 @@ async def cap_answer(response: httpx2.Response) -> None:
     """Response hook: read this answer's body within `MAX_MESSAGE_BYTES` (see the module docstring)."""
     kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
     events = kind == "text/event-stream"
-    if events and response.request.method == "GET":
-        return
+    limit = None if events and response.request.method == "GET" else MAX_MESSAGE_BYTES
     refused: type[AnswerRefused] | type[EventsRefused] = EventsRefused if events else AnswerRefused
     encodings = [
         part
@@ -59,9 +60,9 @@ async def cap_answer(response: httpx2.Response) -> None:
         if part and part != "identity"
     ]
     length = response.headers.get("content-length", "")
-    if not encodings and length.isdigit() and int(length) > MAX_MESSAGE_BYTES:
+    if limit is not None and not encodings and length.isdigit() and int(length) > limit:
         await response.aclose()
-        raise refused(_too_large(MAX_MESSAGE_BYTES))
+        raise refused(_too_large(limit))
     if encodings:
         del response.headers["content-encoding"]  # inflated here: the client must not inflate it again
         if "content-length" in response.headers:
@@ -69,7 +70,7 @@ async def cap_answer(response: httpx2.Response) -> None:
     inner = response.stream
     assert isinstance(inner, httpx2.AsyncByteStream)  # the async client's
     decoders = [_Inflater(encoding) for encoding in reversed(encodings)]  # undone last to first
-    response.stream = _CappedStream(inner, MAX_MESSAGE_BYTES, decoders, refused)
+    response.stream = _CappedStream(inner, limit, decoders, refused)
 
 
 def _too_large(limit: int) -> str:
@@ -127,12 +128,13 @@ class _Inflater:
 
 
 class _CappedStream(httpx2.AsyncByteStream):
-    """The body's bytes (undone by `decoders`, outermost last), failing once more than `limit` came."""
+    """The body's bytes (undone by `decoders`, outermost last), failing once more than `limit` came (no
+    limit: an event stream opened with GET), then mended into JSON the SDK parses (`http_text`)."""
 
     def __init__(
         self,
         inner: httpx2.AsyncByteStream,
-        limit: int,
+        limit: int | None,
         decoders: list[_Inflater],
         refused: type[AnswerRefused] | type[EventsRefused],
     ) -> None:
@@ -141,17 +143,20 @@ class _CappedStream(httpx2.AsyncByteStream):
         self._decoders = decoders
         self._refused = refused
         self._seen = 0
+        self._repair = TextRepair(most_held=MAX_MESSAGE_BYTES)  # what a POST's answer may be
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         try:
             async for chunk in self._inner:
                 for piece in self._decoded(chunk, 0):
-                    self._count(piece)
-                    yield piece
+                    if mended := self._taken(piece):
+                        yield mended
             for at, decoder in enumerate(self._decoders):  # each stage's end goes through the later ones
                 for piece in self._decoded(decoder.rest(), at + 1):
-                    self._count(piece)
-                    yield piece
+                    if mended := self._taken(piece):
+                        yield mended
+            if rest := self._repair.rest():
+                yield rest
         except (ValueError, zlib.error) as exc:
             encoding = " and ".join(decoder.encoding for decoder in reversed(self._decoders))
             raise self._refused(f"{REFUSED_PREFIX}cannot be read as {encoding[:60]}: {exc}") from None
@@ -165,10 +170,12 @@ class _CappedStream(httpx2.AsyncByteStream):
         for piece in self._decoders[start].pieces(data):
             yield from self._decoded(piece, start + 1)
 
-    def _count(self, piece: bytes) -> None:
+    def _taken(self, piece: bytes) -> bytes:
+        """`piece` counted against the limit, then its whole lines mended (b"" while a line waits)."""
         self._seen += len(piece)
-        if self._seen > self._limit:
+        if self._limit is not None and self._seen > self._limit:
             raise self._refused(_too_large(self._limit))
+        return self._repair.feed(piece)
 
     async def aclose(self) -> None:
         await self._inner.aclose()

@@ -1,0 +1,91 @@
+"""Mending an HTTP answer's bytes so the SDK's strict parser takes them: as over stdio, U+FFFD in place."""
+
+from __future__ import annotations
+
+import json
+
+import pydantic_core
+from hypothesis import given
+from hypothesis import strategies as st
+
+from explorer.connection.http_text import TextRepair, mended
+
+
+def parsed(data: bytes) -> object:
+    """What the SDK's parser (pydantic's) reads from `data`."""
+    return pydantic_core.from_json(data)
+
+
+def test_well_formed_bytes_pass_as_they_came() -> None:
+    for data in (b'{"a": "b"}\n', '{"a": "é 😀"}'.encode()):
+        assert mended(data) is data  # not even copied
+    pair = b'{"a": "\\ud83d\\ude00 \\u00e9"}'
+    assert mended(pair) == pair
+
+
+def test_lone_surrogates_become_u_fffd_and_pairs_stay() -> None:
+    assert parsed(mended(b'["\\ud800x"]')) == ["\ufffdx"]
+    assert parsed(mended(b'["\\udc00"]')) == ["\ufffd"]
+    assert parsed(mended(b'["a\\uD83D"]')) == ["a\ufffd"]  # upper-case hex, at the end of a string
+    assert parsed(mended(b'["\\ud83d\\ud83d\\ude00"]')) == ["\ufffd😀"]  # a high one, then a pair
+    assert parsed(mended(b'["\\ude00\\ud83d"]')) == ["\ufffd\ufffd"]  # a pair the wrong way round
+
+
+def test_an_escaped_backslash_before_u_is_text_not_an_escape() -> None:
+    data = b'["\\\\ud800", "\\\\\\ud800"]'  # a backslash then "ud800"; a backslash then a lone surrogate
+    assert parsed(mended(data)) == ["\\ud800", "\\\ufffd"]
+
+
+def test_bytes_that_are_not_utf8_become_u_fffd() -> None:
+    assert parsed(mended(b'["bad \xff\xfe bytes", "\xc3"]')) == ["bad \ufffd\ufffd bytes", "\ufffd"]
+    assert parsed(mended(b'["\xed\xa0\x80"]')) == ["\ufffd\ufffd\ufffd"]  # a surrogate in UTF-8 is not UTF-8
+
+
+@given(st.lists(st.text(alphabet=st.characters(codec=None), max_size=20), max_size=8))
+def test_any_string_javascript_could_write_is_read_with_u_fffd_for_lone_surrogates(texts: list[str]) -> None:
+    data = json.dumps(texts).encode()  # ensure_ascii: lone surrogates escaped, as JSON.stringify does
+    want = [text.encode("utf-16", "surrogatepass").decode("utf-16", "replace") for text in texts]
+    assert parsed(mended(data)) == want
+
+
+def fed(repair: TextRepair, pieces: list[bytes]) -> list[bytes]:
+    return [repair.feed(piece) for piece in pieces]
+
+
+@given(
+    st.lists(st.sampled_from(["a", "é", "\ud800", "\udc00", "😀", "\\", '"', "\n"]), max_size=40),
+    st.lists(st.integers(min_value=0, max_value=400), max_size=6),
+)
+def test_mended_piece_by_piece_is_mended_whole(chars: list[str], cuts: list[int]) -> None:
+    """An event stream's lines may be cut anywhere between reads: the result is the same."""
+    lines = [json.dumps("".join(chars)), json.dumps(chars), "data: " + json.dumps(chars, ensure_ascii=False)]
+    body = "\n".join(lines).encode("utf-8", "surrogatepass") + b"\xff\n"
+    points = sorted({min(cut, len(body)) for cut in cuts})
+    pieces = [body[start:end] for start, end in zip([0, *points], [*points, len(body)], strict=True)]
+    repair = TextRepair(most_held=1 << 20)
+    assert b"".join(fed(repair, pieces)) + repair.rest() == mended(body)
+
+
+def test_whole_lines_go_on_at_once_and_a_line_start_waits_for_its_end() -> None:
+    repair = TextRepair(most_held=1 << 20)
+    assert repair.feed(b'event: message\r\ndata: {"a": "\\ud800"}\r\n\r\ndata: {"b"') == (
+        b'event: message\r\ndata: {"a": "\\ufffd"}\r\n\r\n'
+    )
+    assert repair.feed(b": 1}") == b""
+    assert repair.feed(b"\r\r") == b'data: {"b": 1}\r\r'  # lines that end in CR alone go on too
+    assert repair.rest() == b""
+
+
+def test_a_body_with_no_line_end_is_mended_whole_at_its_end() -> None:
+    repair = TextRepair(most_held=1 << 20)
+    assert fed(repair, [b'{"a": "\\ud8', b'00", "b": "\xff', b'"}']) == [b"", b"", b""]
+    assert parsed(repair.rest()) == {"a": "\ufffd", "b": "\ufffd"}
+
+
+def test_a_line_that_never_ends_is_handed_on_unmended_past_the_bound() -> None:
+    """An event stream opened with GET has no cap: its reader's per-event limit refuses such a line."""
+    repair = TextRepair(most_held=10)
+    assert repair.feed(b"data: \xff") == b""
+    assert repair.feed(b"\xff" * 6) == b"data: " + b"\xff" * 7  # as it came: the reader refuses it
+    assert repair.feed(b"x\n") == b"x\n"
+    assert repair.rest() == b""
