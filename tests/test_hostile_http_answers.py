@@ -195,3 +195,31 @@ def test_a_request_never_answered_does_not_hold_the_exit(silent_port: int) -> No
     result = run_cli("tree", "--protocol", "legacy", "--timeout", "3", "-s", url, timeout=60)
     assert result.code == 1 and "Traceback" not in result.stderr
     assert "the server did not answer after 3 s (timeout)" in result.stderr
+
+
+class _Moved(_Server):
+    """An SSE endpoint that moved: every request is redirected elsewhere (the target never answers)."""
+
+    def do_GET(self) -> None:
+        self.send_response(307)
+        self.send_header("Location", "http://127.0.0.1:9/elsewhere/sse\x1b[31m")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    do_POST = do_GET
+
+
+@pytest.fixture
+def moved_port() -> Iterator[int]:
+    yield from _serve(_Moved)
+
+
+def test_a_redirected_sse_endpoint_names_where_it_points(moved_port: int) -> None:
+    """The legacy SSE client follows no redirect: the user is told the URL to use instead."""
+    result = run_cli(
+        "tree", "--sse", "--timeout", "5", "-s", f"http://127.0.0.1:{moved_port}/sse", timeout=60
+    )
+    assert result.code == 1 and "Traceback" not in result.stderr
+    said = "connecting: the server answered HTTP 307 Temporary Redirect to http://127.0.0.1:9/elsewhere/sse"
+    assert said in result.stderr and "(not followed)" in result.stderr
+    assert "\x1b" not in result.stderr  # the server's Location is shown escaped

@@ -186,7 +186,12 @@ def describe_exception(exc: BaseException, *, action: str, timeout: float | None
         status = getattr(response, "status_code", None)
         if isinstance(status, int):
             reason = getattr(response, "reason_phrase", "") or ""
-            return ServerFault(f"{action}: the server answered HTTP {status}{' ' + reason if reason else ''}")
+            said = f"{action}: the server answered HTTP {status}{' ' + reason if reason else ''}"
+            headers = getattr(response, "headers", None) or {}
+            target = str(headers.get("location", "")) if 300 <= status < 400 else ""
+            if target:  # the legacy SSE client follows no redirect: say where it pointed
+                said += f" to {_cut(target)} (not followed)"
+            return ServerFault(said)
         return ServerFault(f"{action}: HTTP error: {str(chosen).splitlines()[0]}")
     if name in {"ClosedResourceError", "BrokenResourceError", "EndOfStream"}:
         return ServerFault(f"{action}: the connection to the server broke (did it exit?)")
