@@ -65,7 +65,8 @@ def _serve(handler: type[_Server]) -> Iterator[int]:
 
 class _Endless(_Server):
     """Streamable HTTP in the handshake era: `initialize` is answered, and so is a read of anything but
-    `big://endless`; any other request gets a JSON answer whose body goes on past the cap, never ending."""
+    `big://endless` and `big://claimed` (whose length is said to be past the cap); any other request gets a
+    JSON answer whose body goes on past the cap, never ending."""
 
     stop = threading.Event()
 
@@ -81,6 +82,14 @@ class _Endless(_Server):
                 "serverInfo": {"name": "endless", "version": "1"},
             }
             self._answer(body["id"], result)
+            return
+        if body.get("method") == "resources/read" and body["params"]["uri"] == "big://claimed":
+            self.send_response(200)  # a length past the cap, said up front: refused before any byte
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(MAX_MESSAGE_BYTES + 1))
+            self.end_headers()
+            self.wfile.write(b'{"jsonrpc": "2.0", ')
+            self.stop.wait(60)
             return
         if body.get("method") == "resources/read" and body["params"]["uri"] != "big://endless":
             uri = body["params"]["uri"]
@@ -116,18 +125,32 @@ def endless_url() -> Iterator[str]:
         yield f"http://127.0.0.1:{port}/mcp"
 
 
-def test_an_endless_answer_stops_at_the_cap_and_the_other_server_is_listed(endless_url: str) -> None:
+def endless_listing(url: str, *bounds: str) -> tuple[dict[str, object], int]:
+    """`tree --json` of the endless server and the demo: the endless one's entry and the exit code."""
     result = run_cli(
-        "tree", "--json", "--protocol", "legacy", "--timeout", "20", "-s", endless_url, "-s", demo_server()
+        "tree", "--json", "--protocol", "legacy", "--timeout", "20", *bounds, "-s", url, "-s", demo_server()
     )
     assert "Traceback" not in result.stderr
     servers = {server["name"]: server for server in json.loads(result.stdout)["servers"]}
     endless = next(server for name, server in servers.items() if name.startswith("127.0.0.1:"))
+    assert any(server["ok"] and server["complete"] for server in servers.values())  # the demo
+    return endless, result.code
+
+
+def test_an_endless_page_stops_the_listing_at_its_bytes_bound(endless_url: str) -> None:
+    """The page is read no further than the listing's bound (64 MiB by default), as any bound stops it."""
+    endless, code = endless_listing(endless_url)
+    assert endless["ok"] and not endless["complete"] and endless["stoppedBy"] == "max_bytes"
+    assert isinstance(endless["bytes"], int) and 64 * 1024 * 1024 < endless["bytes"] < 65 * 1024 * 1024
+    assert code == 3
+
+
+def test_an_endless_answer_stops_at_the_cap_and_the_other_server_is_listed(endless_url: str) -> None:
+    endless, code = endless_listing(endless_url, "--max-bytes", str(1024**3))  # a bound past the cap
     assert not endless["ok"]
     said = "the server's answer is over 256 MiB, the most the explorer reads of one message"
-    assert said in endless["error"]
-    assert any(server["ok"] and server["complete"] for server in servers.values())
-    assert result.code == 1
+    assert said in str(endless["error"])
+    assert code == 1
 
 
 def test_an_endless_answer_fails_its_request_only(endless_url: str) -> None:
@@ -139,6 +162,22 @@ def test_an_endless_answer_fails_its_request_only(endless_url: str) -> None:
             with pytest.raises(ServerFault) as caught:
                 await conn.read_resource("big://endless")
             said = "reading big://endless: the server's answer is over 256 MiB, the most the explorer reads"
+            assert caught.value.message.startswith(said)
+            assert "small" in str(await conn.read_resource("small://a"))
+
+    anyio.run(session)
+
+
+def test_an_answer_whose_length_is_past_the_cap_fails_its_request_only(endless_url: str) -> None:
+    """Refused on its Content-Length alone; before, the refusal escaped the SDK's request task and ended
+    the whole connection."""
+    spec = ServerSpec(name="endless", transport="http", url=endless_url)
+
+    async def session() -> None:
+        async with ServerConnection(spec, protocol="legacy", timeout=20.0) as conn:
+            with pytest.raises(ServerFault) as caught:
+                await conn.read_resource("big://claimed")
+            said = "reading big://claimed: the server's answer is over 256 MiB, the most the explorer reads"
             assert caught.value.message.startswith(said)
             assert "small" in str(await conn.read_resource("small://a"))
 

@@ -5,21 +5,19 @@ from __future__ import annotations
 
 import contextlib
 import json
-import subprocess
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from mcp import MCPError
 
+from explorer.config import ServerSpec
 from explorer.connection.errors import BoundReached, ProtocolProblems, UnreadableAnswer, describe_exception
+from explorer.connection.session import ServerConnection
 from explorer.connection.sizes import ResponseSizes
 from explorer.connection.stdio_lines import parse_line, refused_past_bound, refused_too_big
-from tests.helpers.cli import raw_server, run_cli
-from tests.helpers.paths import FIXTURES
+from tests.helpers.cli import raw_http_server, raw_server, run_cli
 
 
 def parsed(obj: Any) -> tuple[Any, ProtocolProblems]:
@@ -151,20 +149,6 @@ def test_the_cli_lists_a_lone_surrogate_as_u_fffd() -> None:
     assert "fixture://odd/\ufffdx" in {item["uri"] for item in json.loads(data.stdout)["resources"]}
 
 
-@contextmanager
-def raw_http_server(*words: str) -> Iterator[str]:
-    """The raw fixture served over HTTP with these words; its URL while the block runs."""
-    proc = subprocess.Popen(
-        [sys.executable, str(FIXTURES / "raw_server.py"), *words], stdout=subprocess.PIPE, text=True
-    )
-    assert proc.stdout is not None
-    try:
-        yield proc.stdout.readline().strip()
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-
-
 UNREADABLE_ITEMS = {  # what each mode adds to page 1, as the explorer shows it (stdio's way)
     "lone-surrogate": ("fixture://odd/\ufffdx", "lone \ufffd low"),
     "not-utf8": ("fixture://odd/\ufffd\ufffdx", "bad \ufffd\ufffd bytes"),
@@ -243,15 +227,34 @@ def test_a_refused_page_is_a_bound_not_a_fault() -> None:
 
 
 @pytest.mark.slow
-def test_the_cli_stops_at_the_bytes_bound_without_reading_a_page_bigger_than_it() -> None:
-    spec = raw_server("plain", resources=20_100, page_size=20_000)  # a first page of about 1.8 MB
-    result = run_cli("tree", "--json", "--max-bytes", "1500000", "-s", spec)
-    [server] = json.loads(result.stdout)["servers"]
-    assert result.code == 3, result
-    assert server["ok"] and not server["complete"] and server["stoppedBy"] == "max_bytes"
-    assert server["resources"] == 0 and server["bytes"] > 1_500_000  # counted, not read
-    whole = run_cli("tree", "--json", "--max-bytes", "2500000", "-s", spec)
-    assert whole.code == 0 and json.loads(whole.stdout)["servers"][0]["resources"] == 20_100
+@pytest.mark.parametrize(
+    "words",
+    [
+        (),
+        ("--http",),
+        ("--http", "--http-no-length"),
+        ("--http", "--http-answers", "sse", "--http-no-length"),
+    ],
+    ids=["stdio", "http-json", "http-json-unsized", "http-events-unsized"],
+)
+def test_the_cli_stops_at_the_bytes_bound_without_reading_a_page_bigger_than_it(
+    words: tuple[str, ...],
+) -> None:
+    """Over HTTP the page is read no further than the bound (not at all when its length is said)."""
+    options = {"resources": 20_100, "page_size": 20_000}  # a first page of about 1.8 MB
+    with contextlib.ExitStack() as stack:
+        if words:
+            flags = ("--mode", "plain", "--resources", "20100", "--page-size", "20000", *words)
+            spec = stack.enter_context(raw_http_server(*flags))
+        else:
+            spec = raw_server("plain", **options)
+        result = run_cli("tree", "--json", "--protocol", "legacy", "--max-bytes", "1500000", "-s", spec)
+        [server] = json.loads(result.stdout)["servers"]
+        assert result.code == 3, result
+        assert server["ok"] and not server["complete"] and server["stoppedBy"] == "max_bytes"
+        assert server["resources"] == 0 and server["bytes"] > 1_500_000  # counted, not read
+        whole = run_cli("tree", "--json", "--protocol", "legacy", "--max-bytes", "2500000", "-s", spec)
+        assert whole.code == 0 and json.loads(whole.stdout)["servers"][0]["resources"] == 20_100
 
 
 def test_a_line_over_the_message_limit_fails_the_request_its_head_names() -> None:
@@ -264,3 +267,31 @@ def test_a_line_over_the_message_limit_fails_the_request_its_head_names() -> Non
     assert (
         refused_too_big(b'{"result": {"contents": [{"text": "xxxx', 1024 * 1024) is None
     )  # no id at its head
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("words", "framing"),
+    [(("--http",), 0), (("--http", "--http-answers", "sse"), len(b"event: message\r\ndata: \r\n\r\n"))],
+    ids=["json", "events"],
+)
+def test_streamable_http_tells_each_answers_size_as_stdio_does(words: tuple[str, ...], framing: int) -> None:
+    """The listing's bytes bound counts what came over the wire, not a page serialized again to measure it."""
+    with raw_http_server("--mode", "plain", "--resources", "30", "--page-size", "10", *words) as url:
+        spec = ServerSpec(name="sized", transport="http", url=url)
+
+        async def sizes() -> list[tuple[int | None, int]]:
+            async with ServerConnection(spec, protocol="legacy", timeout=20.0) as conn:
+                seen = []
+                cursor = None
+                for _ in range(3):
+                    params = {"cursor": cursor} if cursor else None
+                    raw, size = await conn.request_sized("resources/list", params, action="listing")
+                    seen.append((size, len(json.dumps(raw))))
+                    cursor = raw.get("nextCursor")
+                return seen
+
+        envelope = len('{"jsonrpc": "2.0", "id": , "result": }')  # the fixture's json.dumps around it
+        for size, result_size in anyio.run(sizes):
+            assert size is not None
+            assert 1 <= size - (result_size + envelope + framing) <= 3  # the id's digits

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from explorer.connection.sizes import limit_text
+from explorer.model.sizes import human_size
 
 # JSON-RPC / MCP codes people meet when exploring servers.
 PARSE_ERROR = -32700
@@ -45,6 +46,26 @@ class UnreadableAnswer(dict[str, Any]):
     @property
     def size(self) -> int:
         return int(self["size"])
+
+    @classmethod
+    def past_max_bytes(cls, ident: int | str, size: int, most: int, *, whole: bool) -> UnreadableAnswer:
+        """An answer bigger than a listing reads in all (`most`, its --max-bytes): `size` is its whole size
+        when `whole` (known before reading), else what came before the refusal."""
+        said, read = (
+            (human_size(size), "not read") if whole else (f"over {human_size(most)}", "read no further")
+        )
+        return cls(
+            f"the server's answer to request {shown_id(ident)} is {said}, more than a listing reads in all "
+            f"({human_size(most)}, --max-bytes): it was {read}",
+            bound="max_bytes",
+            size=size,
+        )
+
+
+def shown_id(ident: int | str) -> str:
+    """A request id as a fault shows it: a server's padded string id cut to a few characters."""
+    text = repr(ident) if isinstance(ident, str) else str(ident)
+    return text if len(text) <= 40 else f"{text[:32]}… [+{len(text) - 32:,} chars]"
 
 
 class ServerFault(Exception):

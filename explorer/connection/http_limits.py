@@ -24,10 +24,11 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import httpx2
+import orjson
 
-from explorer.connection.errors import REFUSED_PREFIX  # every sentence here begins so: see there
+from explorer.connection.errors import REFUSED_PREFIX, UnreadableAnswer  # REFUSED_PREFIX: see there
 from explorer.connection.http_text import TextRepair
-from explorer.connection.sizes import MAX_MESSAGE_BYTES, limit_text
+from explorer.connection.sizes import MAX_MESSAGE_BYTES, RequestId, ResponseSizes, limit_text
 
 __all__ = ["ACCEPT_ENCODING", "AnswerRefused", "EventsRefused", "cap_answer"]
 
@@ -35,6 +36,7 @@ ACCEPT_ENCODING = "gzip, deflate"
 """What the explorer's HTTP client accepts: the encodings `cap_answer` can inflate a piece at a time."""
 
 _PIECE = 1 << 20  # at most this many inflated bytes at a time
+_MOST_REQUEST_READ = 64 * 1024  # a request body longer than this is not looked into for its id
 _INFLATABLE = ("gzip", "x-gzip", "deflate")
 
 
@@ -46,12 +48,19 @@ class EventsRefused(httpx2.SSEError):
     """The same, for an answer that is an event stream (the SDK fails its request with the sentence)."""
 
 
-async def cap_answer(response: httpx2.Response) -> None:
-    """Response hook: read this answer's body within `MAX_MESSAGE_BYTES` (see the module docstring)."""
+async def cap_answer(response: httpx2.Response, sizes: ResponseSizes | None = None) -> None:
+    """Response hook: read this answer's body within `MAX_MESSAGE_BYTES` (see the module docstring).
+
+    With `sizes` (bind it with `functools.partial`), as the stdio reader does: the body's size is recorded
+    under the id of the request it answers, and an answer to a request asked to be at most a size
+    (`ResponseSizes.expect_at_most`, a listing page past --max-bytes) is read no further than that.
+    """
     kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
     events = kind == "text/event-stream"
     limit = None if events and response.request.method == "GET" else MAX_MESSAGE_BYTES
     refused: type[AnswerRefused] | type[EventsRefused] = EventsRefused if events else AnswerRefused
+    ident = _request_id(response.request) if sizes is not None and limit is not None else None
+    bound = _Bound(sizes, ident) if sizes is not None and ident is not None else None
     encodings = [
         part
         for part in (
@@ -59,18 +68,78 @@ async def cap_answer(response: httpx2.Response) -> None:
         )
         if part and part != "identity"
     ]
+    inner = response.stream
+    assert isinstance(inner, httpx2.AsyncByteStream)  # the async client's
     length = response.headers.get("content-length", "")
-    if limit is not None and not encodings and length.isdigit() and int(length) > limit:
-        await response.aclose()
-        raise refused(_too_large(limit))
+    said = int(length) if not encodings and length.isdigit() else None  # what the body will be
+    if said is not None and limit is not None and said > limit:
+        response.stream = _Unread(inner, refused(_too_large(limit)))
+        return
+    if said is not None and bound is not None and bound.past(said):
+        response.stream = _Unread(inner, refused(bound.refusal(said, whole=True)))
+        return
     if encodings:
         del response.headers["content-encoding"]  # inflated here: the client must not inflate it again
         if "content-length" in response.headers:
             del response.headers["content-length"]
-    inner = response.stream
-    assert isinstance(inner, httpx2.AsyncByteStream)  # the async client's
     decoders = [_Inflater(encoding) for encoding in reversed(encodings)]  # undone last to first
-    response.stream = _CappedStream(inner, limit, decoders, refused)
+    response.stream = _CappedStream(inner, limit, decoders, refused, bound)
+
+
+def _request_id(request: httpx2.Request) -> RequestId | None:
+    """The id of the JSON-RPC request a POST sent (one, not a batch), or None."""
+    if request.method != "POST":
+        return None
+    try:
+        body = request.content
+    except httpx2.RequestNotRead:  # a streamed body: not one of the SDK's
+        return None
+    if len(body) > _MOST_REQUEST_READ:
+        return None
+    try:
+        message = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return None
+    ident = message.get("id") if isinstance(message, dict) else None
+    return ident if isinstance(ident, int | str) and not isinstance(ident, bool) else None
+
+
+class _Unread(httpx2.AsyncByteStream):
+    """A body refused before its first byte: reading it fails with `error`. Not raised from the hook: an
+    error there escapes the SDK's request task and ends the whole connection; one raised while the body is
+    read fails that one request."""
+
+    def __init__(self, inner: httpx2.AsyncByteStream, error: Exception) -> None:
+        self._inner = inner
+        self._error: Exception | None = error
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        await self._inner.aclose()
+        if self._error is not None:  # always: the `yield` below makes this an async generator
+            raise self._error
+        yield b""
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+class _Bound:
+    """One answer's size, told to `sizes` as it is read, and the most it may be (`expect_at_most`)."""
+
+    def __init__(self, sizes: ResponseSizes, ident: RequestId) -> None:
+        self.sizes = sizes
+        self.ident = ident
+        self.most = sizes.most_for(ident)
+
+    def past(self, size: int) -> bool:
+        return self.most is not None and size > self.most
+
+    def refusal(self, size: int, *, whole: bool) -> str:
+        """Say why the answer is refused, to the request (through `sizes`) and as the error's words."""
+        assert self.most is not None
+        unread = UnreadableAnswer.past_max_bytes(self.ident, size, self.most, whole=whole)
+        self.sizes.refuse(self.ident, unread)
+        return unread.why  # begins with REFUSED_PREFIX, as every refusal here
 
 
 def _too_large(limit: int) -> str:
@@ -137,8 +206,10 @@ class _CappedStream(httpx2.AsyncByteStream):
         limit: int | None,
         decoders: list[_Inflater],
         refused: type[AnswerRefused] | type[EventsRefused],
+        bound: _Bound | None = None,
     ) -> None:
         self._inner = inner
+        self._bound = bound
         self._limit = limit
         self._decoders = decoders
         self._refused = refused
@@ -175,6 +246,11 @@ class _CappedStream(httpx2.AsyncByteStream):
         self._seen += len(piece)
         if self._limit is not None and self._seen > self._limit:
             raise self._refused(_too_large(self._limit))
+        bound = self._bound
+        if bound is not None:
+            if bound.past(self._seen):
+                raise self._refused(bound.refusal(self._seen, whole=False))
+            bound.sizes.record(bound.ident, self._seen)  # the request takes it once its answer is in
         return self._repair.feed(piece)
 
     async def aclose(self) -> None:

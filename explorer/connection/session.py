@@ -95,7 +95,7 @@ class ServerConnection:
         self.problems = ProtocolProblems()  # what the server sent that was not a message
         self.http_answers = HttpAnswers()  # an HTTP server's error statuses
         self.notes: list[str] = []  # what the user should know about how we connected (a fallback)
-        self.sizes = ResponseSizes()  # wire bytes of responses, where the transport can tell (stdio)
+        self.sizes = ResponseSizes()  # wire bytes of responses, where the transport can tell
         self.prefix_rejected = False  # the server answered -32602 to SEP-1269's `prefix`: never sent again
         self.follower = Follower(self, self._deliver)
         self.lost = anyio.Event()  # set when the server's side of the connection ends
@@ -387,7 +387,8 @@ class ServerConnection:
     async def request_sized(
         self, method: str, params: Mapping[str, Any] | None, *, action: str, most: int | None = None
     ) -> tuple[dict[str, Any], int | None]:
-        """`request`, and the response's size in bytes on the wire when the transport can tell (stdio).
+        """`request`, and the response's size in bytes on the wire when the transport can tell (stdio,
+        Streamable HTTP).
 
         The request id is taken from the dispatcher's own counter (the id it would have chosen), so the
         size the transport recorded under that id can be found again. With `most` (a listing's bytes
@@ -409,6 +410,9 @@ class ServerConnection:
         try:
             raw = await sdk_door.send_raw_request(session, method, data, opts)
         except Exception as exc:
+            unread = self.sizes.refusal(ident) if ident is not None else None
+            if unread is not None and unread.bound is not None:  # HTTP: refused past `most`, unread
+                raise BoundReached(f"{action}: {unread.why}", unread.bound, unread.size) from None
             if getattr(exc, "code", CONNECTION_CLOSED) == CONNECTION_CLOSED:
                 await self._settle_stderr()
             raise self._fault(exc, action) from None

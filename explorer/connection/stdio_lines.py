@@ -18,9 +18,8 @@ from typing import Any
 
 import orjson
 
-from explorer.connection.errors import INTERNAL_ERROR, ProtocolProblems, UnreadableAnswer
+from explorer.connection.errors import INTERNAL_ERROR, ProtocolProblems, UnreadableAnswer, shown_id
 from explorer.connection.sizes import ResponseSizes, limit_text
-from explorer.model.sizes import human_size
 
 __all__ = ["parse_line", "plain_result", "refused_past_bound", "refused_too_big"]
 
@@ -92,12 +91,7 @@ def refused_past_bound(line: bytes | bytearray, sizes: ResponseSizes) -> Any:
     most = sizes.most_for(ident)
     if most is None or len(line) <= most:
         return None
-    size = len(line)
-    why = (
-        f"the server's answer to request {_shown(ident)} is {human_size(size)}, more than a listing reads "
-        f"in all ({human_size(most)}, --max-bytes): it was not read"
-    )
-    return _refusal(ident, UnreadableAnswer(why, bound="max_bytes", size=size))
+    return _refusal(ident, UnreadableAnswer.past_max_bytes(ident, len(line), most, whole=True))
 
 
 def _head_id(head: bytes) -> int | str | None:
@@ -116,8 +110,8 @@ def refused_too_big(head: bytes, limit: int) -> Any:
     if ident is None:
         return None
     why = (
-        f"the server's answer to request {_shown(ident)} is over {limit_text(limit)}, the most the explorer "
-        "reads of one message: it was not read"
+        f"the server's answer to request {shown_id(ident)} is over {limit_text(limit)}, the most the "
+        "explorer reads of one message: it was not read"
     )
     return _refusal(ident, UnreadableAnswer(why))
 
@@ -159,7 +153,9 @@ def _read_leniently(text: str) -> Any:
         ident = int(ident)
     if "method" in data or not isinstance(ident, int | str) or isinstance(ident, bool):
         return None  # a request or a notification, or no id to answer: nothing waits for it
-    why = f"the server's answer to request {_shown(ident)} is not a JSON-RPC response ({_answer_fault(data)})"
+    why = (
+        f"the server's answer to request {shown_id(ident)} is not a JSON-RPC response ({_answer_fault(data)})"
+    )
     return _refusal(ident, UnreadableAnswer(why))
 
 
@@ -186,12 +182,6 @@ def _without_lone_surrogates(data: dict[str, Any]) -> None:
         if isinstance(container, dict):
             for key in [k for k in container if not k.isascii() and _LONE_SURROGATE.search(k)]:
                 container[_LONE_SURROGATE.sub("\ufffd", key)] = container.pop(key)
-
-
-def _shown(ident: int | str) -> str:
-    """A request id as a fault shows it: a server's padded string id cut to a few characters."""
-    text = repr(ident) if isinstance(ident, str) else str(ident)
-    return text if len(text) <= 40 else f"{text[:32]}… [+{len(text) - 32:,} chars]"
 
 
 def _answer_fault(data: dict[str, Any]) -> str:

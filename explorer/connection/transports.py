@@ -11,6 +11,7 @@ know what to do (log in, or use the legacy SSE transport).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
@@ -100,11 +101,17 @@ class HttpAnswers:
 
 
 def _http_client(
-    headers: Mapping[str, str] | None, timeout: Any, auth: Any, answers: HttpAnswers | None, *, wait: float
+    headers: Mapping[str, str] | None,
+    timeout: Any,
+    auth: Any,
+    answers: HttpAnswers | None,
+    *,
+    wait: float,
+    sizes: ResponseSizes | None = None,
 ) -> httpx2.AsyncClient:
-    """The SDK's HTTP client, each answer read within the message cap (`http_limits`), waited for at most
-    `wait` seconds between two reads (`_waits_at_most`) and, with `answers`, the server's error statuses
-    recorded."""
+    """The SDK's HTTP client, each answer read within the message cap (`http_limits`; with `sizes`, its
+    size told by request id), waited for at most `wait` seconds between two reads (`_waits_at_most`) and,
+    with `answers`, the server's error statuses recorded."""
     from explorer.connection.http_limits import ACCEPT_ENCODING, cap_answer
 
     wanted = dict(headers or {})
@@ -113,7 +120,8 @@ def _http_client(
     client = sdk_door.http_client(headers=wanted, timeout=timeout, auth=auth)
     hooks = dict(client.event_hooks)
     recorded = answers.hooks()["response"] if answers is not None else []
-    hooks["response"] = [*hooks.get("response", []), *recorded, cap_answer]  # statuses first: the cap raises
+    capped = functools.partial(cap_answer, sizes=sizes)
+    hooks["response"] = [*hooks.get("response", []), *recorded, capped]  # statuses first: the cap raises
     hooks["request"] = [*hooks.get("request", []), _waits_at_most(wait)]
     client.event_hooks = hooks
     return client
@@ -180,11 +188,12 @@ async def open_transport(
 ) -> AsyncIterator[TransportStreams]:
     """Open the transport a spec describes; the caller builds an `mcp.Client` on the streams.
 
-    `problems` collects what a stdio server wrote that was not a message; `pump_holder` receives the
-    stderr pump when one masks secrets on the way to the log (so callers can wait for it to settle);
-    `http_answers` records the error statuses of an HTTP server; `auth` (an OAuth login) authenticates
-    its requests; `sizes` receives each response's size on the wire where the transport can tell (stdio);
-    `started` is the stdio server's process when it was started already (`stdio.start_server`).
+        `problems` collects what a stdio server wrote that was not a message; `pump_holder` receives the
+        stderr pump when one masks secrets on the way to the log (so callers can wait for it to settle);
+        `http_answers` records the error statuses of an HTTP server; `auth` (an OAuth login) authenticates
+        its requests; `sizes` receives each response's size on the wire where the transport can tell (stdio,
+    Streamable HTTP);
+        `started` is the stdio server's process when it was started already (`stdio.start_server`).
     """
     if spec.transport == "stdio":
         from explorer.connection.stdio import stdio_transport
@@ -224,7 +233,7 @@ async def open_transport(
         import httpx2
 
         read_timeout = httpx2.Timeout(timeout, read=max(timeout, 300.0))
-        http = _http_client(spec.headers, read_timeout, auth, http_answers, wait=timeout)
+        http = _http_client(spec.headers, read_timeout, auth, http_answers, wait=timeout, sizes=sizes)
         # A streamed answer is one event: the SDK's 1 MiB default failed a page of 10,000 resources.
         streaming = streamable_http_client(spec.url, http_client=http, max_sse_event_size=MAX_MESSAGE_BYTES)
         async with http, streaming as streams:

@@ -6,6 +6,8 @@ import os
 import shlex
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from tests.helpers.paths import FIXTURES, ROOT
@@ -45,6 +47,20 @@ def raw_server(*modes: str, **options: object) -> str:
     for key, value in options.items():
         words += ["--" + key.replace("_", "-"), str(value)]
     return shlex.join(words)
+
+
+@contextmanager
+def raw_http_server(*words: str) -> Iterator[str]:
+    """The raw fixture served over HTTP with these words; its URL while the block runs."""
+    proc = subprocess.Popen(
+        [sys.executable, str(FIXTURES / "raw_server.py"), *words], stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None
+    try:
+        yield proc.stdout.readline().strip()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
 
 
 def demo_server() -> str:
