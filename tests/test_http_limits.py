@@ -1,4 +1,4 @@
-"""An HTTP answer is read within the message cap, counted inflated; a GET event stream is left alone."""
+"""An HTTP answer is read within the message cap, counted inflated; a GET event stream is not capped."""
 
 from __future__ import annotations
 
@@ -192,3 +192,56 @@ class Chain(httpx2.AsyncByteStream):
         yield self.first
         async for chunk in self.then:
             yield chunk
+
+
+class Events(httpx2.AsyncByteStream):
+    """A GET event stream that sends `first`, then waits for the reader to have seen it before `rest`."""
+
+    def __init__(self, first: bytes, rest: bytes) -> None:
+        self.first = first
+        self.rest = rest
+        self.seen = anyio.Event()
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        yield self.first
+        with anyio.fail_after(10):  # a stream held back until its end would fail here, not hang
+            await self.seen.wait()
+        yield self.rest
+
+
+def events_as_read(headers: dict[str, str], stream: Events) -> list[bytes]:
+    """Each piece a GET event stream's reader gets, as it gets it."""
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(200, headers=headers, stream=stream)
+
+    async def go() -> list[bytes]:
+        hooks: dict[str, list[Callable[..., object]]] = {"response": [cap_answer]}
+        got = []
+        mock = httpx2.MockTransport(handler)
+        async with (
+            httpx2.AsyncClient(transport=mock, event_hooks=hooks) as client,
+            client.stream("GET", "http://server.test/mcp") as response,
+        ):
+            async for piece in response.aiter_bytes():
+                got.append(piece)
+                stream.seen.set()
+        return got
+
+    return anyio.run(go)
+
+
+def test_a_gzip_event_stream_is_inflated_an_event_at_a_time() -> None:
+    """A server that compresses its event stream flushes each event: each one is handed on as it comes,
+    not when the stream ends (which may be hours later)."""
+    deflater = zlib.compressobj(wbits=zlib.MAX_WBITS | 16)
+    first = deflater.compress(b"event: message\ndata: {}\n\n") + deflater.flush(zlib.Z_SYNC_FLUSH)
+    rest = deflater.compress(b"data: {}\n\n") + deflater.flush()
+    headers = {"content-type": "text/event-stream", "content-encoding": "gzip"}
+    assert events_as_read(headers, Events(first, rest)) == [b"event: message\ndata: {}\n\n", b"data: {}\n\n"]
+
+
+def test_a_lone_surrogate_in_a_get_event_stream_is_mended() -> None:
+    stream = Events(b'data: {"name": "\\ud800"}\r\n\r\n', b'data: {"name": "ok"}\r\n\r\n')
+    got = events_as_read({"content-type": "text/event-stream"}, stream)
+    assert got == [b'data: {"name": "\\ufffd"}\r\n\r\n', b'data: {"name": "ok"}\r\n\r\n']
