@@ -153,31 +153,19 @@ def test_an_endless_answer_stops_at_the_cap_and_the_other_server_is_listed(endle
     assert code == 1
 
 
-def test_an_endless_answer_fails_its_request_only(endless_url: str) -> None:
-    """As over stdio: the next request on the same connection works."""
+@pytest.mark.parametrize(
+    "uri", ["big://endless", "big://claimed"], ids=["read-past-the-cap", "length-past-it"]
+)
+def test_an_answer_past_the_cap_fails_its_request_only(endless_url: str, uri: str) -> None:
+    """As over stdio: the next request on the same connection works. An answer refused on its
+    Content-Length alone once escaped the SDK's request task and ended the whole connection."""
     spec = ServerSpec(name="endless", transport="http", url=endless_url)
 
     async def session() -> None:
         async with ServerConnection(spec, protocol="legacy", timeout=20.0) as conn:
             with pytest.raises(ServerFault) as caught:
-                await conn.read_resource("big://endless")
-            said = "reading big://endless: the server's answer is over 256 MiB, the most the explorer reads"
-            assert caught.value.message.startswith(said)
-            assert "small" in str(await conn.read_resource("small://a"))
-
-    anyio.run(session)
-
-
-def test_an_answer_whose_length_is_past_the_cap_fails_its_request_only(endless_url: str) -> None:
-    """Refused on its Content-Length alone; before, the refusal escaped the SDK's request task and ended
-    the whole connection."""
-    spec = ServerSpec(name="endless", transport="http", url=endless_url)
-
-    async def session() -> None:
-        async with ServerConnection(spec, protocol="legacy", timeout=20.0) as conn:
-            with pytest.raises(ServerFault) as caught:
-                await conn.read_resource("big://claimed")
-            said = "reading big://claimed: the server's answer is over 256 MiB, the most the explorer reads"
+                await conn.read_resource(uri)
+            said = f"reading {uri}: the server's answer is over 256 MiB, the most the explorer reads"
             assert caught.value.message.startswith(said)
             assert "small" in str(await conn.read_resource("small://a"))
 
