@@ -163,3 +163,9 @@ def test_pathological_template_benchmark_small() -> None:
 def test_preview_benchmark_one_round() -> None:
     out = run("bench_preview.py", "--rounds", "1")
     assert all(name in out for name in ("1 KB", "1 MB", "200k-char line")), out
+
+
+def test_http_text_benchmark_prints_every_kind_of_page() -> None:
+    lines = run("bench_http_text.py", "--size", "20000").splitlines()
+    assert lines[0].split()[:2] == ["page", "MB"] and len(lines) == 10
+    assert all(line.endswith("x") for line in lines[1:-1])  # a ratio on every row

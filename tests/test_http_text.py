@@ -44,8 +44,33 @@ def test_bytes_that_are_not_utf8_become_u_fffd() -> None:
 @given(st.lists(st.text(alphabet=st.characters(codec=None), max_size=20), max_size=8))
 def test_any_string_javascript_could_write_is_read_with_u_fffd_for_lone_surrogates(texts: list[str]) -> None:
     data = json.dumps(texts).encode()  # ensure_ascii: lone surrogates escaped, as JSON.stringify does
-    want = [text.encode("utf-16", "surrogatepass").decode("utf-16", "replace") for text in texts]
+    want = [u_fffd_for_lone_surrogates(text) for text in texts]
     assert parsed(mended(data)) == want
+
+
+def u_fffd_for_lone_surrogates(text: str) -> str:
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+@given(
+    st.lists(st.sampled_from(["\\\\", "\\ud83d", "\\ude00", "\\ud800", "\\udfff", "u", "d83d", "a", "\\n"]))
+)
+def test_escapes_and_backslashes_in_any_order_are_read_as_the_standard_library_reads_them(
+    tokens: list[str],
+) -> None:
+    """Escapes written by hand, so that a backslash escaped before `ud83d` (text, not an escape), a pair, a
+    high one then a high one, a low one alone all come: what `json.loads` reads, lone surrogates U+FFFD."""
+    data = ('["' + "".join(tokens) + '", "\\\\u"]').encode()  # the second string: a backslash before u
+    want = [u_fffd_for_lone_surrogates(text) for text in json.loads(data)]
+    assert parsed(mended(data)) == want
+    plain = ('["' + "".join(tokens) + '"]').encode()  # no backslash before a `\u` outside the tokens
+    assert parsed(mended(plain)) == [u_fffd_for_lone_surrogates(json.loads(plain)[0])]
+
+
+def test_a_long_run_of_backslashes_before_text_and_a_lone_surrogate() -> None:
+    """Its speed (it once cost the run's length squared) is shown by `benchmarks/bench_http_text.py`."""
+    data = json.dumps(["\\" * 10_001 + "ud800", "\\u\ud800"]).encode()
+    assert parsed(mended(data)) == ["\\" * 10_001 + "ud800", "\\u\ufffd"]
 
 
 def fed(repair: TextRepair, pieces: list[bytes]) -> list[bytes]:

@@ -9,8 +9,9 @@ end, so a line is the smallest piece that can be mended on its own, and an event
 handed on as soon as their last line is there.
 
 Well-formed bytes (nearly all) pass as they came: a line that is ASCII with no surrogate escape is checked
-by two scans in C and not copied (on a 130 KB page of a listing, a fifth of the time the SDK's parser
-takes over it, measured).
+by two scans in C and not copied. Python looks at surrogate escapes only, never at every escape, and a run
+of backslashes once: `benchmarks/bench_http_text.py` shows mending against the SDK's own parse of the same
+page (a tenth of it on a plain page, linear time on hostile ones).
 """
 
 from __future__ import annotations
@@ -19,24 +20,28 @@ import re
 
 __all__ = ["TextRepair", "mended"]
 
-_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
-"""The start of a surrogate escape: where a line may need mending (a pair is fine, a lone one is not)."""
-
-_ESCAPE = re.compile(
-    rb"\\(?:u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|u[dD][89a-fA-F][0-9a-fA-F]{2}|.)",
-    re.DOTALL,
+_LONE = re.compile(
+    rb"\\u[dD](?:"
+    rb"[89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F])"  # a high surrogate no low one follows
+    rb"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD])[c-fC-F][0-9a-fA-F]{2})"  # a low one no high one precedes
 )
-"""An escape, read from the left so that `\\\\ud800` is an escaped backslash then text: a surrogate pair,
-a lone surrogate, or any other escape (kept)."""
+"""A lone surrogate escape, when every `\\u` of the text is an escape (no backslash before it makes it
+text)."""
+
+_ANY = re.compile(rb"\\u[dD][89a-fA-F]")
+"""The start of what may be a surrogate escape: most pages have none, and one search says so."""
+
+_TEXT_U = re.compile(rb"\\\\u")
+"""A backslash before `\\u`, which may make it text (a regular expression: twice as fast as `in` here)."""
+
+_CANDIDATE = re.compile(
+    rb"(?<!\\)(\\++)u[dD](?:[89abAB][0-9a-fA-F]{2}(\\u[dD][c-fC-F][0-9a-fA-F]{2})?|[c-fC-F][0-9a-fA-F]{2})"
+)
+"""A surrogate escape, a pair taken whole, with the whole run of backslashes it ends: an even number of them
+makes it text (`\\\\ud800` is an escaped backslash, then `ud800`). The run is matched from its start only
+and never given back: linear on a run of any length (matching from inside it was quadratic)."""
 
 _REPLACEMENT = rb"\ufffd"
-
-
-def _mend_escape(match: re.Match[bytes]) -> bytes:
-    escape = match.group()
-    if len(escape) == 6 and escape[1:2] == b"u":  # one surrogate, not a pair
-        return _REPLACEMENT
-    return escape
 
 
 def mended(block: bytes) -> bytes:
@@ -46,9 +51,37 @@ def mended(block: bytes) -> bytes:
             block.decode("utf-8")
         except UnicodeDecodeError:
             block = block.decode("utf-8", errors="replace").encode("utf-8")
-    if _SURROGATE.search(block) is None:
+    lone = _lone_surrogates(block)
+    if not lone:
         return block
-    return _ESCAPE.sub(_mend_escape, block)
+    pieces: list[bytes] = []
+    last = 0
+    for at in lone:
+        pieces += (block[last:at], _REPLACEMENT)
+        last = at + 6
+    pieces.append(block[last:])
+    return b"".join(pieces)
+
+
+def _lone_surrogates(block: bytes) -> list[int]:
+    """Where the lone surrogate escapes of `block` start. When no backslash comes before a `\\u`, one
+    search with lookarounds finds them, pairs skipped in C; else each surrogate escape is looked at (still
+    never the other escapes: a page of escaped quotes with one emoji took 100 ms a MB when every escape was).
+    """
+    if _ANY.search(block) is None:
+        return []
+    if _TEXT_U.search(block) is None:
+        return [found.start() for found in _LONE.finditer(block)]
+    lone: list[int] = []
+    for found in _CANDIDATE.finditer(block):
+        escaped = (found.end(1) - found.start(1)) % 2 == 0
+        low = found.start(2)  # -1 unless a low surrogate escape came right after a high one
+        if escaped:
+            if low >= 0:
+                lone.append(low)  # after text, not after a high surrogate
+        elif low < 0:
+            lone.append(found.end(1) - 1)  # a high one alone, or a low one no high one took
+    return lone
 
 
 class TextRepair:
