@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import anyio
@@ -30,7 +30,7 @@ class _Server(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     stop = threading.Event()  # set when the test ends: what waits stops waiting
 
-    def _answer(self, ident: object, result: dict[str, object], *headers: tuple[str, str]) -> None:
+    def _answer(self, ident: object, result: Mapping[str, object], *headers: tuple[str, str]) -> None:
         answer = json.dumps({"jsonrpc": "2.0", "id": ident, "result": result}).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
@@ -250,3 +250,106 @@ def test_a_redirected_sse_endpoint_names_where_it_points(moved_port: int) -> Non
     said = "connecting: the server answered HTTP 307 Temporary Redirect to http://127.0.0.1:9/elsewhere/sse"
     assert said in result.stderr and "(not followed)" in result.stderr
     assert "\x1b" not in result.stderr  # the server's Location is shown escaped
+
+
+# ------------------------------------------------------------- sizes by request id, and what is not one
+
+
+class _Paged(_Server):
+    """Streamable HTTP, ten pages of 200 resources (about 10 KB each); subclasses vary how a page comes."""
+
+    stop = threading.Event()
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
+        if "id" not in body:
+            self._empty(202)
+        elif body.get("method") == "initialize":
+            info = {"name": "paged", "version": "1"}
+            result = {"protocolVersion": "2025-11-25", "capabilities": {"resources": {}}, "serverInfo": info}
+            self._answer(body["id"], result)
+        elif body.get("method") == "resources/list":
+            self._page(body["id"], int((body.get("params") or {}).get("cursor", "0")))
+        else:
+            self._answer(body["id"], {"resourceTemplates": []})
+
+    def _page(self, ident: object, number: int) -> None:
+        self._answer(ident, self.page(number))
+
+    @staticmethod
+    def page(number: int) -> dict[str, object]:
+        items = [{"uri": f"x://p{number}/item{k:05d}", "name": f"item {k}"} for k in range(200)]
+        return {"resources": items, **({"nextCursor": str(number + 1)} if number < 9 else {})}
+
+    def do_GET(self) -> None:
+        self._empty(405)
+
+
+class _Redirected(_Paged):
+    """Every page asked of /mcp is redirected to /mcp/ (same origin: followed), with a 5 KB JSON body."""
+
+    stop = threading.Event()
+
+    def _page(self, ident: object, number: int) -> None:
+        if self.path == "/mcp/":
+            super()._page(ident, number)
+            return
+        moved = json.dumps({"moved": "m" * 5000}).encode()  # JSON, as the answer would be
+        self.send_response(307)
+        self.send_header("Location", "/mcp/")
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(moved)))
+        self.end_headers()
+        self.wfile.write(moved)
+
+
+class _Chatty(_Paged):
+    """Each page is the last event of an event stream that first sends 100 log notifications of 1 KB."""
+
+    stop = threading.Event()
+
+    def _page(self, ident: object, number: int) -> None:
+        note = {
+            "jsonrpc": "2.0",
+            "method": "notifications/message",
+            "params": {"level": "info", "data": "n" * 1000},
+        }
+        answer = {"jsonrpc": "2.0", "id": ident, "result": self.page(number)}
+        events = b"".join(
+            b"event: message\ndata: %s\n\n" % json.dumps(m).encode() for m in [note] * 100 + [answer]
+        )
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Content-Length", str(len(events)))
+        self.end_headers()
+        self.wfile.write(events)
+
+
+def listed(handler: type[_Paged], *bounds: str) -> dict[str, object]:
+    """`tree --json` of a server with `handler`: its entry."""
+    serving = _serve(handler)
+    url = f"http://127.0.0.1:{next(serving)}/mcp"
+    try:
+        result = run_cli("tree", "--json", "--protocol", "legacy", "--timeout", "20", *bounds, "-s", url)
+    finally:
+        next(serving, None)  # the server stops
+    assert "Traceback" not in result.stderr, result
+    [server] = json.loads(result.stdout)["servers"]
+    return server  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("handler", [_Redirected, _Chatty], ids=["redirected", "with-notifications"])
+def test_the_bytes_bound_counts_the_pages_whatever_comes_around_them(handler: type[_Paged]) -> None:
+    """A redirect's body was taken for the page's size (18 bytes a page: the bound never came), and an event
+    stream's notifications were counted as the page (refused at once); both pages are about 10 KB."""
+    server = listed(handler, "--max-bytes", "25000")
+    assert server["ok"] and server["stoppedBy"] == "max_bytes", server
+    assert server["resources"] in (400, 600) and isinstance(server["bytes"], int) and server["bytes"] > 25_000
+    assert listed(handler)["resources"] == 2000  # and all of it within the default bound
+
+
+def test_a_redirect_body_past_the_bound_is_never_read() -> None:
+    """It was read (and refused) where the SDK catches nothing: the whole connection ended, the template
+    listing lost with it. The page it leads to is past the bound too: refused unread, the listing stops."""
+    server = listed(_Redirected, "--max-bytes", "2000")
+    assert server["ok"] and server["stoppedBy"] == "max_bytes" and server["resources"] == 0, server

@@ -11,7 +11,14 @@ import httpx2
 import pytest
 
 from explorer.connection import http_limits
-from explorer.connection.http_limits import ACCEPT_ENCODING, AnswerRefused, EventsRefused, cap_answer
+from explorer.connection.http_limits import (
+    ACCEPT_ENCODING,
+    AnswerRefused,
+    EventsRefused,
+    cap_answer,
+    remember_request_id,
+    request_id,
+)
 
 LIMIT = 64 * 1024
 CHUNK = 4096
@@ -245,3 +252,26 @@ def test_a_lone_surrogate_in_a_get_event_stream_is_mended() -> None:
     stream = Events(b'data: {"name": "\\ud800"}\r\n\r\n', b'data: {"name": "ok"}\r\n\r\n')
     got = events_as_read({"content-type": "text/event-stream"}, stream)
     assert got == [b'data: {"name": "\\ufffd"}\r\n\r\n', b'data: {"name": "ok"}\r\n\r\n']
+
+
+def test_only_a_request_s_id_is_taken_not_that_of_the_client_s_answer_to_the_server() -> None:
+    """The client answers a server's ping with the server's id: a listing request of the same number must
+    not lose its bound to it."""
+
+    def post(message: object) -> httpx2.Request:
+        return httpx2.Request("POST", "http://server.test/mcp", json=message)
+
+    assert request_id(post({"jsonrpc": "2.0", "id": 3, "method": "resources/list"})) == 3
+    assert request_id(post({"jsonrpc": "2.0", "id": "a", "method": "resources/list"})) == "a"
+    assert request_id(post({"jsonrpc": "2.0", "id": 3, "result": {}})) is None  # an answer
+    assert request_id(post([{"jsonrpc": "2.0", "id": 3, "method": "ping"}])) is None  # a batch
+    assert request_id(post({"jsonrpc": "2.0", "id": True, "method": "ping"})) is None
+    assert request_id(httpx2.Request("GET", "http://server.test/mcp")) is None
+
+
+def test_a_redirected_request_keeps_the_id_of_the_one_it_follows() -> None:
+    """Its body, a stream again, cannot be read; the extensions come along."""
+    first = httpx2.Request("POST", "http://server.test/mcp", json={"jsonrpc": "2.0", "id": 9, "method": "x"})
+    anyio.run(remember_request_id, first)
+    again = httpx2.Request("POST", "http://server.test/mcp/", stream=Body(b"{}"), extensions=first.extensions)
+    assert request_id(again) == 9

@@ -52,9 +52,10 @@ def u_fffd_for_lone_surrogates(text: str) -> str:
     return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
-@given(
-    st.lists(st.sampled_from(["\\\\", "\\ud83d", "\\ude00", "\\ud800", "\\udfff", "u", "d83d", "a", "\\n"]))
-)
+ESCAPE_TOKENS = ["\\\\", "\\ud83d", "\\ude00", "\\ud800", "\\udfff", "u", "d83d", "a", "\\n", '\\"', "é"]
+
+
+@given(st.lists(st.sampled_from(ESCAPE_TOKENS)))
 def test_escapes_and_backslashes_in_any_order_are_read_as_the_standard_library_reads_them(
     tokens: list[str],
 ) -> None:
@@ -65,6 +66,17 @@ def test_escapes_and_backslashes_in_any_order_are_read_as_the_standard_library_r
     assert parsed(mended(data)) == want
     plain = ('["' + "".join(tokens) + '"]').encode()  # no backslash before a `\u` outside the tokens
     assert parsed(mended(plain)) == [u_fffd_for_lone_surrogates(json.loads(plain)[0])]
+
+
+@given(
+    st.lists(st.sampled_from(ESCAPE_TOKENS)), st.lists(st.integers(min_value=0, max_value=300), max_size=8)
+)
+def test_escapes_cut_anywhere_between_pieces_are_mended_as_whole(tokens: list[str], cuts: list[int]) -> None:
+    data = ('["' + "".join(tokens) + '", "\\\\u", "' + "".join(tokens) + '"]').encode()
+    points = sorted({min(cut, len(data)) for cut in cuts})
+    pieces = [data[start:end] for start, end in zip([0, *points], [*points, len(data)], strict=True)]
+    repair = TextRepair(most_held=1 << 20)
+    assert b"".join(fed(repair, pieces)) + repair.rest() == mended(data)
 
 
 def test_a_long_run_of_backslashes_before_text_and_a_lone_surrogate() -> None:
@@ -91,26 +103,34 @@ def test_mended_piece_by_piece_is_mended_whole(chars: list[str], cuts: list[int]
     assert b"".join(fed(repair, pieces)) + repair.rest() == mended(body)
 
 
-def test_whole_lines_go_on_at_once_and_a_line_start_waits_for_its_end() -> None:
+def test_events_go_on_as_they_come_and_only_a_cut_escape_waits() -> None:
     repair = TextRepair(most_held=1 << 20)
-    assert repair.feed(b'event: message\r\ndata: {"a": "\\ud800"}\r\n\r\ndata: {"b"') == (
+    assert repair.feed(b'event: message\r\ndata: {"a": "\\ud800"}\r\n\r\n') == (
         b'event: message\r\ndata: {"a": "\\ufffd"}\r\n\r\n'
     )
-    assert repair.feed(b": 1}") == b""
-    assert repair.feed(b"\r\r") == b'data: {"b": 1}\r\r'  # lines that end in CR alone go on too
+    assert repair.feed(b'data: {"b": "x \\ud83d') == b'data: {"b": "x '  # half a pair, maybe: it waits
+    assert repair.feed(b'\\ude00"}\r\r') == b'\\ud83d\\ude00"}\r\r'  # it was a pair: kept as it is
+    assert repair.feed(b'data: {"c": "\\\\') == b'data: {"c": "'  # a backslash run waits whole
+    assert repair.feed(b'\\ud800"}\n\n') == b'\\\\\\ufffd"}\n\n'  # odd: the third one escapes
+    assert repair.feed(b'data: "\xe6\x97') == b'data: "'  # and half a UTF-8 character
+    assert repair.feed(b'\xa5"\n\n') == '日"\n\n'.encode()
     assert repair.rest() == b""
 
 
-def test_a_body_with_no_line_end_is_mended_whole_at_its_end() -> None:
+def test_a_long_body_is_mended_a_piece_at_a_time_not_held_whole() -> None:
+    """A 256 MiB answer was held whole, copied, then buffered again by the SDK."""
     repair = TextRepair(most_held=1 << 20)
-    assert fed(repair, [b'{"a": "\\ud8', b'00", "b": "\xff', b'"}']) == [b"", b"", b""]
-    assert parsed(repair.rest()) == {"a": "\ufffd", "b": "\ufffd"}
+    pieces = [b'{"a": "\\ud8', b'00", "b": "\xff', b'", "c": "' + b"x" * 100_000, b'"}']
+    out = fed(repair, pieces)
+    assert out[0] == b'{"a": "' and len(out[2]) > 100_000
+    assert parsed(b"".join(out) + repair.rest()) == {"a": "\ufffd", "b": "\ufffd", "c": "x" * 100_000}
 
 
-def test_a_line_that_never_ends_is_handed_on_unmended_past_the_bound() -> None:
-    """An event stream opened with GET has no cap: its reader's per-event limit refuses such a line."""
+def test_bytes_with_nowhere_to_cut_go_on_as_they_came_past_the_bound() -> None:
+    """An event stream opened with GET has no cap: its reader's own limit refuses what is not an event."""
     repair = TextRepair(most_held=10)
-    assert repair.feed(b"data: \xff") == b""
-    assert repair.feed(b"\xff" * 6) == b"data: " + b"\xff" * 7  # as it came: the reader refuses it
+    assert repair.feed(b"\\\xff") == b""  # a backslash and a byte that is not UTF-8: no place to cut
+    assert repair.feed(b"\xff" * 6) == b""
+    assert repair.feed(b"\xff" * 6) == b"\\" + b"\xff" * 13  # as it came
     assert repair.feed(b"x\n") == b"x\n"
     assert repair.rest() == b""

@@ -30,7 +30,14 @@ from explorer.connection.errors import REFUSED_PREFIX, UnreadableAnswer  # REFUS
 from explorer.connection.http_text import TextRepair
 from explorer.connection.sizes import MAX_MESSAGE_BYTES, RequestId, ResponseSizes, limit_text
 
-__all__ = ["ACCEPT_ENCODING", "AnswerRefused", "EventsRefused", "cap_answer"]
+__all__ = [
+    "ACCEPT_ENCODING",
+    "AnswerRefused",
+    "EventsRefused",
+    "cap_answer",
+    "remember_request_id",
+    "request_id",
+]
 
 ACCEPT_ENCODING = "gzip, deflate"
 """What the explorer's HTTP client accepts: the encodings `cap_answer` can inflate a piece at a time."""
@@ -51,15 +58,23 @@ class EventsRefused(httpx2.SSEError):
 async def cap_answer(response: httpx2.Response, sizes: ResponseSizes | None = None) -> None:
     """Response hook: read this answer's body within `MAX_MESSAGE_BYTES` (see the module docstring).
 
-    With `sizes` (bind it with `functools.partial`), as the stdio reader does: the body's size is recorded
-    under the id of the request it answers, and an answer to a request asked to be at most a size
-    (`ResponseSizes.expect_at_most`, a listing page past --max-bytes) is read no further than that.
+    With `sizes` (bind it with `functools.partial`), as the stdio reader does: a JSON answer's size is
+    recorded under the id of the request it answers, and one to a request asked to be at most a size
+    (`ResponseSizes.expect_at_most`, a listing page past --max-bytes) is read no further than that. Not an
+    event stream's: its body may hold notifications, or only a priming event when the answer comes on
+    another stream, so the listing measures the page itself. A redirect's body is never read: the client
+    drains it where no error is caught, and the answer is the redirected request's.
     """
+    inner = response.stream
+    assert isinstance(inner, httpx2.AsyncByteStream)  # the async client's
+    if 300 <= response.status_code < 400:
+        response.stream = _Unread(inner, None)
+        return
     kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
     events = kind == "text/event-stream"
     limit = None if events and response.request.method == "GET" else MAX_MESSAGE_BYTES
     refused: type[AnswerRefused] | type[EventsRefused] = EventsRefused if events else AnswerRefused
-    ident = _request_id(response.request) if sizes is not None and limit is not None else None
+    ident = request_id(response.request) if sizes is not None and kind == "application/json" else None
     bound = _Bound(sizes, ident) if sizes is not None and ident is not None else None
     encodings = [
         part
@@ -68,8 +83,6 @@ async def cap_answer(response: httpx2.Response, sizes: ResponseSizes | None = No
         )
         if part and part != "identity"
     ]
-    inner = response.stream
-    assert isinstance(inner, httpx2.AsyncByteStream)  # the async client's
     length = response.headers.get("content-length", "")
     said = int(length) if not encodings and length.isdigit() else None  # what the body will be
     if said is not None and limit is not None and said > limit:
@@ -86,8 +99,26 @@ async def cap_answer(response: httpx2.Response, sizes: ResponseSizes | None = No
     response.stream = _CappedStream(inner, limit, decoders, refused, bound)
 
 
-def _request_id(request: httpx2.Request) -> RequestId | None:
-    """The id of the JSON-RPC request a POST sent (one, not a batch), or None."""
+_REQUEST_ID = "explorer.request_id"
+"""Where `remember_request_id` keeps a request's id among its extensions (a redirect keeps them)."""
+
+
+async def remember_request_id(request: httpx2.Request) -> None:
+    """Request hook: keep the JSON-RPC request id a POST sends, for the answer's hook. A redirected
+    request's body can no longer be read, but it keeps the extensions of the request it follows."""
+    if _REQUEST_ID not in request.extensions:
+        request.extensions[_REQUEST_ID] = _sent_id(request)
+
+
+def request_id(request: httpx2.Request) -> RequestId | None:
+    """The id of the JSON-RPC request `request` sent, or None (not a request, or a batch)."""
+    if _REQUEST_ID in request.extensions:
+        found = request.extensions[_REQUEST_ID]
+        return found if isinstance(found, int | str) else None
+    return _sent_id(request)
+
+
+def _sent_id(request: httpx2.Request) -> RequestId | None:
     if request.method != "POST":
         return None
     try:
@@ -100,24 +131,28 @@ def _request_id(request: httpx2.Request) -> RequestId | None:
         message = orjson.loads(body)
     except orjson.JSONDecodeError:
         return None
-    ident = message.get("id") if isinstance(message, dict) else None
+    if not isinstance(message, dict) or "method" not in message:
+        return None  # a batch, or the client's answer to a request of the server's (its id is the server's)
+    ident = message.get("id")
     return ident if isinstance(ident, int | str) and not isinstance(ident, bool) else None
 
 
 class _Unread(httpx2.AsyncByteStream):
-    """A body refused before its first byte: reading it fails with `error`. Not raised from the hook: an
-    error there escapes the SDK's request task and ends the whole connection; one raised while the body is
-    read fails that one request."""
+    """A body not read: reading it fails with `error` (a refusal before the first byte), or finds it empty
+    (no error: a redirect's). Not raised from the hook: an error there escapes the SDK's request task and
+    ends the whole connection; one raised while the body is read fails that one request."""
 
-    def __init__(self, inner: httpx2.AsyncByteStream, error: Exception) -> None:
+    def __init__(self, inner: httpx2.AsyncByteStream, error: Exception | None) -> None:
         self._inner = inner
         self._error: Exception | None = error
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         await self._inner.aclose()
-        if self._error is not None:  # always: the `yield` below makes this an async generator
+        if self._error is not None:
             raise self._error
-        yield b""
+        nothing: tuple[bytes, ...] = ()
+        for piece in nothing:  # an async generator all the same, as httpx iterates one
+            yield piece
 
     async def aclose(self) -> None:
         await self._inner.aclose()

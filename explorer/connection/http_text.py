@@ -4,11 +4,11 @@ Why: the SDK parses an HTTP answer with pydantic's strict JSON parser, which ref
 byte that is not UTF-8 or one lone surrogate escape (`\\ud800`, what JavaScript's `JSON.stringify` writes for
 a string cut in the middle of an emoji). Over stdio the explorer reads such a message, with U+FFFD in place
 of what it could not read (`stdio_lines`); over HTTP the same page of a listing was lost. `TextRepair` mends
-the bytes on their way to the SDK, a line at a time: neither a UTF-8 sequence nor an escape spans a line
-end, so a line is the smallest piece that can be mended on its own, and an event stream's events are still
-handed on as soon as their last line is there.
+the bytes on their way to the SDK as they come, each piece cut after a byte no escape, backslash run or
+UTF-8 sequence goes through (`_safe_cut`), so that each side is mended alone as it would be whole: an event
+stream's events go on as they arrive, and no body or line is held whole.
 
-Well-formed bytes (nearly all) pass as they came: a line that is ASCII with no surrogate escape is checked
+Well-formed bytes (nearly all) pass as they came: a piece that is ASCII with no surrogate escape is checked
 by two scans in C and not copied. Python looks at surrogate escapes only, never at every escape, and a run
 of backslashes once: `benchmarks/bench_http_text.py` shows mending against the SDK's own parse of the same
 page (a tenth of it on a plain page, linear time on hostile ones).
@@ -17,6 +17,7 @@ page (a tenth of it on a plain page, linear time on hostile ones).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 __all__ = ["TextRepair", "mended"]
 
@@ -45,71 +46,86 @@ _REPLACEMENT = rb"\ufffd"
 
 
 def mended(block: bytes) -> bytes:
-    """`block` (whole lines) with bytes that are not UTF-8 and lone surrogate escapes made U+FFFD."""
+    """`block` with bytes that are not UTF-8 and lone surrogate escapes made U+FFFD (a piece cut where
+    `TextRepair` cuts, or a whole body)."""
     if not block.isascii():
         try:
             block.decode("utf-8")
         except UnicodeDecodeError:
             block = block.decode("utf-8", errors="replace").encode("utf-8")
-    lone = _lone_surrogates(block)
-    if not lone:
-        return block
-    pieces: list[bytes] = []
-    last = 0
-    for at in lone:
-        pieces += (block[last:at], _REPLACEMENT)
-        last = at + 6
-    pieces.append(block[last:])
-    return b"".join(pieces)
+    fixed: bytearray | None = None
+    for at in _lone_surrogates(block):
+        if fixed is None:
+            fixed = bytearray(block)
+        fixed[at : at + 6] = _REPLACEMENT  # as long as the escape: patched in place, no list of pieces
+    return block if fixed is None else bytes(fixed)
 
 
-def _lone_surrogates(block: bytes) -> list[int]:
+def _lone_surrogates(block: bytes) -> Iterator[int]:
     """Where the lone surrogate escapes of `block` start. When no backslash comes before a `\\u`, one
     search with lookarounds finds them, pairs skipped in C; else each surrogate escape is looked at (still
     never the other escapes: a page of escaped quotes with one emoji took 100 ms a MB when every escape was).
     """
     if _ANY.search(block) is None:
-        return []
+        return
     if _TEXT_U.search(block) is None:
-        return [found.start() for found in _LONE.finditer(block)]
-    lone: list[int] = []
+        for found in _LONE.finditer(block):
+            yield found.start()
+        return
     for found in _CANDIDATE.finditer(block):
         escaped = (found.end(1) - found.start(1)) % 2 == 0
         low = found.start(2)  # -1 unless a low surrogate escape came right after a high one
         if escaped:
             if low >= 0:
-                lone.append(low)  # after text, not after a high surrogate
+                yield low  # after text, not after a high surrogate
         elif low < 0:
-            lone.append(found.end(1) - 1)  # a high one alone, or a low one no high one took
-    return lone
+            yield found.end(1) - 1  # a high one alone, or a low one no high one took
+
+
+_LOOK_BACK = 64  # bytes from a piece's end searched for a place to cut it
+_NOT_NEUTRAL = frozenset(b"\\u0123456789abcdefABCDEF") | frozenset(range(0x80, 0x100))
+
+
+def _safe_cut(data: bytes | bytearray) -> int:
+    """Where `data` can be cut so that each side is mended alone as it would be whole: right after an
+    ASCII byte that no escape, backslash run or UTF-8 sequence goes through (not a backslash, `u` or a hex
+    digit), among the last `_LOOK_BACK` bytes; -1 when there is none there."""
+    for at in range(len(data) - 1, max(len(data) - _LOOK_BACK, 0) - 1, -1):
+        if data[at] not in _NOT_NEUTRAL:
+            return at + 1
+    return -1
 
 
 class TextRepair:
-    """`mended`, fed a body piece by piece: each piece's whole lines go on at once, a line's start waits
-    for its end (a body with no line end is mended whole, at its end). At most `most_held` bytes wait: past
-    that, a line goes on as it came, for the reader's own limit to refuse (an event stream has no cap)."""
+    """`mended`, fed a body piece by piece: each piece goes on at once, but for its last few bytes when they
+    might be half of something (an escape, a backslash run, a UTF-8 sequence); those wait for the next
+    piece. An event stream's events, which end in line breaks, go on as they come; no line is held whole
+    (a 256 MiB line was held, then copied, then buffered again by the SDK). At most `most_held` bytes wait:
+    past that, they go on as they came (a body with nowhere to cut is not JSON the SDK could parse anyway).
+    """
 
     def __init__(self, most_held: int) -> None:
         self._held = bytearray()
         self._most_held = most_held
 
     def feed(self, data: bytes) -> bytes:
-        end = max(data.rfind(b"\n"), data.rfind(b"\r"))  # an event stream may end its lines with CR alone
-        if end < 0:
+        buffer: bytes | bytearray = data
+        if self._held:
             self._held += data
+            buffer = self._held
+        cut = _safe_cut(buffer)
+        if cut < 0:
+            if buffer is data:
+                self._held += data
             if len(self._held) > self._most_held:
                 unmended, self._held = bytes(self._held), bytearray()
                 return unmended
             return b""
-        if self._held:
-            self._held += data[: end + 1]
-            block = bytes(self._held)
-        else:
-            block = data[: end + 1] if end + 1 < len(data) else data
-        self._held = bytearray(data[end + 1 :])
-        return mended(block)
+        block = buffer if cut == len(buffer) else buffer[:cut]
+        self._held = bytearray(buffer[cut:])
+        return mended(bytes(block))
 
     def rest(self) -> bytes:
-        """The last line, mended (the body ended)."""
+        """What waited, mended (the body ended)."""
         block, self._held = bytes(self._held), bytearray()
         return mended(block) if block else b""

@@ -112,7 +112,7 @@ def _http_client(
     """The SDK's HTTP client, each answer read within the message cap (`http_limits`; with `sizes`, its
     size told by request id), waited for at most `wait` seconds between two reads (`_waits_at_most`) and,
     with `answers`, the server's error statuses recorded."""
-    from explorer.connection.http_limits import ACCEPT_ENCODING, cap_answer
+    from explorer.connection.http_limits import ACCEPT_ENCODING, cap_answer, remember_request_id
 
     wanted = dict(headers or {})
     if not any(name.lower() == "accept-encoding" for name in wanted):
@@ -123,6 +123,8 @@ def _http_client(
     capped = functools.partial(cap_answer, sizes=sizes)
     hooks["response"] = [*hooks.get("response", []), *recorded, capped]  # statuses first: the cap raises
     hooks["request"] = [*hooks.get("request", []), _waits_at_most(wait)]
+    if sizes is not None:
+        hooks["request"].append(remember_request_id)
     client.event_hooks = hooks
     return client
 
@@ -188,12 +190,12 @@ async def open_transport(
 ) -> AsyncIterator[TransportStreams]:
     """Open the transport a spec describes; the caller builds an `mcp.Client` on the streams.
 
-        `problems` collects what a stdio server wrote that was not a message; `pump_holder` receives the
-        stderr pump when one masks secrets on the way to the log (so callers can wait for it to settle);
-        `http_answers` records the error statuses of an HTTP server; `auth` (an OAuth login) authenticates
-        its requests; `sizes` receives each response's size on the wire where the transport can tell (stdio,
-    Streamable HTTP);
-        `started` is the stdio server's process when it was started already (`stdio.start_server`).
+    `problems` collects what a stdio server wrote that was not a message; `pump_holder` receives the
+    stderr pump when one masks secrets on the way to the log (so callers can wait for it to settle);
+    `http_answers` records the error statuses of an HTTP server; `auth` (an OAuth login) authenticates
+    its requests; `sizes` receives each response's size on the wire where the transport can tell (stdio,
+    JSON answers over Streamable HTTP); `started` is the stdio server's process when it was started
+    already (`stdio.start_server`).
     """
     if spec.transport == "stdio":
         from explorer.connection.stdio import stdio_transport
