@@ -249,7 +249,7 @@ class _CappedStream(httpx2.AsyncByteStream):
         self._decoders = decoders
         self._refused = refused
         self._seen = 0
-        self._repair = TextRepair(most_held=MAX_MESSAGE_BYTES)  # what a POST's answer may be
+        self._repair = TextRepair(most_held=MAX_MESSAGE_BYTES)  # the most one message may be
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         try:
@@ -277,7 +277,7 @@ class _CappedStream(httpx2.AsyncByteStream):
             yield from self._decoded(piece, start + 1)
 
     def _taken(self, piece: bytes) -> bytes:
-        """`piece` counted against the limit, then its whole lines mended (b"" while a line waits)."""
+        """`piece` counted against the limits, then mended (b"" while all of it waits for what follows)."""
         self._seen += len(piece)
         if self._limit is not None and self._seen > self._limit:
             raise self._refused(_too_large(self._limit))
