@@ -320,10 +320,17 @@ async def test_a_50_mb_read_is_capped_with_load_all_and_memory_is_bounded() -> N
         text = preview_text(app)
         assert "load all" in text.lower() and preview.can_load_all
         assert len(text) < 2_000_000  # a cap on screen, not 50 MB of rows
-        gc.collect()
-        kept = rss_bytes() - before
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - peak_before
-        assert kept < 16 * 1024 * 1024, f"the read left {kept / 2**20:.0f} MB behind"
+
+        def given_back() -> bool:
+            gc.collect()
+            return rss_bytes() - before < 16 * 1024 * 1024
+
+        # The SDK drops its references a moment after the preview shows: the memory goes back then.
+        try:
+            await wait_for(pilot, given_back, timeout=30)
+        except AssertionError:
+            raise AssertionError(f"the read left {(rss_bytes() - before) / 2**20:.0f} MB behind") from None
         assert peak < 400 * 1024 * 1024, f"the read peaked {peak / 2**20:.0f} MB above the earlier peak"
         # "Load all" is explicit, and then it is all there.
         preview.action_load_all()

@@ -61,6 +61,9 @@ if TYPE_CHECKING:  # the dialogs and screens are imported when first opened: not
 PREVIEW_CAP = 1_000_000
 
 
+_TRIM_AGAIN_AFTER = 0.5  # seconds after a big read, when nothing holds its message any more
+
+
 class MainScreen(Screen[None]):
     """Servers on top, the merged URI tree on the left, details and the preview on the right."""
 
@@ -379,6 +382,9 @@ Every server's resources and templates as one URI-prefix tree.
         del raw
         if big:
             give_back_freed_memory()  # the message's pieces, tens of MB, would stay in the process
+            # The SDK's loops drop their own references to the message a moment later (its read loop
+            # keeps the last one until the next arrives): what they free then goes back too.
+            self.set_timer(_TRIM_AGAIN_AFTER, give_back_freed_memory)
 
     def _show_read(self, server: str, uri: str, contents: list[Content], *, changed: bool) -> None:
         preview = self.query_one(ContentPreview)
