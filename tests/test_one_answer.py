@@ -59,9 +59,10 @@ async def test_after_a_go_to_c_y_and_the_details_act_on_the_uri_gone_to() -> Non
 
 
 async def test_enter_gets_a_prompt_without_arguments_and_the_list_takes_j_and_k() -> None:
-    from textual.widgets import Footer, OptionList
+    from textual.widgets import OptionList
 
     from explorer.screens.prompts import PromptFormScreen, PromptsScreen
+    from explorer.widgets.key_bar import KeyBar
 
     async with settled_app(replace(demo_spec(), env={"EXPLORER_DEMO_CHANGE_SECONDS": "1"})) as (app, pilot):
         await pilot.press("p")
@@ -81,7 +82,7 @@ async def test_enter_gets_a_prompt_without_arguments_and_the_list_takes_j_and_k(
         )
         await pilot.press("enter")
         await wait_for(
-            pilot, lambda: isinstance(app.screen, PromptFormScreen) and bool(app.screen.query(Footer))
+            pilot, lambda: isinstance(app.screen, PromptFormScreen) and bool(app.screen.query(KeyBar))
         )
         assert "ctrl+s" in str(app.screen.query_one("#pf-status").render())
         await pilot.press("enter")  # no argument to fill: enter gets it

@@ -22,6 +22,7 @@ from explorer.screens.error_dialog import ErrorDialog
 from explorer.screens.prompts import PromptFormScreen, PromptsScreen
 from explorer.screens.template_form import TemplateFormScreen
 from explorer.widgets.argument_form import ArgumentForm
+from explorer.widgets.key_bar import KeyBar
 from explorer.widgets.preview import ContentPreview
 from explorer.widgets.resource_tree import ResourceTree
 from tests.app_helpers import (
@@ -109,11 +110,16 @@ async def test_every_key_of_the_footer_is_in_sight_on_the_prompts_view_with_a_re
         app.screen.query_one(ArgumentForm).set_text("chapter", "pagination")
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: app.screen is prompts and prompts.result_view.state == "result")
-        await wait_for(
-            pilot, lambda: len(prompts.query("FooterKey")) >= 7
-        )  # esc, t, r, y, q, ? and the palette's
-        keys = list(prompts.query("FooterKey"))
-        await wait_for(pilot, lambda: all(in_sight(app, key) for key in keys))
+        bar = prompts.query_one(KeyBar)
+        # esc, t, r, y, q, ? and the palette's, each painted whole on the bottom line, none cut
+        await wait_for(pilot, lambda: len(bar.keys) >= 6 and bar.palette_key is not None and bar.spots)
+        await wait_for(pilot, lambda: bar.cut == 0 and len(bar.spots) == len(bar.keys) + 1)
+        await wait_for(pilot, lambda: in_sight(app, bar))
+        line = app.screen.get_widget_at(0, SMALL[1] - 1)[0]
+        assert line is bar
+        painted = str(bar.render())
+        for spot in bar.spots:
+            assert painted[spot.start : spot.end].strip().startswith(spot.key.display), spot
 
 
 async def test_connect_dialog_keeps_its_buttons_in_sight() -> None:

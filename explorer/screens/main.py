@@ -21,7 +21,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Input
+from textual.widgets import Input
 
 from explorer.auth.options import AuthOptions
 from explorer.config import Config, ListingBounds, ServerSpec, redact
@@ -47,6 +47,7 @@ from explorer.screens.palette import ExplorerCommands, UriJumpCommands
 from explorer.screens.places import Places
 from explorer.widgets.detail import DetailPane
 from explorer.widgets.filter_box import FilterBox
+from explorer.widgets.key_bar import KeyBar
 from explorer.widgets.preview import ContentPreview
 from explorer.widgets.resource_tree import ResourceTree
 from explorer.widgets.server_bar import ServerBar
@@ -181,7 +182,7 @@ Every server's resources and templates as one URI-prefix tree.
             with Vertical(id="right"):
                 yield DetailPane(id="detail")
                 yield ContentPreview(id="preview")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#filter", Input).display = False

@@ -21,7 +21,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
 
@@ -41,6 +41,7 @@ from explorer.sanitize import sanitize, sanitize_line
 from explorer.screens.copy_as import CopyAsDialog
 from explorer.screens.template_form import remember_in_background
 from explorer.widgets.argument_form import ArgumentForm
+from explorer.widgets.key_bar import KeyBar
 from explorer.widgets.lists import VimOptionList
 from explorer.widgets.prompt_result import PromptResultView, ResourceLink
 
@@ -141,7 +142,7 @@ sent), then `enter` or `ctrl+s` gets the prompt. Suggestions come from the serve
                     self.fields, complete=self._complete if self._can_complete else None, id="pf-form"
                 )
             yield Static(Content("enter or ctrl+s gets the prompt · escape cancels"), id="pf-status")
-        yield Footer()
+        yield KeyBar()
 
     def _header(self) -> Content:
         e = self.entry
@@ -283,7 +284,7 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
                 with VerticalScroll(id="prompt-detail"):
                     yield Static(Content("Highlight a prompt."), id="prompt-detail-body")
                 yield PromptResultView(id="prompt-result")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#prompt-list", OptionList).focus()

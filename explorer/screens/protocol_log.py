@@ -20,13 +20,14 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
 from explorer.connection.wire import WireLog
 from explorer.model.frames import Frame
 from explorer.paths import log_dir
 from explorer.sanitize import sanitize, sanitize_line
 from explorer.widgets.frame_list import FrameList
+from explorer.widgets.key_bar import KeyBar
 from explorer.widgets.text_view import TextView
 
 REFRESH_SECONDS = 0.2
@@ -84,7 +85,7 @@ are kept as their length only.
         yield Static(Content(""), id="log-status")
         yield FrameList(id="frames")
         yield Vertical(id="frame-detail")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.wire.add_listener(self._on_frame)

@@ -24,7 +24,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
 from explorer.connection.completion import Completer
@@ -35,6 +35,7 @@ from explorer.model.suggestions import Suggestions
 from explorer.model.templates import ParsedTemplate, TemplateError, parse_template
 from explorer.sanitize import sanitize, sanitize_line
 from explorer.widgets.argument_form import ArgumentForm
+from explorer.widgets.key_bar import KeyBar
 
 __all__ = ["TemplateFormResult", "TemplateFormScreen", "remember_in_background"]
 
@@ -131,7 +132,7 @@ RFC 6570 says (a `/` in `{id}` becomes `%2F`, `{+path}` keeps it).
             with Vertical(id="tf-bottom"):
                 yield Static(Content(""), id="tf-preview")
                 yield Static(Content(""), id="tf-status")
-        yield Footer()
+        yield KeyBar()
 
     def _header(self) -> Content:
         raw = self.entry.raw
