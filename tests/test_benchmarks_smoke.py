@@ -67,7 +67,9 @@ def test_listing_benchmark_quick_compares_every_contender_with_the_sdk_loop(tmp_
 
 @pytest.mark.slow
 def test_tui_benchmark_measures_every_phase_against_its_baselines() -> None:
-    out = run("bench_tui.py", "--count", "3000", "--presses", "6", "--thaw-worth", "1", "--json")
+    out = run(
+        "bench_tui.py", "--count", "3000", "--presses", "6", "--thaw-worth", "1", "--rounds", "1", "--json"
+    )
     result = json.loads(out)
     assert result["state"] == "ready" and result["resources"] == 3000
     assert result["fan_out"] == 3000  # the wide phase expanded one node of every resource
@@ -79,8 +81,11 @@ def test_tui_benchmark_measures_every_phase_against_its_baselines() -> None:
         "frozen_garbage_wide",
         "cli_tree_s",
         "sdk_list_s",
+        "start_listing_s",
+        "start_first_rows_s",
     ):
         assert result[key] >= 0, key
+    assert len(result["listing_rounds"]) == 1  # one TUI start, one CLI run
     for key in ("floor_press", "press", "press_streaming", "press_wide", "filter_prefix", "filter_substring"):
         assert result[key]["n"] > 0 and result[key]["p99"] >= result[key]["p50"] >= 0, key
     for key in ("expand_first_ms", "collapse_ms", "expand_again_ms", "end_ms"):
