@@ -65,6 +65,9 @@ PREVIEW_CAP = 1_000_000
 _TRIM_AGAIN_AFTER = 0.5  # seconds after a big read, when nothing holds its message any more
 
 
+FRAME_WRITE_GRACE = 0.005  # seconds the loop idles after the first frame before connecting starts
+
+
 class MainScreen(Screen[None]):
     """Servers on top, the merged URI tree on the left, details and the preview on the right."""
 
@@ -192,8 +195,15 @@ Every server's resources and templates as one URI-prefix tree.
         self.watch(self.query_one("#filter", FilterBox), "value", self._filter_changed, init=False)
         self.events.statuses_changed()
         # Connecting imports the MCP stack (about half a second): only once the first frame is on screen.
-        self.call_after_refresh(self._connect_all)
+        self.call_after_refresh(self._connect_once_written)
         self.adder.tell_found_configs()
+
+    def _connect_once_written(self) -> None:
+        """The first frame is painted, but Textual's writer thread still has to write it out, and it needs
+        the interpreter lock for that: the imports of connecting (long C calls: unmarshalling, pydantic's
+        schemas) kept it from the writer, and the frame reached the terminal 40 to 80 ms after it was
+        painted (`benchmarks/bench_startup.py`). A moment with the loop idle lets the writer run first."""
+        self.set_timer(FRAME_WRITE_GRACE, self._connect_all)
 
     def _connect_all(self) -> None:
         for name in self.supervisor.names:
