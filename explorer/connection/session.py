@@ -523,6 +523,10 @@ def _era_sentence(versions: list[str], asked: ProtocolMode) -> str | None:
 def _login_for(spec: ServerSpec, options: AuthOptions | None) -> Login | None:
     """An OAuth login for an HTTP server without a static Authorization header (`options`, else the
     run's defaults; none when neither is set)."""
+    if spec.transport == "stdio":
+        # Never a login (`wants_login`), and the login's module imports the HTTP client (60 ms): a stdio
+        # server starts that much sooner without it (the SDK's import, in a thread, brings it anyway).
+        return None
     from explorer.auth.login import Login, default_options, wants_login
 
     options = options or default_options()
