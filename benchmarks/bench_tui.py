@@ -554,6 +554,14 @@ class Session:
     def listing(self) -> bool:
         return self.state in ("connecting", "listing")
 
+    async def listed(self) -> tuple[float, float]:
+        """Seconds from spawn to the first rows on screen, then to the frame that shows the listing over
+        (the server bar repaints when the state changes)."""
+        await self.probe.until(lambda: self.tree.row_count > 1)
+        first_rows = time.time() - SPAWNED_AT
+        await self.probe.until(lambda: not self.listing())
+        return first_rows, time.time() - SPAWNED_AT
+
     async def until_state(self, *states: str) -> None:
         while self.state not in states:  # noqa: ASYNC110 - the catalogue has no event to wait on
             await asyncio.sleep(0.02)
@@ -619,17 +627,23 @@ async def phase_floor(presses: int, pauses: Pauses, *, frozen: bool = False) -> 
     return {"floor_frozen_press" if frozen else "floor_press": summary(samples)}
 
 
+async def listed_session(
+    app: Any, pilot: Any, pauses: Pauses, result: dict[str, Any], *, digits: int
+) -> Session:
+    """The app's session once its listing is over: `first_rows_s`, `listing_s` and `state` into `result`."""
+    session = Session(app, pilot)
+    pauses.phase = "listing"
+    first_rows, listed = await session.listed()
+    result["first_rows_s"], result["listing_s"] = round(first_rows, digits), round(listed, digits)
+    result["state"] = session.state
+    return session
+
+
 async def phase_listing(count: int, presses: int, pauses: Pauses) -> dict[str, Any]:
     app = make_app(fixture_spec(count), count)
     result: dict[str, Any] = {}
     async with running(app, pauses) as pilot:
-        session = Session(app, pilot)
-        pauses.phase = "listing"
-        await session.probe.until(lambda: session.tree.row_count > 1)
-        result["first_rows_s"] = round(time.time() - SPAWNED_AT, 2)
-        await session.until_state("ready", "incomplete", "failed")
-        result["listing_s"] = round(time.time() - SPAWNED_AT, 2)
-        result["state"] = session.state
+        session = await listed_session(app, pilot, pauses, result, digits=2)
         listing = session.screen.catalogue.servers["fixture"].listing
         result["resources"] = listing.count("resources") if listing is not None else 0
         result["gc_max_listing_ms"] = pauses.longest_ms("listing")
@@ -664,14 +678,7 @@ async def phase_start(count: int, presses: int, pauses: Pauses) -> dict[str, Any
     app = make_app(fixture_spec(count), count)
     result: dict[str, Any] = {}
     async with running(app, pauses) as pilot:
-        session = Session(app, pilot)
-        pauses.phase = "listing"
-        await session.probe.until(lambda: session.tree.row_count > 1)
-        result["first_rows_s"] = round(time.time() - SPAWNED_AT, 3)
-        # The server bar repaints when the state changes: the frame that shows it ends the wait.
-        await session.probe.until(lambda: not session.listing())
-        result["listing_s"] = round(time.time() - SPAWNED_AT, 3)
-        result["state"] = session.state
+        await listed_session(app, pilot, pauses, result, digits=3)
     return result
 
 

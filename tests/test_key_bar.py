@@ -7,9 +7,10 @@ from typing import ClassVar
 import pytest
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
+from textual.pilot import Pilot
 from textual.widgets import Input
 
-from explorer.widgets.key_bar import ELLIPSIS, KeyBar
+from explorer.widgets.key_bar import ELLIPSIS, KeyBar, Spot
 from tests.app_helpers import wait_for
 
 pytestmark = pytest.mark.anyio
@@ -48,6 +49,17 @@ def line(app: App[None]) -> str:
     return str(app.query_one(KeyBar).render())
 
 
+async def painted_bar(app: App[None], pilot: Pilot[None]) -> KeyBar:
+    """The bar, once its keys are painted (`spots` set)."""
+    bar = app.query_one(KeyBar)
+    await wait_for(pilot, lambda: bool(bar.spots))
+    return bar
+
+
+def spot_of(bar: KeyBar, key: str) -> Spot:
+    return next(spot for spot in bar.spots if spot.key.key == key)
+
+
 async def test_the_keys_are_shown_with_the_footers_padding_and_the_palette_key_on_the_right() -> None:
     app = Keyed()
     async with app.run_test(size=(100, 5)) as pilot:
@@ -79,12 +91,11 @@ async def test_a_narrow_bar_packs_the_keys_then_cuts_the_last_ones_with_an_ellip
 async def test_clicking_a_key_presses_it_and_a_disabled_key_does_nothing() -> None:
     app = Keyed()
     async with app.run_test(size=(100, 5)) as pilot:
-        bar = app.query_one(KeyBar)
-        await wait_for(pilot, lambda: bool(bar.spots))
-        bravo = next(spot for spot in bar.spots if spot.key.key == "b")
+        bar = await painted_bar(app, pilot)
+        bravo = spot_of(bar, "b")
         await pilot.mouse_down(KeyBar, offset=(bravo.start + 3, 0))
         await wait_for(pilot, lambda: app.notes == ["b"])
-        dead = next(spot for spot in bar.spots if spot.key.key == "d")
+        dead = spot_of(bar, "d")
         assert not dead.key.enabled
         await pilot.mouse_down(KeyBar, offset=(dead.start + 1, 0))
         await pilot.pause()
@@ -97,9 +108,8 @@ async def test_clicking_a_key_presses_it_and_a_disabled_key_does_nothing() -> No
 async def test_hovering_a_key_shows_its_tooltip() -> None:
     app = Keyed()
     async with app.run_test(size=(100, 5)) as pilot:
-        bar = app.query_one(KeyBar)
-        await wait_for(pilot, lambda: bool(bar.spots))
-        dead = next(spot for spot in bar.spots if spot.key.key == "d")
+        bar = await painted_bar(app, pilot)
+        dead = spot_of(bar, "d")
         await pilot.hover(KeyBar, offset=(dead.start + 1, 0))
         await wait_for(pilot, lambda: bar.tooltip == "Never works here")
         alpha = bar.spots[0]
