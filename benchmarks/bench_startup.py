@@ -14,6 +14,7 @@ i.e. what Python and Textual cost before the explorer does anything.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import select
 import signal
@@ -57,6 +58,25 @@ def timed_run(command: list[str], env: dict[str, str]) -> float:
     return time.perf_counter() - started
 
 
+def stop(pid: int, fd: int) -> None:
+    """SIGTERM, then wait for the exit while reading what the app still writes (a full pseudo-terminal
+    would block it on its way out); SIGKILL only if it is still there after 3 s."""
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + 3
+    while time.monotonic() < deadline:
+        if os.waitpid(pid, os.WNOHANG) != (0, 0):
+            return
+        ready, _, _ = select.select([fd], [], [], 0.05)
+        if ready:
+            with contextlib.suppress(OSError):
+                os.read(fd, 65536)
+    try:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    except (ProcessLookupError, ChildProcessError):
+        pass
+
+
 def first_frame(
     command: list[str], env: dict[str, str], marker: bytes = MARKER, limit: float = 30.0
 ) -> float:
@@ -87,16 +107,7 @@ def first_frame(
                 found = time.perf_counter() - started
                 break
     finally:
-        os.kill(pid, signal.SIGTERM)
-        deadline = time.monotonic() + 3
-        while time.monotonic() < deadline and os.waitpid(pid, os.WNOHANG) == (0, 0):
-            time.sleep(0.05)
-        else:
-            try:
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-            except (ProcessLookupError, ChildProcessError):
-                pass
+        stop(pid, fd)
         os.close(fd)
     if found is None:
         raise SystemExit(f"no first frame within {limit} s: {command}")
