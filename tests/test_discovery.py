@@ -20,12 +20,19 @@ import pytest
 
 from explorer.config import ListingBounds, ServerSpec
 from explorer.connection import discovery
-from explorer.connection.discovery import Listing, ListingStop, Page, list_server
+from explorer.connection.discovery import PARSE_SLICE, Listing, ListingStop, Page, list_server
 from explorer.connection.errors import ServerFault
 from explorer.model.identity import ServerIdentity
 from explorer.model.sharded import SHARDS, ShardedSet
 
 pytestmark = pytest.mark.anyio
+SLICE_ENDS = list(range(PARSE_SLICE, 1000, PARSE_SLICE))  # where a page of 1,000 pauses
+
+
+def pauses_in(items: int) -> int:
+    """Pauses between the slices of a page of `items`."""
+    return -(-items // PARSE_SLICE) - 1
+
 
 RESOURCES = "resources/list"
 TEMPLATES = "resources/templates/list"
@@ -753,22 +760,22 @@ async def seen_while_listing(conn: FakeConn, calls: list[int]) -> tuple[Listing,
 async def test_a_page_is_parsed_a_slice_at_a_time_with_the_loop_free_between_slices(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """A page of 1,000 resources: another task runs after each slice of 250 (in the TUI, a key's turns
-    of the loop), not only once the whole page is parsed."""
+    """A page of 1,000 resources: another task runs after each slice of `PARSE_SLICE` (in the TUI, a key's
+    turns of the loop), not only once the whole page is parsed."""
     parsed = count_calls(monkeypatch, "plain_entry")
     conn = FakeConn(chain("resources", [[res(i) for i in range(1000)]]))
     listing, seen = await seen_while_listing(conn, parsed)
     assert len(listing.resources) == 1000 and listing.complete
-    assert sorted({count for count in seen if 0 < count < 1000}) == [250, 500, 750]
+    assert sorted({count for count in seen if 0 < count < 1000}) == SLICE_ENDS
 
 
 async def test_a_page_of_templates_is_parsed_a_slice_at_a_time_too(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Templates, prompts and tools share a loop of their own: it yields after each slice of 250 as well."""
+    """Templates, prompts and tools share a loop of their own: it yields after each slice as well."""
     checked = count_calls(monkeypatch, "item_problem")
     conn = FakeConn(templates=chain("resourceTemplates", [[tpl(i) for i in range(1000)]]))
     listing, seen = await seen_while_listing(conn, checked)
     assert len(listing.templates) == 1000
-    assert sorted({count for count in seen if 0 < count < 1000}) == [250, 500, 750]
+    assert sorted({count for count in seen if 0 < count < 1000}) == SLICE_ENDS
 
 
 async def test_pace_is_asked_between_slices_and_its_pause_holds_the_parse(
@@ -790,10 +797,10 @@ async def test_pace_is_asked_between_slices_and_its_pause_holds_the_parse(
         try:
             for _ in range(50):
                 await anyio.lowlevel.checkpoint()
-            assert parsed[0] == 250  # held after the first slice while the key's frame is owed
+            assert parsed[0] == PARSE_SLICE  # held after the first slice while the key's frame is owed
         finally:
             key_frame_painted.set()  # the parse is shielded: a failed check must not leave it held
-    assert asked == [250, 500, 750]
+    assert asked == SLICE_ENDS
     assert parsed[0] == 1000
 
 
@@ -816,7 +823,7 @@ async def test_a_pace_that_always_pauses_slows_the_parse_but_never_stops_it(
     conn = FakeConn(chain("resources", [[res(i) for i in range(1000)], [res(1000 + i) for i in range(600)]]))
     listing = await run(conn, pace=always)
     assert len(listing.resources) == 1600 and listing.complete
-    assert asked[0] == 3 + 2  # between the slices of each page: 4 slices, then 3
+    assert asked[0] == pauses_in(1000) + pauses_in(600)  # between the slices of each page
 
 
 def keep_freed_sets(monkeypatch: pytest.MonkeyPatch) -> list[ShardedSet[str]]:
@@ -875,7 +882,7 @@ async def test_without_a_pace_or_below_the_threshold_the_seen_uris_go_at_once(
     small = [[res(i) for i in range(1000)]]
     listing = await run(FakeConn(chain("resources", small)), pace=pace)
     assert listing.complete and len(kept[0]) == 1000
-    assert asked[0] == 3  # between the page's slices only
+    assert asked[0] == pauses_in(1000)  # between the page's slices only
 
 
 async def test_a_stop_while_the_seen_uris_are_freed_leaves_the_finished_list_complete(
@@ -900,8 +907,8 @@ async def test_a_stop_while_the_seen_uris_are_freed_leaves_the_finished_list_com
 async def test_an_item_bound_on_a_slice_end_stops_without_a_pause_for_nothing(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """With the bound at 500, two slices fill it: the parse stops there, with one pause between those two
-    slices and none after them (a pause then would hold the listing for a frame with no work behind it)."""
+    """With the bound at two slices, two slices fill it: the parse stops there, with one pause between
+    them and none after (a pause then would hold the listing for a frame with no work behind it)."""
     parsed = count_calls(monkeypatch, "plain_entry")
     asked: list[int] = []
 
@@ -910,9 +917,9 @@ async def test_an_item_bound_on_a_slice_end_stops_without_a_pause_for_nothing(
         return anyio.lowlevel.checkpoint()
 
     conn = FakeConn(chain("resources", [[res(i) for i in range(1000)]]))
-    listing = await run(conn, ListingBounds(max_items=500), pace=pace)
-    assert len(listing.resources) == 500 and listing.stopped_by == "max_items"
-    assert asked == [250]
+    listing = await run(conn, ListingBounds(max_items=2 * PARSE_SLICE), pace=pace)
+    assert len(listing.resources) == 2 * PARSE_SLICE and listing.stopped_by == "max_items"
+    assert asked == [PARSE_SLICE]
 
 
 async def test_a_listing_cancelled_while_a_page_is_parsed_keeps_that_page_whole(
@@ -926,7 +933,7 @@ async def test_a_listing_cancelled_while_a_page_is_parsed_keeps_that_page_whole(
     with anyio.CancelScope() as scope:
 
         async def cancel_mid_page() -> None:
-            while parsed[0] < 250:
+            while parsed[0] < PARSE_SLICE:
                 await anyio.lowlevel.checkpoint()
             scope.cancel()
 

@@ -74,7 +74,9 @@ awaited inside its shield, which a stop cannot cut short: it must be short and f
 _SHARED_BOUNDS = ("max_seconds", "max_bytes", INTERRUPTED)  # a server's budget, not one list's
 _PREFIXED: tuple[Kind, ...] = ("resources", "templates")  # the lists SEP-1269 filters
 _MAX_SKIP_REASONS = 20
-PARSE_SLICE = 250  # items of a page parsed between two turns of the event loop (`_parsed_in_slices`)
+# Items of a page parsed between two turns of the event loop (`_parsed_in_slices`); why 125, not 250:
+# `supervisor.PAGE_SLICE`.
+PARSE_SLICE = 125
 _FORGET_IN_PARTS_FROM = 65_536  # URIs a finished list saw from which `_forget` frees them a part at a time
 # (at once, that many take a millisecond or more)
 

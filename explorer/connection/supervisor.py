@@ -52,7 +52,10 @@ if TYPE_CHECKING:
     from explorer.model.login_prompt import LoginPrompt
 
 VOICE_LIMIT = 1_000  # log entries and progress kept per server
-PAGE_SLICE = 250  # resources of a page merged at a time on the event loop (see `_merge_in_slices`)
+# Resources of a page merged at a time on the event loop (see `_merge_in_slices`). 125 rather than 250: a
+# key in a node of 10^6 children while they stream went from p99 14.7 to 12.6 ms (medians of 3 runs,
+# alternated, with `discovery.PARSE_SLICE` alike), for about 2% more time to list 10^6.
+PAGE_SLICE = 125
 
 
 class SupervisorListener(Protocol):
