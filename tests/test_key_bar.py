@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import ClassVar
 
 import pytest
@@ -49,11 +51,14 @@ def line(app: App[None]) -> str:
     return str(app.query_one(KeyBar).render())
 
 
-async def painted_bar(app: App[None], pilot: Pilot[None]) -> KeyBar:
-    """The bar, once its keys are painted (`spots` set)."""
-    bar = app.query_one(KeyBar)
-    await wait_for(pilot, lambda: bool(bar.spots))
-    return bar
+@asynccontextmanager
+async def painted_bar() -> AsyncIterator[tuple[Keyed, Pilot[None], KeyBar]]:
+    """`Keyed` at 100 columns, with its bar once the keys are painted (`spots` set)."""
+    app = Keyed()
+    async with app.run_test(size=(100, 5)) as pilot:
+        bar = app.query_one(KeyBar)
+        await wait_for(pilot, lambda: bool(bar.spots))
+        yield app, pilot, bar
 
 
 def spot_of(bar: KeyBar, key: str) -> Spot:
@@ -89,9 +94,7 @@ async def test_a_narrow_bar_packs_the_keys_then_cuts_the_last_ones_with_an_ellip
 
 
 async def test_clicking_a_key_presses_it_and_a_disabled_key_does_nothing() -> None:
-    app = Keyed()
-    async with app.run_test(size=(100, 5)) as pilot:
-        bar = await painted_bar(app, pilot)
+    async with painted_bar() as (app, pilot, bar):
         bravo = spot_of(bar, "b")
         await pilot.mouse_down(KeyBar, offset=(bravo.start + 3, 0))
         await wait_for(pilot, lambda: app.notes == ["b"])
@@ -106,9 +109,7 @@ async def test_clicking_a_key_presses_it_and_a_disabled_key_does_nothing() -> No
 
 
 async def test_hovering_a_key_shows_its_tooltip() -> None:
-    app = Keyed()
-    async with app.run_test(size=(100, 5)) as pilot:
-        bar = await painted_bar(app, pilot)
+    async with painted_bar() as (_, pilot, bar):
         dead = spot_of(bar, "d")
         await pilot.hover(KeyBar, offset=(dead.start + 1, 0))
         await wait_for(pilot, lambda: bar.tooltip == "Never works here")
