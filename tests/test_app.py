@@ -10,6 +10,7 @@ from explorer.model.uri_tree import UriNode
 from explorer.screens.error_dialog import ErrorDialog
 from explorer.screens.goto import GoToDialog, GoToTarget
 from explorer.widgets.detail import DetailPane
+from explorer.widgets.preview import ContentPreview
 from explorer.widgets.resource_tree import ResourceTree
 from explorer.widgets.server_bar import ServerBar
 from tests.app_helpers import (
@@ -256,3 +257,33 @@ async def test_a_go_to_is_read_once_even_when_a_key_follows_at_once() -> None:
         screen._go_to(GoToTarget("docs://inbox/README", "docs://inbox/README"))
         await pilot.pause()  # every pending message handled (the go-to's highlight among them)
         assert reads == ["docs://inbox/README"]
+
+
+@pytest.mark.slow
+async def test_back_after_go_tos_steps_one_go_to_at_a_time_and_shows_a_templates_target_again() -> None:
+    """Each go-to is one place in the history (a go-to that reads was two: its node, then the read, so a
+    first `[` seemed to do nothing), and going back to a URI a template produced shows it with its
+    template and values again, not the details of the node nearest to it."""
+    async with settled_app(demo_spec()) as (app, pilot):
+        screen = main_screen(app)
+        preview = screen.query_one(ContentPreview)
+        details = screen.query_one(DetailPane).query_one("#detail-body")
+        templated = "metrics://eu-west/checkout/latest"
+        values = {"region": "eu-west", "service": "checkout"}
+        template = "metrics://{region}/{service}/latest"
+        screen._go_to(GoToTarget(templated, "metrics://", template, "demo", values))
+        await wait_for(pilot, lambda: preview.uri == templated and preview.state == "contents")
+        for uri in ("docs://about", "docs://faq", "docs://glossary"):
+            screen._go_to(GoToTarget(uri, uri))
+            await wait_for(pilot, lambda uri=uri: preview.uri == uri and preview.state == "contents")
+        for uri in ("docs://faq", "docs://about"):
+            await pilot.press("left_square_bracket")
+            await wait_for(pilot, lambda uri=uri: preview.uri == uri and preview.state == "contents")
+            assert screen.tree_widget.cursor_node.prefix == uri  # type: ignore[union-attr]
+        await pilot.press("left_square_bracket")
+        await wait_for(pilot, lambda: preview.uri == templated and preview.state == "contents")
+        await pilot.pause()
+        shown = str(details.render())
+        assert templated in shown and "eu-west" in shown  # the target, with its values
+        await pilot.press("right_square_bracket")
+        await wait_for(pilot, lambda: preview.uri == "docs://about" and preview.state == "contents")

@@ -8,17 +8,22 @@ row is one entry; the list is capped so a long session never grows it without bo
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 HISTORY_CAP = 200
 
 
 @dataclass(frozen=True, slots=True)
 class Place:
-    """A visited place: a URI or prefix, the server it was read from (None for a prefix), read or not."""
+    """A visited place: a URI or prefix, the server it was read from (None for a prefix), read or not;
+    for a URI that a template produced (not listed), the template and the values that give it, so going
+    back shows that target again, not only the node nearest to it."""
 
     uri: str
     server: str | None = None
     read: bool = False
+    template: str | None = None
+    values: tuple[tuple[str, Any], ...] | None = None
 
 
 class Navigation:

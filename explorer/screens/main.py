@@ -429,24 +429,39 @@ Every server's resources and templates as one URI-prefix tree.
         return self.tree_widget.select_prefix(prefix)
 
     def _go_to(self, target: GoToTarget | None) -> None:
+        """Jump to a go-to's choice: one place in the history (the read's, when it reads something)."""
         if target is None:
             return
         tree = self.tree_widget
-        self.places.navigation.visit(Place(target.prefix))
         if target.template is None:
             tree.select_prefix(target.prefix)
             node = self.catalogue.tree.node_for(target.prefix)
             if node is not None and node.resources and node.prefix == target.uri:
                 self._read_by_go_to = tree.cursor_node
-                self._read_node(node)
+                self._read_node(node)  # the read is the place visited
+            else:
+                self.places.navigation.visit(Place(target.prefix))
             return
-        # The cursor goes to the deepest node on the way to the URI (not the template's literal prefix).
-        tree.select_prefix(self.catalogue.tree.nearest(target.uri).prefix)
         if target.values is not None and target.server is not None:
-            self._target = (tree.cursor_node, target.server, target.uri)
-            self._read_by_go_to = tree.cursor_node
-            self.query_one(DetailPane).show_target(target.uri, target.server, target.template, target.values)
-            self.read(target.server, target.uri)
+            values = tuple(target.values.items())
+            self.show_template_target(Place(target.uri, target.server, True, target.template, values))
+            return
+        self.places.navigation.visit(Place(target.prefix))
+        tree.select_prefix(self.catalogue.tree.nearest(target.uri).prefix)
+
+    def show_template_target(self, place: Place, *, record: bool = True) -> None:
+        """A URI a template produced: the cursor on the deepest node on the way to it (not the template's
+        literal prefix), the details showing the URI with its template and values, and the URI read."""
+        assert place.server is not None and place.template is not None and place.values is not None
+        tree = self.tree_widget
+        if record:
+            self.places.navigation.visit(place)
+        tree.select_prefix(self.catalogue.tree.nearest(place.uri).prefix)
+        self._target = (tree.cursor_node, place.server, place.uri)
+        self._read_by_go_to = tree.cursor_node
+        values = dict(place.values)
+        self.query_one(DetailPane).show_target(place.uri, place.server, place.template, values)
+        self.read(place.server, place.uri, record=False)
 
     # ------------------------------------------------------------------------------ actions
     def action_filter(self) -> None:

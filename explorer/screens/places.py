@@ -36,6 +36,9 @@ class Places:
         if place is None:
             screen.notify("Nothing further in that direction.", markup=False)
             return
+        if place.template is not None and place.values is not None and place.server is not None:
+            screen.show_template_target(place, record=False)
+            return
         screen.tree_widget.select_prefix(place.uri)
         if place.read and place.server is not None:
             screen.read(place.server, place.uri, record=False)
