@@ -287,3 +287,36 @@ async def test_back_after_go_tos_steps_one_go_to_at_a_time_and_shows_a_templates
         assert templated in shown and "eu-west" in shown  # the target, with its values
         await pilot.press("right_square_bracket")
         await wait_for(pilot, lambda: preview.uri == "docs://about" and preview.state == "contents")
+
+
+@pytest.mark.slow
+async def test_load_all_works_from_the_tree_and_keeps_the_focus_in_the_preview() -> None:
+    """The notice says "press a to load all": after a read the focus is in the tree, where `a` did
+    nothing; pressed in the preview it worked, but the focus fell back to the tree, so the next keys
+    moved the tree's cursor instead of scrolling what was loaded."""
+    uri = "docs://handbook/welcome"
+    async with settled_app(demo_spec()) as (app, pilot):
+        screen = main_screen(app)
+        preview = screen.query_one(ContentPreview)
+
+        async def read_capped() -> None:
+            screen.read("demo", uri, cap=10)
+            await wait_for(pilot, lambda: preview.uri == uri and preview.can_load_all)
+
+        await read_capped()
+        screen.tree_widget.focus()
+        await pilot.press("a")
+        await wait_for(pilot, lambda: preview.state == "contents" and not preview.can_load_all)
+        assert app.focused is screen.tree_widget  # asked from the tree: the focus stays there
+
+        await read_capped()
+        preview.focus_contents()
+        await pilot.pause()
+        assert preview.has_focus_within
+        await pilot.press("a")
+        await wait_for(pilot, lambda: preview.state == "contents" and not preview.can_load_all)
+        await wait_for(pilot, lambda: preview.has_focus_within)
+        await pilot.press("a")  # nothing more to load: said, not silent
+        await wait_for(
+            pilot, lambda: any("Nothing more to load" in str(n.message) for n in app._notifications)
+        )

@@ -53,6 +53,8 @@ from explorer.widgets.resource_tree import ResourceTree
 from explorer.widgets.server_bar import ServerBar
 
 if TYPE_CHECKING:  # the dialogs and screens are imported when first opened: not on the way to the first frame
+    from textual.await_complete import AwaitComplete
+
     from explorer.connection.session import ServerConnection
     from explorer.connection.wire import WireLog
     from explorer.model.identity import ProtocolMode
@@ -93,6 +95,9 @@ class MainScreen(Screen[None]):
         Binding("alt+right,right_square_bracket", "forward", "Forward", show=False, id="main.forward"),
         Binding("b", "bookmark", "Bookmark", show=False, id="main.bookmark"),
         Binding("n", "connect_server", "Connect", show=False, id="main.connect"),
+        # The preview's own key, from anywhere on the screen: its notice says to press it, and the focus
+        # is in the tree after a read. One id, so a keymap that moves the key moves both.
+        Binding("a", "load_all", "Load all", show=False, id="preview.load_all"),
     ]
     HELP = """
 ## mcp-url-explorer
@@ -153,6 +158,7 @@ Every server's resources and templates as one URI-prefix tree.
         # URI until the cursor moves on: the node the cursor was put on, and the target.
         self._target: tuple[UriNode | PatternNode, str, str] | None = None
         self._read_by_go_to: UriNode | PatternNode | None = None  # its highlight is not auto-previewed
+        self._refocus_preview: tuple[str, str] | None = None  # a load-all asked from the preview: refocus it
         self.places = Places(self)  # back/forward and bookmarks
 
     @property
@@ -406,8 +412,15 @@ Every server's resources and templates as one URI-prefix tree.
         if changed:
             update = describe_update(self._last_text.get(key), contents, version=version, at=time.time())
         self._last_text[key] = _text_of(contents)
-        preview.show_contents(uri, contents, server=server, update=update)
+        shown = preview.show_contents(uri, contents, server=server, update=update)
+        if self._refocus_preview == key:
+            self._refocus_preview = None
+            self.call_after_refresh(self._focus_preview_when, shown)
         self.events.mark_resources()  # read now: no longer "changed"
+
+    async def _focus_preview_when(self, shown: AwaitComplete) -> None:
+        await shown
+        self.query_one(ContentPreview).focus_contents()
 
     @on(ContentPreview.LinkClicked)
     def _link_clicked(self, event: ContentPreview.LinkClicked) -> None:
@@ -421,6 +434,9 @@ Every server's resources and templates as one URI-prefix tree.
     @on(ContentPreview.LoadAllRequested)
     def _load_all(self, event: ContentPreview.LoadAllRequested) -> None:
         if self._previewing is not None and self._previewing[1] == event.uri:
+            # The preview's body is replaced while it loads, and the focus leaves it: it comes back with
+            # the whole text, so the keys go on scrolling what the user was reading.
+            self._refocus_preview = self._previewing if event.preview.has_focus_within else None
             self.read(self._previewing[0], event.uri, cap=None)
 
     def jump_to(self, prefix: str) -> bool:
@@ -464,6 +480,14 @@ Every server's resources and templates as one URI-prefix tree.
         self.read(place.server, place.uri, record=False)
 
     # ------------------------------------------------------------------------------ actions
+    def action_load_all(self) -> None:
+        """Read the previewed resource again without the preview's cap (its notice names this key)."""
+        preview = self.query_one(ContentPreview)
+        if preview.can_load_all:
+            preview.action_load_all()
+        else:
+            self.notify("Nothing more to load: the preview shows all of what it read.", markup=False)
+
     def action_filter(self) -> None:
         box = self.query_one("#filter", Input)
         box.display = True

@@ -378,6 +378,13 @@ source of rendered markdown (raw HTML, which is not rendered, and link targets s
             return self.state == "contents" and any(v.renders_markdown for v in self.query(_ContentView))
         return True
 
+    def focus_contents(self) -> None:
+        """Focus the first focusable part of what is shown (a text view, a tab), if any."""
+        for widget in self.query("*"):
+            if widget.focusable:
+                widget.focus()
+                return
+
     def action_toggle_source(self) -> None:
         """Switch rendered markdown to its (highlighted, sanitized) source and back."""
         for view in self.query(_ContentView):
