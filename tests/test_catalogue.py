@@ -5,10 +5,13 @@ Listings and pages are built by hand, the way `list_server` would fill them; no 
 
 from __future__ import annotations
 
+import pytest
+
 from explorer.config import ServerSpec
 from explorer.connection.discovery import Listing, Page
 from explorer.connection.session import ServerIdentity
 from explorer.model.catalogue import Catalogue, ServerStatus
+from explorer.model.listing import INTERRUPTED
 from tests.factories import res, tpl
 
 
@@ -271,6 +274,38 @@ def test_a_refresh_stopped_at_a_bound_keeps_the_old_entries_and_says_why() -> No
     assert "refresh failed" in status.progress_text()
 
 
+def test_continuing_after_a_stopped_refresh_counts_only_the_listing_on_screen() -> None:
+    """A first listing stopped by the user (3 items), a refresh stopped after 2 more pages (dropped), then
+    `m`: the continued listing starts from the 3 items on screen, not from 3 plus the dropped refresh's,
+    and the refresh's "stopped" note goes, since this listing is the one going on."""
+    catalogue = Catalogue()
+    catalogue.add_server(spec("a"))
+    catalogue.connected("a", identity())
+    status = catalogue.servers["a"]
+    first = catalogue.begin_listing("a")
+    pages = [page("a", 1, "x://1", "x://2", "x://3")]
+    for p in pages:
+        catalogue.add_page(p)
+    fill(first, pages, done=False).stopped_by = INTERRUPTED
+    catalogue.finish_listing("a", first)
+
+    refresh = catalogue.begin_listing("a", refresh=True)
+    pages = [page("a", 1, "x://1", "x://2"), page("a", 2, "x://3", "x://4")]
+    for p in pages:
+        catalogue.add_page(p)
+    fill(refresh, pages, done=False).stopped_by = INTERRUPTED
+    catalogue.finish_listing("a", refresh)
+    assert listed(catalogue, "a") == {"x://1", "x://2", "x://3"}
+    assert status.error == "refresh stopped early by the user"
+
+    continued = catalogue.begin_listing("a")
+    assert continued is first and status.state == "listing"
+    assert (status.pages_seen, status.items_seen) == (1, 3)
+    catalogue.add_page(page("a", 2, "x://4"))
+    assert status.items_seen == 4 == len(listed(catalogue, "a"))
+    assert status.error is None and status.progress_text() == "listing… (3 items)"
+
+
 def test_a_good_refresh_after_a_failed_one_clears_the_error() -> None:
     catalogue = ready_catalogue(("a", ["x://1"]))
     status = catalogue.servers["a"]
@@ -339,6 +374,37 @@ def test_a_connection_failing_before_any_listing_just_says_failed() -> None:
     catalogue.failed("a", "connecting: command not found: server-a", None, None, "")
 
     assert catalogue.servers["a"].progress_text() == "failed"
+
+
+@pytest.mark.parametrize("how", ["error", "bound"])
+def test_a_reconnect_whose_listing_fails_again_ends_its_listing_state(how: str) -> None:
+    """`R` on a server whose listing failed: the new listing is built aside (it must not replace what is
+    on screen half-done); when it fails too, the server is failed again, not "listing…" for ever."""
+    catalogue = Catalogue()
+    catalogue.add_server(spec("a"))
+    catalogue.connected("a", identity())
+    first = catalogue.begin_listing("a")
+    catalogue.add_page(page("a", 1, "x://1", "x://2"))
+    fill(first, [page("a", 1, "x://1", "x://2")], done=False).error = "HTTP 502 Bad Gateway"
+    catalogue.finish_listing("a", first)
+    status = catalogue.servers["a"]
+    assert status.state == "failed"
+
+    catalogue.reset("a")
+    catalogue.connected("a", identity())
+    again = catalogue.begin_listing("a")
+    assert again is not first and status.state == "listing" and status.busy
+    fill(again, [page("a", 1, "x://1")], done=False)
+    if how == "error":
+        again.error = "HTTP 502 Bad Gateway, again"
+    else:
+        again.stopped_by = "max_items"
+    catalogue.finish_listing("a", again)
+
+    assert status.state == "failed" and not status.busy  # as the listing on screen left it
+    assert status.error is not None and ("again" in status.error or "max_items" in status.error)
+    assert listed(catalogue, "a") == {"x://1", "x://2"}
+    assert "listing…" not in status.progress_text()
 
 
 def test_a_connection_failing_during_a_refresh_drops_the_refresh() -> None:

@@ -11,7 +11,7 @@ from textual.app import App, ComposeResult
 
 from explorer.config import ListingBounds, ServerSpec
 from explorer.model.catalogue import ServerStatus
-from explorer.model.listing import INTERRUPTED, Listing, ListingProgress, bound_text
+from explorer.model.listing import INTERRUPTED, KINDS, Listing, ListingProgress, bound_text
 from explorer.theming import theme_variable_defaults
 from explorer.widgets.server_bar import ServerBar, progress_line
 from tests.app_helpers import SIZE, main_screen, make_app, wait_for
@@ -125,3 +125,34 @@ async def test_x_stops_a_running_listing_keeping_what_arrived_marked_incomplete(
         await wait_for(
             pilot, lambda: any("No listing is running." in str(n.message) for n in app._notifications)
         )
+
+
+async def test_x_on_a_refresh_drops_it_and_says_the_last_listing_stays() -> None:
+    """A refresh stopped halfway never replaces what is on screen: the notice says so (it said "kept N
+    items" of the dropped refresh, though the tree kept the other listing), and `m` then goes on with the
+    listing on screen, counted from what it holds."""
+    app = make_app(slow_fixture(20_000, 0.3), bounds=BOUNDS)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main_screen(app)
+        status = screen.catalogue.servers["slow"]
+        await wait_for(pilot, lambda: status.state == "listing" and status.items_seen >= 2000)
+        await pilot.press("x")
+        await wait_for(pilot, lambda: status.state == "incomplete")
+        assert status.listing is not None
+        kept = status.listing.count("resources")
+        await pilot.press("r")
+        await wait_for(
+            pilot, lambda: status.pending is not None and status.pending.count("resources") >= 1000
+        )
+        await pilot.press("x")
+        items = sum(status.listing.count(kind) for kind in KINDS)  # the other lists' items too
+        said = f"refresh stopped early by the user; the last listing stays ({items:,} items); press m"
+        await wait_for(pilot, lambda: any(said in str(n.message) for n in app._notifications))
+        assert screen.catalogue.tree.root.resource_count == kept
+        await pilot.press("m")
+        await wait_for(pilot, lambda: status.state == "listing")
+        assert status.items_seen >= kept and status.error is None
+        await wait_for(pilot, lambda: status.state != "listing")  # at the item bound
+        root = screen.catalogue.tree.root
+        assert root.resource_count > kept
+        assert status.items_seen == root.resource_count + len(status.listing.templates)  # no refresh's

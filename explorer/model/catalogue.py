@@ -84,6 +84,20 @@ class ServerStatus:
         return text + " · complete"
 
 
+def _state_of(listing: Listing) -> State:
+    """What a finished listing makes of its server's state."""
+    if listing.error is not None:
+        return "failed"
+    return "ready" if listing.complete else "incomplete"
+
+
+def _count_from(status: ServerStatus, listing: Listing) -> None:
+    """The pages and items seen start from what `listing` holds (none for a new one, all of it for one
+    continued): a refresh that was stopped and dropped must not count in the next listing's figures."""
+    status.pages_seen = listing.pages
+    status.items_seen = len(listing.resources) + len(listing.templates)
+
+
 @dataclass
 class Catalogue:
     """Every server's status plus the one merged tree the UI renders."""
@@ -108,10 +122,14 @@ class Catalogue:
         if status.listing is not None and (refresh or status.listing.error is not None):
             status.refreshing = True
             status.pending = Listing(server=name)
+            _count_from(status, status.pending)
             return status.pending
         status.state = "listing"
         if status.listing is None:
             status.listing = Listing(server=name)
+        elif status.error is not None:  # why the last refresh did not replace this listing: it goes on now
+            status.error = status.error_code = status.error_data = None
+        _count_from(status, status.listing)
         return status.listing
 
     def add_page(self, page: Page) -> bool:
@@ -186,6 +204,9 @@ class Catalogue:
                 else:
                     status.error = listing.error or f"refresh stopped at the {stopped} bound"
                 status.error_code = listing.error_code
+                if status.state == "listing" and status.listing is not None:
+                    # A reconnect's listing (the one on screen had failed): nothing runs any more.
+                    status.state = _state_of(status.listing)
             return
         if listing.error is not None:
             status.state = "failed"

@@ -23,6 +23,7 @@ from explorer.widgets.server_bar import ServerBar
 
 if TYPE_CHECKING:
     from explorer.connection.session import ServerConnection
+    from explorer.model.catalogue import ServerStatus
     from explorer.screens.main import MainScreen
 
 TREE_FLUSH_SECONDS = 0.05
@@ -102,6 +103,8 @@ class ScreenListener:
                 severity="error",
                 markup=False,
             )
+        elif was_refresh and listing.stopped_by is not None and not listing.complete:
+            screen.notify(f"{sanitize_line(name, 40)}: {self._kept_after_refresh(status)}", markup=False)
         elif listing.stopped_by == INTERRUPTED:
             items = sum(listing.count(kind) for kind in KINDS)
             screen.notify(
@@ -117,6 +120,18 @@ class ScreenListener:
         conn = screen.supervisor.connection(name)
         if conn is not None:
             self._tell_problems(name, conn)
+
+    @staticmethod
+    def _kept_after_refresh(status: ServerStatus) -> str:
+        """A refresh that stopped before its end is dropped (it never replaces a listing half-done): what
+        the screen keeps showing instead, and what `m` would continue."""
+        said = sanitize_line(redact(status.error or "refresh stopped", status.spec), 200)
+        shown = status.listing
+        if shown is None:
+            return said
+        items = sum(shown.count(kind) for kind in KINDS)
+        more = "; press m for more of it" if not shown.complete else ""
+        return f"{said}; the last listing stays ({items:,} items){more}"
 
     async def resource_changed(self, name: str, uri: str) -> None:
         """A followed resource changed: re-read it when it is the one previewed (coalesced upstream)."""
