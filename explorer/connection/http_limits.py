@@ -35,6 +35,7 @@ __all__ = [
     "AnswerRefused",
     "EventsRefused",
     "cap_answer",
+    "refuse_body",
     "remember_request_id",
     "request_id",
 ]
@@ -135,6 +136,14 @@ def _sent_id(request: httpx2.Request) -> RequestId | None:
         return None  # a batch, or the client's answer to a request of the server's (its id is the server's)
     ident = message.get("id")
     return ident if isinstance(ident, int | str) and not isinstance(ident, bool) else None
+
+
+def refuse_body(response: httpx2.Response, error: Exception) -> None:
+    """Response hook's part: reading `response`'s body fails with `error`, its bytes never read (raised
+    from the hook itself, an error ends the whole connection: see `_Unread`)."""
+    inner = response.stream
+    assert isinstance(inner, httpx2.AsyncByteStream)  # the async client's
+    response.stream = _Unread(inner, error)
 
 
 class _Unread(httpx2.AsyncByteStream):

@@ -113,6 +113,7 @@ def _http_client(
     size told by request id), waited for at most `wait` seconds between two reads (`_waits_at_most`) and,
     with `answers`, the server's error statuses recorded."""
     from explorer.connection.http_limits import ACCEPT_ENCODING, cap_answer, remember_request_id
+    from explorer.connection.resumptions import Resumptions
 
     wanted = dict(headers or {})
     if not any(name.lower() == "accept-encoding" for name in wanted):
@@ -121,7 +122,9 @@ def _http_client(
     hooks = dict(client.event_hooks)
     recorded = answers.hooks()["response"] if answers is not None else []
     capped = functools.partial(cap_answer, sizes=sizes)
-    hooks["response"] = [*hooks.get("response", []), *recorded, capped]  # statuses first: the cap raises
+    resumptions = Resumptions()  # one budget a connection (`resumptions`)
+    # Statuses first: the cap raises. The resumption budget last: its refusal wraps what the cap made.
+    hooks["response"] = [*hooks.get("response", []), *recorded, capped, resumptions.on_response]
     hooks["request"] = [*hooks.get("request", []), _waits_at_most(wait)]
     if sizes is not None:
         hooks["request"].append(remember_request_id)
