@@ -100,6 +100,21 @@ async def test_filter_keeps_matches_and_escape_clears() -> None:
 
 
 @pytest.mark.slow
+async def test_a_filter_that_matches_nothing_says_so_instead_of_the_whole_count() -> None:
+    """The root row kept the count of the whole tree, which read as "everything matches"."""
+    async with settled_app(demo_spec()) as (app, pilot):
+        await pilot.press("slash", *"qqqzzz")
+        tree = main_screen(app).query_one(ResourceTree)
+        await wait_for(pilot, lambda: tree.filter_result is not None and not tree.filter_pending)
+        await pilot.pause()
+        lines = [line for line in tree_lines(app) if line.strip()]
+        assert lines[0].split() == ["▾", "All", "resources", "0", "no", "match"]
+        await pilot.press("backspace", "backspace", "backspace", "backspace", "backspace", "backspace")
+        await wait_for(pilot, lambda: any("metrics://" in line for line in tree_lines(app)))
+        assert "no match" not in tree_lines(app)[0]
+
+
+@pytest.mark.slow
 async def test_one_failing_server_leaves_the_other_working_and_shows_its_error() -> None:
     async with settled_app(raw_spec("good", resources=30), raw_spec("broken", "exit-at-start")) as (
         app,

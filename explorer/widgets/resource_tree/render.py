@@ -196,9 +196,13 @@ class RowPainter:
             count = None
             if active is not None and not row.full:
                 count = active.count_below(node)
+                if count is None and is_root and not active.partial:
+                    count = 0  # nothing matched: not the whole tree's count, which reads as "all of it"
             if count is None:
                 count = node.items_below
             add(Segment(f"  {count:,}", styled(palette.number)))
+            if is_root and count == 0 and active is not None and not active.partial:
+                add(Segment("  no match", styled(palette.muted)))
         if self.show_servers and not is_root:
             # A prefix: every server with something below it; a leaf: the servers that list it.
             owners = tree.subtree_servers(node) if has_items else tree.servers(node)
