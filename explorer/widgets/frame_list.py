@@ -12,6 +12,7 @@ import time
 from collections.abc import Sequence
 from typing import ClassVar
 
+from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from textual.binding import Binding, BindingType
@@ -39,8 +40,19 @@ def frame_columns(frame: Frame, request_methods: dict[tuple[str, str | int], str
         what = f"{label} #{frame.id}" + (f" ({answered})" if answered else "")
     duration = f"{frame.duration * 1000:8.1f} ms" if frame.duration is not None else " " * 11
     size = human_size(frame.size)
-    server = sanitize_line(frame.server, 16)
-    return f"{clock}  {server:<16} {ARROWS[frame.direction]} {duration} {size:>9}  {sanitize_line(what, 200)}"
+    server = _column(sanitize_line(frame.server, 200), _SERVER_COLUMN)
+    return f"{clock}  {server} {ARROWS[frame.direction]} {duration} {size:>9}  {sanitize_line(what, 200)}"
+
+
+_SERVER_COLUMN = 16  # cells
+
+
+def _column(text: str, width: int) -> str:
+    """`text` in exactly `width` cells: padded, or cut with an ellipsis (the sanitizer's own mark of a cut,
+    `[+N chars]`, is wider than what it hides in a column this narrow)."""
+    if cell_len(text) <= width:
+        return text + " " * (width - cell_len(text))
+    return set_cell_size(text, width - 1) + "…"
 
 
 class FrameList(ScrollView, can_focus=True):
