@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from textual.widgets import Input
+from textual.widgets import Input, OptionList
 
 from explorer.config import ListingBounds
 from explorer.model.uri_tree import UriNode
@@ -81,6 +81,27 @@ async def test_go_to_unknown_uri_names_the_nearest_prefix() -> None:
         assert "Nothing lists or matches" in summary or "template" in summary
         await pilot.press("escape")
         assert not isinstance(app.screen, GoToDialog)
+
+
+@pytest.mark.slow
+async def test_go_to_a_uri_nothing_lists_or_matches_offers_to_read_it_anyway() -> None:
+    """Enter did nothing there: no choice, no message. Asking the server shows its own answer, which is
+    what someone debugging why a URI does not resolve wants to see; text without a scheme is named so."""
+    async with settled_app(demo_spec()) as (app, pilot):
+        await pilot.press("g")
+        dialog = app.screen
+        assert isinstance(dialog, GoToDialog)
+        dialog.query_one(Input).value = "not a uri"
+        await wait_for(pilot, lambda: resolved(dialog, "not a uri"))
+        assert "Not a URI: it has no scheme" in str(dialog.query_one("#goto-summary").render())
+        dialog.query_one(Input).value = "foo://nothing"
+        await wait_for(pilot, lambda: resolved(dialog, "foo://nothing"))
+        first = dialog.query_one("#goto-options", OptionList).get_option_at_index(0)
+        assert "read anyway" in str(first.prompt) and "[demo]" in str(first.prompt)
+        await pilot.press("enter")
+        preview = main_screen(app).query_one(ContentPreview)
+        await wait_for(pilot, lambda: preview.uri == "foo://nothing" and preview.state == "error")
+        assert "Resource not found: foo://nothing" in preview_text(app)
 
 
 @pytest.mark.slow

@@ -8,6 +8,8 @@ since is dropped, and `enter` pressed before the answer jumps once it arrives.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, ClassVar
@@ -36,8 +38,12 @@ class GoToTarget:
     template: str | None = None
     server: str | None = None
     values: dict[str, Any] | None = None
+    read: bool = False
+    """Ask `server` for the URI though nothing lists or matches it (a server may serve more than it
+    lists): what the CLI's `read` does, and the way to see the server's own answer for such a URI."""
 
 
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")  # RFC 3986's scheme, then its colon
 _ALTERNATIVES_SHOWN = 3  # other readings of the URI listed under a template match
 
 
@@ -72,10 +78,12 @@ nearest prefix that exists. `enter` jumps to the first choice; `down` moves into
     GoToDialog.-short OptionList { max-height: 40vh; }
     """
 
-    def __init__(self, tree: UriTree, initial: str = "") -> None:
+    def __init__(self, tree: UriTree, initial: str = "", servers: Sequence[str] = ()) -> None:
+        """`servers`: the connected ones, each offered to read a URI that nothing lists or matches."""
         super().__init__()
         self.uri_tree = tree
         self.initial = initial
+        self.servers = tuple(servers)
         self._targets: list[GoToTarget] = []
         self._resolving: Worker[Resolution] | None = None  # the one answer still wanted
         self._submit_when_resolved = False
@@ -164,6 +172,8 @@ nearest prefix that exists. `enter` jumps to the first choice; `down` moves into
             return Content.styled(f"Not listed; {len(r.matches)} template(s) produce it", "$success")
         nearest = r.nearest.prefix
         text = "Nothing lists or matches this URI."
+        if _SCHEME.match(r.uri) is None:
+            text = "Not a URI: it has no scheme (like docs: or file:). Nothing lists or matches it."
         if nearest:
             text += f" Nearest existing prefix: {sanitize_line(nearest, 200)}"
         return Content.styled(text, "$warning")
@@ -212,4 +222,12 @@ nearest prefix that exists. `enter` jumps to the first choice; `down` moves into
                     Content.assemble(("nearest  ", "bold"), sanitize_line(r.nearest.prefix, 300)),
                 )
             )
+        if r.node is None and not r.matches:
+            for server in self.servers:
+                prompt = Content.assemble(
+                    ("read anyway  ", "bold"),
+                    (f"[{sanitize_line(server, 40)}]  ", "$tree-badge"),
+                    ("ask this server for it: it may serve what it does not list", "$text-muted"),
+                )
+                choices.append((GoToTarget(r.uri, r.nearest.prefix, server=server, read=True), prompt))
         return choices

@@ -355,7 +355,7 @@ Every server's resources and templates as one URI-prefix tree.
         else:
             from explorer.screens.goto import GoToDialog
 
-            self.app.push_screen(GoToDialog(self.catalogue.tree, uri), self._go_to)
+            self.app.push_screen(GoToDialog(self.catalogue.tree, uri, self._askable()), self._go_to)
 
     def resume_following(self, name: str) -> None:
         """`name` (re)connected: follow the previewed resource again when it is that server's."""
@@ -429,7 +429,7 @@ Every server's resources and templates as one URI-prefix tree.
         if ":" in event.href and not event.href.lower().startswith(("http://", "https://", "mailto:")):
             from explorer.screens.goto import GoToDialog
 
-            self.app.push_screen(GoToDialog(self.catalogue.tree, event.href), self._go_to)
+            self.app.push_screen(GoToDialog(self.catalogue.tree, event.href, self._askable()), self._go_to)
 
     @on(ContentPreview.LoadAllRequested)
     def _load_all(self, event: ContentPreview.LoadAllRequested) -> None:
@@ -444,11 +444,20 @@ Every server's resources and templates as one URI-prefix tree.
         self.places.navigation.visit(Place(prefix))
         return self.tree_widget.select_prefix(prefix)
 
+    def _askable(self) -> list[str]:
+        """The connected servers, which the go-to box offers to ask for a URI nothing lists."""
+        return [name for name in self.catalogue.servers if self.supervisor.is_connected(name)]
+
     def _go_to(self, target: GoToTarget | None) -> None:
         """Jump to a go-to's choice: one place in the history (the read's, when it reads something)."""
         if target is None:
             return
         tree = self.tree_widget
+        if target.read and target.server is not None:
+            tree.select_prefix(self.catalogue.tree.nearest(target.uri).prefix)
+            self._read_by_go_to = tree.cursor_node
+            self.read(target.server, target.uri)
+            return
         if target.template is None:
             tree.select_prefix(target.prefix)
             node = self.catalogue.tree.node_for(target.prefix)
@@ -527,7 +536,7 @@ Every server's resources and templates as one URI-prefix tree.
     def action_goto(self) -> None:
         from explorer.screens.goto import GoToDialog
 
-        self.app.push_screen(GoToDialog(self.catalogue.tree), self._go_to)
+        self.app.push_screen(GoToDialog(self.catalogue.tree, servers=self._askable()), self._go_to)
 
     def highlighted_uri(self) -> str | None:
         if self._target is not None:
