@@ -122,3 +122,24 @@ async def test_tab_moves_between_fields_when_nothing_is_picked() -> None:
         form.set_errors({})
         await pilot.pause()
         assert not form.query(".field-error.-shown")
+
+
+@pytest.mark.slow
+async def test_tab_takes_the_only_suggestion_left_by_what_was_typed() -> None:
+    """Typing `Eng` leaves `Engineering` alone in the list: tab takes it (it moved on to the next field,
+    and the user had to press down first); once the field holds it, tab moves on again."""
+
+    async def complete(name: str, value: str, context: dict[str, str]) -> Suggestions:
+        return Suggestions([d for d in ("Engineering", "Sales") if d.lower().startswith(value.lower())])
+
+    form = ArgumentForm(FIELDS, complete=complete)
+    app = FormApp(form)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"Eng")
+        await wait_for(pilot, lambda: form.suggestions_shown and form.suggestion_values == ["Engineering"])
+        await pilot.press("tab")
+        assert form.input_for("a").value == "Engineering"
+        assert app.focused is form.input_for("a")
+        await pilot.pause()
+        await pilot.press("tab")
+        assert app.focused is form.input_for("b")

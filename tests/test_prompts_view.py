@@ -146,6 +146,18 @@ async def test_missing_required_argument_is_caught_before_sending() -> None:
         assert prompts_screen(app).result_view.state == "empty"  # nothing was sent
         form = form_screen.query_one(ArgumentForm)
         assert app.focused is form.input_for("region")
+        form.set_text("region", "eu-west")  # the message follows: what is still missing, then nothing
+
+        def status_text() -> str:
+            return str(form_screen.query_one("#pf-status", Static).render())
+
+        await wait_for(pilot, lambda: "region" not in status_text())
+        assert "Missing required argument(s): service" in status_text()
+        form.set_text("service", "checkout")
+        await wait_for(pilot, lambda: "Missing" not in status_text())
+        form.set_text("region", "")
+        form.set_text("service", "")
+        form.focus_field("region")
         await wait_for(pilot, lambda: form.suggestions_shown)  # escape hides them first, then cancels
         await pilot.press("escape", "escape")
         await wait_for(pilot, lambda: isinstance(app.screen, PromptsScreen))

@@ -192,8 +192,24 @@ sent), then `enter` or `ctrl+s` gets the prompt. Suggestions come from the serve
     @on(ArgumentForm.Changed)
     def _changed(self) -> None:
         texts = self.form.texts
-        errors = {k: v for k, v in check_prompt(self.fields, texts).errors.items() if texts.get(k)}
-        self.form.set_errors(errors)
+        check = check_prompt(self.fields, texts)
+        self.form.set_errors({k: v for k, v in check.errors.items() if texts.get(k)})
+        status = self.query_one("#pf-status", Static)
+        if status.has_class("-error"):  # a submit said what was missing: say what still is
+            self._show_missing(
+                [spec.name for spec in self.fields if spec.name in check.errors and not texts.get(spec.name)]
+            )
+
+    def _show_missing(self, missing: list[str]) -> None:
+        status = self.query_one("#pf-status", Static)
+        if not missing:
+            status.update(Content(""))
+            status.remove_class("-error")
+            return
+        status.update(
+            Content(f"Missing required argument(s): {', '.join(sanitize_line(m, 40) for m in missing)}")
+        )
+        status.add_class("-error")
 
     @on(ArgumentForm.Submitted)
     def _form_submitted(self) -> None:
@@ -202,13 +218,9 @@ sent), then `enter` or `ctrl+s` gets the prompt. Suggestions come from the serve
     def action_submit(self) -> None:
         check = check_prompt(self.fields, self.form.texts)
         self.form.set_errors(check.errors)
-        status = self.query_one("#pf-status", Static)
         if not check.ok:
             missing = [spec.name for spec in self.fields if spec.name in check.errors]
-            status.update(
-                Content(f"Missing required argument(s): {', '.join(sanitize_line(m, 40) for m in missing)}")
-            )
-            status.add_class("-error")
+            self._show_missing(missing)
             self.form.focus_field(missing[0])
             return
         arguments = {k: str(v) for k, v in check.values.items()}

@@ -413,7 +413,7 @@ One line per variable or argument. The label shows how the template writes the v
         if action in ("suggestion_up", "hide_suggestions"):
             return self.suggestions_shown
         if action == "accept_suggestion":
-            return self.suggestions_shown and self._suggestion_list.highlighted is not None
+            return self.suggestions_shown and self._suggestion_to_accept() is not None
         if action == "recall":
             return bool(self._history) and bool(self.fields)
         if action in ("suggestion_down", "suggest_now"):
@@ -433,9 +433,20 @@ One line per variable or argument. The label shows how the template writes the v
         self._suggestion_list.action_cursor_up()
 
     def action_accept_suggestion(self) -> None:
+        index = self._suggestion_to_accept()
+        if index is not None:
+            self._accept(index)
+
+    def _suggestion_to_accept(self) -> int | None:
+        """What `tab` takes: the highlighted suggestion, or the only one shown when it is not what the field
+        holds already (typing `Eng` that leaves `Engineering` alone: tab took the user to the next field)."""
         highlighted = self._suggestion_list.highlighted
         if highlighted is not None:
-            self._accept(highlighted)
+            return highlighted
+        field_input = self._focused_input()
+        if len(self._shown_values) == 1 and field_input is not None:
+            return 0 if self._shown_values[0] != field_input.value else None
+        return None
 
     def action_hide_suggestions(self) -> None:
         self._cancel()
