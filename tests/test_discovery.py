@@ -479,6 +479,28 @@ async def test_another_templates_error_is_the_servers_error_and_resources_stay()
     assert listing.summary() == f"6 resources · 0 templates in 2 pages; failed: {message}"
 
 
+@pytest.mark.parametrize("code", [-32000, -32001])
+async def test_a_servers_own_minus_32000_or_32001_on_templates_does_not_stop_the_resources(code: int) -> None:
+    """Many servers answer their own errors with these codes; only the SDK's own (the connection closed,
+    the request timed out: `local`) mean that asking for the next list would only wait."""
+    message = f"listing resources/templates: the server answered error {code}: Too many requests"
+    conn = FakeConn(chain("resources", resource_pages(2, 3)), {None: ServerFault(message, code)})
+
+    listing = await run(conn)
+
+    assert listing.error == message and len(listing.resources) == 6
+
+
+async def test_the_sdks_own_timeout_on_templates_stops_the_listing() -> None:
+    message = "listing resources/templates: the server did not answer after 30 s (timeout)"
+    fault = ServerFault(message, -32001, local=True)
+    conn = FakeConn(chain("resources", resource_pages(2, 3)), {None: fault})
+
+    listing = await run(conn)
+
+    assert listing.error == message and listing.resources == []
+
+
 async def test_method_not_found_on_resources_is_an_error_not_an_empty_list() -> None:
     conn = FakeConn({None: ServerFault("listing resources: the server answered error -32601: nope", -32601)})
 

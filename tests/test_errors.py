@@ -29,36 +29,82 @@ def describe(exc: BaseException, timeout: float | None = None) -> ServerFault:
 
 
 def test_request_timeout_code_says_timeout_with_the_limit() -> None:
-    fault = describe(MCPError(REQUEST_TIMEOUT, "Request timed out"), timeout=2.5)
+    fault = describe(MCPError(REQUEST_TIMEOUT, "Request 'resources/list' timed out"), timeout=2.5)
 
     assert fault.message == "listing resources: the server did not answer after 2.5 s (timeout)"
-    assert fault.code == REQUEST_TIMEOUT
+    assert fault.code == REQUEST_TIMEOUT and fault.local and fault.request_timed_out
 
 
 def test_timeout_without_a_known_limit_still_says_timeout() -> None:
-    fault = describe(MCPError(REQUEST_TIMEOUT, "whatever"))
+    fault = describe(MCPError(REQUEST_TIMEOUT, "Request 'resources/list' timed out"))
 
     assert fault.message == "listing resources: the server did not answer (timeout)"
 
 
-def test_timed_out_text_under_another_code_is_a_timeout() -> None:
+def test_timed_out_text_under_another_code_is_the_servers_error() -> None:
+    """A server's upstream timed out: that is its error, not a timeout of ours."""
     fault = describe(MCPError(-32099, "Upstream Timed Out while waiting"), timeout=30)
 
-    assert "did not answer after 30 s (timeout)" in fault.message
-    assert fault.code == -32099
+    assert (
+        fault.message
+        == "listing resources: the server answered error -32099: Upstream Timed Out while waiting"
+    )
+    assert fault.code == -32099 and not fault.local
 
 
 def test_connection_closed_says_the_server_closed_it() -> None:
     fault = describe(MCPError(CONNECTION_CLOSED, "Connection closed"))
 
     assert fault.message == "listing resources: the server closed the connection (did it exit?)"
-    assert fault.code == CONNECTION_CLOSED
+    assert fault.code == CONNECTION_CLOSED and fault.local and fault.connection_closed
 
 
 def test_minus_32000_for_another_reason_keeps_the_servers_message() -> None:
     fault = describe(MCPError(CONNECTION_CLOSED, "quota exceeded for tenant 7"))
 
     assert fault.message == "listing resources: the server answered error -32000: quota exceeded for tenant 7"
+
+
+@pytest.mark.parametrize(
+    ("sdk_said", "timeout", "said"),
+    [
+        ("Request 'resources/read' timed out", 5.0, "the server did not answer after 5 s (timeout)"),
+        ('Request "it\'s" timed out', None, "the server did not answer (timeout)"),
+        ("Timed out after 5.0s waiting for 'resources/read'", 5.0, "the server did not answer after 5 s"),
+    ],
+)
+def test_the_sdks_own_timeout_is_told_by_its_exact_words(
+    sdk_said: str, timeout: float | None, said: str
+) -> None:
+    """The JSON-RPC dispatcher's and the in-process dispatcher's words for a request's timeout."""
+    fault = describe(MCPError(REQUEST_TIMEOUT, sdk_said), timeout=timeout)
+
+    assert fault.message.startswith(f"listing resources: {said}")
+    assert fault.request_timed_out and not fault.connection_closed
+
+
+@pytest.mark.parametrize(
+    ("code", "message", "data"),
+    [
+        (REQUEST_TIMEOUT, "Database quota exceeded", None),
+        (-32603, "Upstream API timed out (GitHub)", None),
+        (CONNECTION_CLOSED, "Connection to upstream database closed", None),
+        (CONNECTION_CLOSED, "connection closed", None),
+        (CONNECTION_CLOSED, "Connection closed", {"upstream": "postgres"}),
+        (REQUEST_TIMEOUT, "Request 'resources/read' timed out", {"upstream": "github"}),
+        (REQUEST_TIMEOUT, "Request to the upstream timed out", None),
+    ],
+)
+def test_a_servers_own_minus_32000_and_minus_32001_are_its_errors(
+    code: int, message: str, data: object
+) -> None:
+    """Many servers answer -32000/-32001 for errors of their own: only the SDK's exact shape (code, words,
+    no data) is a closed connection or a timeout; anything else is the server's own error, said as such."""
+    fault = describe(MCPError(code, message, data), timeout=30)
+
+    assert fault.message == f"listing resources: the server answered error {code}: {message}"
+    assert (fault.code, fault.data, fault.local) == (code, data, False)
+    assert not fault.connection_closed and not fault.request_timed_out
 
 
 @pytest.mark.parametrize(

@@ -18,8 +18,8 @@ import pytest
 
 from explorer.config import ListingBounds, ServerSpec
 from explorer.connection import discovery
-from explorer.connection.discovery import PARSE_SLICE
 from explorer.connection import supervisor as supervisor_module
+from explorer.connection.discovery import PARSE_SLICE
 from explorer.connection.supervisor import PAGE_SLICE, Settings, Supervisor
 from explorer.input_first import InputFirst
 from explorer.model.catalogue import Catalogue
@@ -64,7 +64,10 @@ def test_slices_leave_the_tree_whole_between_them_and_count_the_page_once() -> N
     catalogue = Catalogue()
     catalogue.add_server(SPEC)
     catalogue.begin_listing("s")
-    seen = [catalogue.tree.root.resource_count for _ in catalogue.add_page_in_slices(page(1000), TimedSlices.fixed(300))]
+    seen = [
+        catalogue.tree.root.resource_count
+        for _ in catalogue.add_page_in_slices(page(1000), TimedSlices.fixed(300))
+    ]
     assert seen == [300, 600, 900]  # a yield after each slice but the last
     assert catalogue.tree.root.resource_count == 1000
     status = catalogue.servers["s"]

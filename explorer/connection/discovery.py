@@ -37,10 +37,8 @@ import orjson
 
 from explorer.config import ListingBounds, ServerSpec, redact
 from explorer.connection.errors import (
-    CONNECTION_CLOSED,
     INVALID_PARAMS,
     METHOD_NOT_FOUND,
-    REQUEST_TIMEOUT,
     BoundReached,
     ServerFault,
 )
@@ -223,12 +221,12 @@ async def list_server(
                 state.error = redact(fault.message, conn.spec)  # a cursor may echo a token, too
                 if result.error_code is None:
                     result.error_code = fault.code
-                if not isinstance(fault, PageFault) and fault.code in (
-                    None,
-                    CONNECTION_CLOSED,
-                    REQUEST_TIMEOUT,
+                if not isinstance(fault, PageFault) and (
+                    fault.code is None or fault.connection_closed or fault.request_timed_out
                 ):
-                    break  # the connection is gone or the server stalls: asking for more would only wait
+                    # The connection is gone or the server stalls: asking for more would only wait. Not
+                    # a server's own error, -32001 or -32000 included: the other lists may still come.
+                    break
                 continue
             if shared_bound is not None:
                 for later in KINDS[KINDS.index(kind) + 1 :]:

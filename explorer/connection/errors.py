@@ -7,10 +7,14 @@ kept raw here; callers sanitize before printing.
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from typing import TYPE_CHECKING, Any
 
 from explorer.connection.sizes import limit_text
 from explorer.model.sizes import human_size
+
+if TYPE_CHECKING:
+    from mcp import MCPError
 
 # JSON-RPC / MCP codes people meet when exploring servers.
 PARSE_ERROR = -32700
@@ -76,17 +80,34 @@ class ServerFault(Exception):
     assignment with a TypeError that would replace the fault (found by fuzzing the transport).
     """
 
-    def __init__(self, message: str, code: int | None = None, data: Any = None) -> None:
+    def __init__(
+        self, message: str, code: int | None = None, data: Any = None, *, local: bool = False
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.code = code
         self.data = data
+        # True when this side made the code (the SDK's "Connection closed", a request's timeout, its own
+        # words for an HTTP answer it could not use), False for an error the server answered with: many
+        # servers send -32000 and -32001 for errors of their own.
+        self.local = local
+
+    @property
+    def connection_closed(self) -> bool:
+        """The SDK saw the connection close (the server exited?), not a server's own error -32000."""
+        return self.local and self.code == CONNECTION_CLOSED
+
+    @property
+    def request_timed_out(self) -> bool:
+        """The SDK's request timeout ran out, not a server's own error -32001."""
+        return self.local and self.code == REQUEST_TIMEOUT
 
     def __str__(self) -> str:
         return self.message
 
     def __repr__(self) -> str:
-        return f"ServerFault(message={self.message!r}, code={self.code!r}, data={self.data!r})"
+        local = ", local=True" if self.local else ""
+        return f"ServerFault(message={self.message!r}, code={self.code!r}, data={self.data!r}{local})"
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, ServerFault):
@@ -176,14 +197,12 @@ def describe_exception(exc: BaseException, *, action: str, timeout: float | None
                 return ServerFault(f"{action}: {text[len(wrapper) :]}")
         said = _sdk_sentence(code, text)
         if said is not None:
-            return ServerFault(f"{action}: {said}", code, chosen.data)
-        if code == REQUEST_TIMEOUT or "timed out" in text.lower():
+            return ServerFault(f"{action}: {said}", code, chosen.data, local=True)
+        if _sdk_timeout(chosen):
             limit = f" after {timeout:g} s" if timeout is not None else ""
-            return ServerFault(f"{action}: the server did not answer{limit} (timeout)", code, chosen.data)
-        if code == CONNECTION_CLOSED and "closed" in text.lower():
-            return ServerFault(
-                f"{action}: the server closed the connection (did it exit?)", code, chosen.data
-            )
+            return ServerFault(f"{action}: the server did not answer{limit} (timeout)", code, local=True)
+        if _sdk_closed(chosen):
+            return ServerFault(f"{action}: the server closed the connection (did it exit?)", code, local=True)
         return ServerFault(f"{action}: the server answered error {code}: {text}", code, chosen.data)
     if isinstance(chosen, FileNotFoundError):
         missing = chosen.filename or str(chosen)
@@ -222,6 +241,28 @@ def describe_exception(exc: BaseException, *, action: str, timeout: float | None
         )
     text = str(chosen) or name
     return ServerFault(f"{action}: {text} ({name})")
+
+
+_SDK_TIMEOUTS = (
+    re.compile(r"Request (?:'[^'\n]*'|\"[^\"\n]*\") timed out"),  # the JSON-RPC dispatcher's
+    re.compile(r"Timed out after \S+s waiting for (?:'[^'\n]*'|\"[^\"\n]*\")"),  # the in-process one's
+)
+
+
+def _sdk_timeout(error: MCPError) -> bool:
+    """The SDK's own timeout, told by its exact shape: a server's -32001 "Upstream API timed out" is the
+    server's error, not a timeout of ours."""
+    return (
+        error.code == REQUEST_TIMEOUT
+        and error.data is None
+        and any(shape.fullmatch(error.message) for shape in _SDK_TIMEOUTS)
+    )
+
+
+def _sdk_closed(error: MCPError) -> bool:
+    """The SDK's own "Connection closed" (the server went away), told by its exact shape: a server's
+    -32000 "Connection to upstream database closed" is the server's error."""
+    return error.code == CONNECTION_CLOSED and error.message == "Connection closed" and error.data is None
 
 
 def _is_noise(exc: BaseException) -> bool:

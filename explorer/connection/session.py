@@ -22,7 +22,6 @@ from explorer import __version__, sdk_door
 from explorer.config import ServerSpec, redact, redact_value
 from explorer.connection.errors import (
     CONNECTION_CLOSED,
-    REQUEST_TIMEOUT,
     BoundReached,
     ProtocolProblems,
     ServerFault,
@@ -39,6 +38,7 @@ from explorer.connection.live import (
 from explorer.connection.sdk_logs import route_sdk_logs
 from explorer.connection.sizes import ResponseSizes
 from explorer.connection.stderr_log import begin_run
+from explorer.connection.stderr_summary import quotes_stderr, stderr_clause
 from explorer.connection.transports import HttpAnswer, HttpAnswers, open_transport, tail
 from explorer.connection.wire import WireLog, tap_streams
 from explorer.model.heap import collector_paused
@@ -299,7 +299,7 @@ class ServerConnection:
 
     async def _era_advice(self, fault: ServerFault) -> str | None:
         """When the pinned era is the wrong one, which era the server speaks; None when that is not it."""
-        if self.protocol == "auto" or fault.code in (None, CONNECTION_CLOSED):
+        if self.protocol == "auto" or fault.code is None or fault.connection_closed:
             return None
         supported = _supported_versions(fault.data)
         if supported:
@@ -361,14 +361,16 @@ class ServerConnection:
         if message.endswith("the server answered with an HTTP error") and self.http_answers.errors:
             answer = self.http_answers.errors[-1]
             message = f"{message} (HTTP {answer.status} {answer.reason})".replace(" )", ")")
-        if fault.code in (None, CONNECTION_CLOSED) and self.spec.transport == "stdio":
-            last = _last_line(self.stderr_tail(2048))
-            if last:
-                message = f"{message}; its stderr ends with: {last}"
+        if (fault.code is None or fault.connection_closed) and self.spec.transport == "stdio":
+            clause = "" if quotes_stderr(message) else stderr_clause(self.stderr_tail(2048))
+            if clause:
+                message = f"{message}; {clause}"
         problems = self.problems.describe()
-        if problems is not None and fault.code in (None, CONNECTION_CLOSED, REQUEST_TIMEOUT):
+        if problems is not None and _explained_by_problems(fault):
             message = f"{message}; the server also {problems}"
-        return ServerFault(redact(message, self.spec), fault.code, redact_value(fault.data, self.spec))
+        return ServerFault(
+            redact(message, self.spec), fault.code, redact_value(fault.data, self.spec), local=fault.local
+        )
 
     def stderr_tail(self, max_bytes: int = 4096) -> str:
         """The end of what a stdio server wrote to stderr since this connection began (empty for HTTP)."""
@@ -598,6 +600,7 @@ def _has_real_error(exc: BaseException) -> bool:
     return isinstance(exc, Exception)
 
 
-def _last_line(text: str) -> str:
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    return lines[-1][:300] if lines else ""
+def _explained_by_problems(fault: ServerFault) -> bool:
+    """Whether what the server wrote that was not a message may be why it failed: when it went silent or
+    away, or the explorer gave up (no code), never when it answered with an error of its own."""
+    return fault.code is None or fault.connection_closed or fault.request_timed_out

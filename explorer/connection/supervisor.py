@@ -36,6 +36,7 @@ from explorer.config import ListingBounds, ServerSpec, redact
 from explorer.connection.errors import ServerFault, describe_exception
 from explorer.connection.live import ListChanged, LogEntry, News, Progress, ResourceChanged
 from explorer.connection.pacing import Coalescer, RefreshPacer
+from explorer.connection.stderr_summary import quotes_stderr, stderr_clause
 from explorer.input_first import InputFirst
 from explorer.model.catalogue import Catalogue, ServerStatus
 from explorer.model.heap import after_ingest
@@ -261,9 +262,9 @@ class Supervisor:
             return
         message = redact(fault.message, status.spec)
         tail = redact(conn.stderr_tail(), status.spec)
-        last = next((line.strip() for line in reversed(tail.splitlines()) if line.strip()), "")
-        if last and "stderr ends with" not in message and fault.code in (None, -32000):
-            message = f"{message}; its stderr ends with: {last[:300]}"
+        if (fault.code is None or fault.connection_closed) and not quotes_stderr(message):
+            clause = stderr_clause(tail)  # a server's own error -32000 is not explained by its stderr
+            message = f"{message}; {clause}" if clause else message
         self.catalogue.failed(name, message, fault.code, fault.data, tail)
         self.listener.statuses_changed()
         self.listener.server_failed(name, message)

@@ -186,25 +186,35 @@ _ERROR_TITLES = {
     -32603: "The server failed (internal error)",
     -32600: "Invalid request",
     -32700: "The server could not parse the request",
-    -32001: "Timed out",
-    -32000: "The connection closed",
 }
+_LOCAL_TITLES = {-32001: "Timed out", -32000: "The connection closed"}
+"""Titles of the codes the SDK gives its own failures: a server that answers -32000 or -32001 itself
+(many do, for errors of their own) gets `Server error (-32000)`, see `server_answered`."""
 _NOT_FOUND_WORDS = ("not found", "unknown resource", "no such", "does not exist", "doesn't exist")
+
+
+def server_answered(code: int | None, message: str) -> bool:
+    """Whether a fault's message is a JSON-RPC error the server answered with: the connection writes
+    `the server answered error N: ...` for those alone (never for its own closed connection or timeout)."""
+    return code is not None and f"the server answered error {code}: " in message
 
 
 def error_title(code: int | None, message: str) -> str:
     """A short, clear headline for a read error: `Not found (-32002)`, `Timed out`, `Read failed (42)`.
 
     -32602 (invalid params) is what current servers answer for an unknown URI: it reads "Not found" when
-    the message says so, else "Invalid parameters".
+    the message says so, else "Invalid parameters". A timeout is guessed from the words only when there
+    is no code: with one, the words are the server's (`Upstream API timed out`), not a timeout of ours.
     """
     lowered = message.lower()
     not_found = any(words in lowered for words in _NOT_FOUND_WORDS)
     title = _ERROR_TITLES.get(code) if code is not None else None
+    if code in _LOCAL_TITLES:
+        title = "Server error" if server_answered(code, message) else _LOCAL_TITLES[code]
     if code == -32602:
         title = "Not found" if not_found else "Invalid parameters"
     if title is None:
-        if "timed out" in lowered or "timeout" in lowered:
+        if code is None and ("timed out" in lowered or "timeout" in lowered):
             title = "Timed out"
         elif not_found:
             title = "Not found"

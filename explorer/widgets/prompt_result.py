@@ -27,7 +27,7 @@ from explorer.model.contents import TEXT_KINDS, classify_item, hex_dump, human_s
 from explorer.model.contents import Content as ReadContent
 from explorer.model.prompt_data import Block, PromptMessage, parse_prompt_result
 from explorer.sanitize import sanitize, sanitize_line
-from explorer.widgets.preview import ImageView
+from explorer.widgets.preview import ImageView, server_answered
 
 __all__ = ["PromptResultView", "ResourceLink", "describe_error"]
 
@@ -43,13 +43,18 @@ _ERROR_NAMES = {
     -32000: "connection closed",
     0: "error code 0 (no standard meaning)",
 }
+_LOCAL_CODES = (-32001, -32000)
+"""The codes the SDK gives its own failures: named so only when the SDK made them, not the server."""
 
 
-def describe_error(code: int | None) -> str:
-    """A headline for a failed prompt: `Prompt failed: invalid parameters (-32602)`."""
+def describe_error(code: int | None, message: str = "") -> str:
+    """A headline for a failed prompt: `Prompt failed: invalid parameters (-32602)`; a server's own
+    -32000 is `server error`, not `connection closed` (`message` tells which)."""
     if code is None:
         return "Prompt failed"
     name = _ERROR_NAMES.get(code, "server error")
+    if code in _LOCAL_CODES and server_answered(code, message):
+        name = "server error"
     return f"Prompt failed: {name} ({code})"
 
 
@@ -136,7 +141,7 @@ anywhere, to open it in the tree.
     def show_error(self, server: str, name: str, message: str, code: int | None, data: Any = None) -> None:
         """A failed get: a headline naming the code, the server's message, and its data if any."""
         widgets: list[Widget] = [
-            _static(Content(describe_error(code)), "pr-error"),
+            _static(Content(describe_error(code, message)), "pr-error"),
             _static(Content(f"{sanitize_line(server, 60)} · {sanitize_line(name, 100)}"), "pr-muted"),
             _static(Content(sanitize(message, limit=4000)), "pr-error-detail"),
         ]
