@@ -347,3 +347,24 @@ def test_headers_too_large_for_the_http_client_are_said_so() -> None:
     assert fault.message == (
         "listing resources: the server's answer headers are too large for the HTTP client (over 100 KiB)"
     )
+
+
+def test_the_http_clients_own_timeouts_and_breaks_are_said_in_words() -> None:
+    """They read "ReadTimeout (ReadTimeout)" and "ReadError (ReadError)" before: the class names only."""
+    read_timeout = type("ReadTimeout", (Exception,), {})
+    read_error = type("ReadError", (Exception,), {})
+    cut = type("RemoteProtocolError", (Exception,), {})
+
+    waited = describe_exception(read_timeout(""), action="connecting", timeout=3)
+    assert (
+        waited.message
+        == "connecting: the server did not answer within 3 s over HTTP (no answer came in time)"
+    )
+    assert waited.request_timed_out  # our wait: what stops the other lists, and what a fallback looks for
+    broke = describe(read_error(""))
+    assert broke.message == "listing resources: the HTTP connection broke off (reading the answer failed)"
+    body = describe(cut("peer closed connection without sending complete message body"))
+    assert body.message == (
+        "listing resources: the HTTP connection broke off (the server broke the HTTP protocol or closed "
+        "the connection: peer closed connection without sending complete message body)"
+    )

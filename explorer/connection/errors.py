@@ -239,9 +239,27 @@ def describe_exception(exc: BaseException, *, action: str, timeout: float | None
         return ServerFault(
             f"{action}: the server's answer headers are too large for the HTTP client (over 100 KiB)"
         )
+    if name in _HTTP_WAITS:  # the HTTP client's own: it says only "ReadTimeout", or nothing at all
+        limit = f" within {timeout:g} s" if timeout is not None else ""
+        said = f"{action}: the server did not answer{limit} over HTTP ({_HTTP_WAITS[name]})"
+        return ServerFault(said, REQUEST_TIMEOUT, local=True)  # our wait ran out: `request_timed_out`
+    if name in _HTTP_BREAKS:
+        detail = f": {_cut(str(chosen).splitlines()[0])}" if str(chosen) else ""
+        return ServerFault(f"{action}: the HTTP connection broke off ({_HTTP_BREAKS[name]}{detail})")
     text = str(chosen) or name
     return ServerFault(f"{action}: {text} ({name})")
 
+
+_HTTP_WAITS = {
+    "ReadTimeout": "no answer came in time",
+    "WriteTimeout": "the request could not be sent in time",
+    "PoolTimeout": "no connection was free in time",
+}
+_HTTP_BREAKS = {
+    "ReadError": "reading the answer failed",
+    "WriteError": "sending the request failed",
+    "RemoteProtocolError": "the server broke the HTTP protocol or closed the connection",
+}
 
 _SDK_TIMEOUTS = (
     re.compile(r"Request (?:'[^'\n]*'|\"[^\"\n]*\") timed out"),  # the JSON-RPC dispatcher's

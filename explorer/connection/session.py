@@ -275,6 +275,9 @@ class ServerConnection:
             if refused is not None:
                 await self._fall_back_to_sse(refused, fault)
                 return
+            if self.protocol == "auto" and fault.request_timed_out and not self._probe:
+                await self._fall_back_to_initialize(fault)
+                return
         advice = await self._era_advice(fault)
         if advice is not None:
             raise ServerFault(f"connecting: {advice}", fault.code, fault.data)
@@ -295,6 +298,30 @@ class ServerConnection:
         self.notes.append(
             f"the server answered {status} to Streamable HTTP, so the explorer connected with the legacy "
             "HTTP+SSE transport (pass --sse to skip the first attempt)"
+        )
+
+    async def _fall_back_to_initialize(self, fault: ServerFault) -> None:
+        """`server/discover` went unanswered over HTTP: the wait ended the transport itself (the HTTP
+        client's read timeout, which the OAuth lock makes the first to fire), so the SDK could not go on to
+        `initialize` as it does when discover is refused. Connect again with `initialize` alone."""
+        self.http_answers = HttpAnswers()
+        self.protocol = "legacy"
+        try:
+            await self._open(self.spec)
+        except ServerFault as second:
+            self.protocol = "auto"
+            if second.request_timed_out:
+                said = f"answered neither server/discover nor initialize within {self.timeout:g} s"
+            else:
+                said = f"did not answer server/discover within {self.timeout:g} s, and then initialize " + (
+                    f"failed: {second.message.removeprefix('connecting: ')}"
+                )
+            raise ServerFault(
+                f"connecting: the server {said}", second.code, second.data, local=second.local
+            ) from None
+        self.notes.append(
+            f"the server did not answer server/discover within {self.timeout:g} s, so the explorer "
+            "connected with initialize (pass --protocol legacy to skip the first attempt)"
         )
 
     async def _era_advice(self, fault: ServerFault) -> str | None:
