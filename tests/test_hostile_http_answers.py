@@ -353,3 +353,65 @@ def test_a_redirect_body_past_the_bound_is_never_read() -> None:
     listing lost with it. The page it leads to is past the bound too: refused unread, the listing stops."""
     server = listed(_Redirected, "--max-bytes", "2000")
     assert server["ok"] and server["stoppedBy"] == "max_bytes" and server["resources"] == 0, server
+
+
+class _CutShort(_Server):
+    """Answers cut off mid-body, the connection then closed: `cut://length` says a longer Content-Length
+    than it sends, `cut://chunk` stops inside a chunked body; any other read is answered whole."""
+
+    stop = threading.Event()
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
+        if "id" not in body:
+            self._empty(202)
+            return
+        uri = (body.get("params") or {}).get("uri", "")
+        if body.get("method") == "initialize":
+            result = {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {"resources": {}},
+                "serverInfo": {"name": "cut", "version": "1"},
+            }
+            self._answer(body["id"], result)
+        elif uri == "cut://length":
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "500")
+            self.end_headers()
+            self.wfile.write(b'{"jsonrpc": "2.0", "id": ')
+            self.close_connection = True
+        elif uri == "cut://chunk":
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            self.wfile.write(b'19\r\n{"jsonrpc": "2.0", "id": \r\n')
+            self.close_connection = True
+        else:
+            self._answer(body["id"], {"contents": [{"uri": uri, "mimeType": "text/plain", "text": "whole"}]})
+
+    def do_GET(self) -> None:
+        self._empty(405)
+
+
+@pytest.fixture
+def cut_url() -> Iterator[str]:
+    for port in _serve(_CutShort):
+        yield f"http://127.0.0.1:{port}/mcp"
+
+
+def test_an_answer_cut_off_mid_body_fails_its_request_only(cut_url: str) -> None:
+    """The HTTP client's own error for a body cut short escaped the SDK's request and ended the whole
+    connection: every later request then said "not connected"."""
+    spec = ServerSpec(name="cut", transport="http", url=cut_url)
+
+    async def session() -> None:
+        async with ServerConnection(spec, protocol="legacy", timeout=20.0) as conn:
+            for uri in ("cut://length", "cut://chunk"):
+                with pytest.raises(ServerFault) as caught:
+                    await conn.read_resource(uri)
+                assert caught.value.message.startswith(f"reading {uri}: the server's answer broke off after ")
+                assert "whole" in str(await conn.read_resource("ok://a"))
+
+    anyio.run(session)

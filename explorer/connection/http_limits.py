@@ -29,6 +29,7 @@ import orjson
 from explorer.connection.errors import REFUSED_PREFIX, UnreadableAnswer  # REFUSED_PREFIX: see there
 from explorer.connection.http_text import TextRepair
 from explorer.connection.sizes import MAX_MESSAGE_BYTES, RequestId, ResponseSizes, limit_text
+from explorer.model.sizes import human_size
 
 __all__ = [
     "ACCEPT_ENCODING",
@@ -275,6 +276,12 @@ class _CappedStream(httpx2.AsyncByteStream):
         except (ValueError, zlib.error) as exc:
             encoding = " and ".join(decoder.encoding for decoder in reversed(self._decoders))
             raise self._refused(f"{REFUSED_PREFIX}cannot be read as {encoding[:60]}: {exc}") from None
+        except (httpx2.RemoteProtocolError, httpx2.ReadError) as exc:
+            # A body cut off mid-way (the server closed the connection, a chunk never ended): as the
+            # HTTP client's own error it escaped the SDK's request and ended the whole connection; as
+            # this kind, it fails only the request it answers.
+            why = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+            raise self._refused(f"{REFUSED_PREFIX}broke off after {human_size(self._seen)}: {why}") from None
 
     def _decoded(self, data: bytes, start: int) -> Iterator[bytes]:
         """`data` through the decoders from `start` on, a bounded piece at a time."""
