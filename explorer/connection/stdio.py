@@ -5,6 +5,8 @@ Why not the SDK's `stdio_client` as is: its reader joins text chunks by string c
 line grows memory without limit. This reader keeps one byte buffer (linear), caps a message at
 `MAX_MESSAGE_BYTES`, and records instead of raising what a server wrote that is not a message
 (`ProtocolProblems`), so a connection that otherwise works keeps working and a later fault can say why.
+Its output ends at EOF, or when the server's process exited and its last output is read (`_next_chunk`):
+a child it left may hold the pipe open for ever.
 Starting and stopping the process need no SDK (`server_process`), so a server can boot while the SDK
 imports (`start_server`, then `stdio_transport(started=...)`).
 
@@ -63,6 +65,8 @@ EOF_GRACE = 1.0  # for the server to exit on its own once its stdin is closed
 TERM_GRACE = 1.0  # after SIGTERM to the group, before SIGKILL
 _KILL_REAP = 0.3  # for the event loop to see the leader die after SIGKILL
 _POLL = 0.02
+_EXIT_POLL = 0.1  # how often a reader waiting for output looks whether the server's process exited
+EXIT_DRAIN = 0.25  # once it exited: how long its output may stay silent before the connection ends
 
 _live_groups: dict[int, str] = {}  # process group id -> server name, until the group is stopped
 _live_lock = threading.Lock()
@@ -159,25 +163,28 @@ async def _streams(
     write_stream, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
     writer_done = anyio.Event()
 
-    async def deliver(line: bytes | bytearray) -> bool:
-        """Parse one line and pass it on; False once nobody reads any more."""
+    async def deliver(line: bytes | bytearray, *, cut: bool = False) -> bool:
+        """Parse one line and pass it on (each message of a batch in turn); False once nobody reads any
+        more. `cut`: the output ended before the line did."""
         size = len(line)
         big = size > _RELEASE_AFTER_BYTES
         refused = refused_past_bound(line, sizes) if sizes is not None else None
         # 50 MB parse in ~0.4 s (a thread would not help: GIL held)
-        message = refused if refused is not None else parse_line(line, problems)
-        if message is None:
+        parsed = refused if refused is not None else parse_line(line, problems, cut=cut)
+        if parsed is None:
             return True
+        messages = parsed if isinstance(parsed, list) else [parsed]
         if sizes is not None:
-            ident = getattr(message.message, "id", None)
-            if ident is not None and not hasattr(message.message, "method"):
-                sizes.record(ident, size)
-        # For the protocol log (`explorer.connection.wire`): the size, and a listing page's own bytes.
-        message.wire_size = size
-        if _TEXT_KEPT_FROM <= size <= _TEXT_KEPT_UP_TO and getattr(message, "plain", False):
-            message.wire_text = bytes(line)  # only what orjson read: the log decodes it the same way
+            for message in messages:  # a batch's answers each count the whole line: none is smaller
+                _record_size(message, size, sizes)
+        if not isinstance(parsed, list):  # a batch's messages are not lines: the log measures each
+            # For the protocol log (`explorer.connection.wire`): the size, and a listing page's own bytes.
+            parsed.wire_size = size
+            if _TEXT_KEPT_FROM <= size <= _TEXT_KEPT_UP_TO and getattr(parsed, "plain", False):
+                parsed.wire_text = bytes(line)  # only what orjson read: the log decodes it the same way
         try:
-            await read_send.send(message)
+            for message in messages:
+                await read_send.send(message)
             if big:
                 # The SDK's read loop keeps its last message referenced until the next one arrives: a
                 # 50 MB answer would stay in memory while the connection idles. A response to an id
@@ -200,9 +207,8 @@ async def _streams(
         dropping = False  # inside a line that went over the limit: skip to its end
         async with read_send:
             while True:
-                try:
-                    chunk = await process.stdout.receive(_CHUNK)
-                except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                chunk = await _next_chunk(process)
+                if chunk is None:
                     break
                 start = 0
                 while True:
@@ -233,7 +239,7 @@ async def _streams(
                         await _discard(process)
                         return
             if buffer and not dropping:
-                await deliver(buffer)
+                await deliver(buffer, cut=True)
 
     async def write_stdin() -> None:
         try:
@@ -265,6 +271,28 @@ async def _streams(
                     await stream.aclose()
                 await anyio.lowlevel.checkpoint()
             group.cancel_scope.cancel()
+
+
+async def _next_chunk(process: Any) -> bytes | None:
+    """The next chunk the server wrote to stdout, or None once its output ended.
+
+    It ends at EOF, and also once the server's process (the one started: a wrapper script, or the server
+    it exec'd) exited and nothing more came for `EXIT_DRAIN`: a child it left behind (`sleep 120 &` in a
+    script) holds the pipe open, and the requests pending would else wait for their timeout, then be
+    reported as not answered. What the server wrote before it exited is in the pipe, readable at once,
+    so its last answers are still read. A receive cut by the deadline loses nothing: anyio does not
+    cancel a task whose read has completed, and trio's cancelled receive read nothing.
+    """
+    while True:
+        exited = process.returncode is not None  # set by the event loop's child watcher, no wait needed
+        with anyio.move_on_after(EXIT_DRAIN if exited else _EXIT_POLL):
+            try:
+                chunk: bytes = await process.stdout.receive(_CHUNK)
+            except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                return None
+            return chunk
+        if exited:
+            return None
 
 
 async def stop_server_process(process: Any, eof_grace: float = EOF_GRACE) -> None:
@@ -395,6 +423,13 @@ def _reap_leaders(pgids: Iterable[int]) -> None:
     for pid in pgids:
         with suppress(ChildProcessError, OSError):
             os.waitpid(pid, os.WNOHANG)
+
+
+def _record_size(message: Any, size: int, sizes: ResponseSizes) -> None:
+    """Note an answer's size on the wire by its id, for the listing's bytes bound."""
+    ident = getattr(message.message, "id", None)
+    if ident is not None and not hasattr(message.message, "method"):
+        sizes.record(ident, size)
 
 
 def _release_marker() -> Any:

@@ -6,14 +6,17 @@ every listing page) is parsed by orjson straight from the bytes and wrapped with
 (pydantic's validation of a 1,000-item page cost five times the parse); anything else goes the
 validated way. A line both refuse is read again by the standard library's parser (`_read_leniently`):
 a message only they refused (a lone surrogate, as JavaScript writes one: made U+FFFD) goes on, a broken
-answer fails its request at once. A line over the message cap, or a listing page past its bytes bound,
-is refused unread, the request its head names failed (`refused_too_big`, `refused_past_bound`). Every
-error made here carries an `UnreadableAnswer`, which a server cannot send.
+answer fails its request at once, and so does one no parser reads (nested too deep, a number too long),
+by the id at its head. A batch (a JSON array of messages) is read one message at a time. A line over the
+message cap, or a listing page past its bytes bound, is refused unread, the request its head names failed
+(`refused_too_big`, `refused_past_bound`). Every error made here carries an `UnreadableAnswer`, which a
+server cannot send.
 """
 
 from __future__ import annotations
 
 import re
+import sys
 from typing import Any
 
 import orjson
@@ -48,8 +51,12 @@ def _decode(line: bytearray | bytes) -> str:
     return line.decode("utf-8", errors="replace")
 
 
-def parse_line(line: bytes | bytearray, problems: ProtocolProblems) -> Any:
-    """One stdout line -> a SessionMessage, or None (blank, or not JSON-RPC: counted in `problems`)."""
+def parse_line(line: bytes | bytearray, problems: ProtocolProblems, *, cut: bool = False) -> Any:
+    """One stdout line -> a SessionMessage, a list of them (a JSON-RPC batch, `_read_batch`), or None
+    (blank, or not JSON-RPC: counted in `problems`).
+
+    `cut`: the server's output ended before the line did (it exited while writing). Such a line that
+    cannot be parsed fails no request itself: the connection's end, which follows, says why better."""
     import mcp_types as types
     from mcp.shared.message import SessionMessage
 
@@ -65,8 +72,10 @@ def parse_line(line: bytes | bytearray, problems: ProtocolProblems) -> Any:
     try:
         message = types.jsonrpc_message_adapter.validate_json(text, by_name=False)
     except ValueError:
+        head = _head_id(bytes(line[:512]))
         small = len(line) <= _LENIENT_UP_TO  # a big line gets a second parse only when it is an answer
-        lenient = _read_leniently(text) if small or _head_id(bytes(line[:512])) is not None else None
+        unread_fails = None if cut else head  # the request an answer no parser reads fails
+        lenient = _read_leniently(text, unread_fails, problems) if small or head is not None else None
         if lenient is None:
             problems.bad_line(text[:200].strip())
         return lenient
@@ -74,10 +83,11 @@ def parse_line(line: bytes | bytearray, problems: ProtocolProblems) -> Any:
 
 
 _HEAD_ID = re.compile(
-    rb'\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?[0-9]{1,18}|"[^"\\]{0,200}")\s*,\s*"(?:result|error)"\s*:'
+    rb'\s*\[?\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?[0-9]{1,18}|"[^"\\]{0,200}")\s*,\s*"(?:result|error)"\s*:'
 )
 """The id of an answer written as servers write them (`{"jsonrpc": "2.0", "id": 5, "result": ...`), read
-without parsing the rest; a request of the server's own (its id, then "method") is not one."""
+without parsing the rest; a request of the server's own (its id, then "method") is not one. In a batch
+(`[{...}, ...]`), the first answer's."""
 
 
 def refused_past_bound(line: bytes | bytearray, sizes: ResponseSizes) -> Any:
@@ -125,24 +135,34 @@ def _refusal(ident: int | str, unread: UnreadableAnswer) -> Any:
     return SessionMessage(types.JSONRPCError.model_construct(jsonrpc="2.0", id=ident, error=error))
 
 
-def _read_leniently(text: str) -> Any:
+def _read_leniently(text: str, head: int | str | None, problems: ProtocolProblems) -> Any:
     """A line the strict parsers refused, read by the standard library's: the message, when it is one that
     only they refused (a lone surrogate escaped as `\\ud800`, what JavaScript's `JSON.stringify` writes
     for one: the whole page would else be lost), or an error that fails the request at once, when it is a
-    broken answer to one (its `result` not an object, say: else the request waited for its timeout and was
-    reported as not answered). None for anything else."""
+    broken answer to one (its `result` not an object, say, or JSON nested too deep to parse: else the
+    request waited for its timeout and was reported as not answered). A batch is read element by element
+    (`_read_batch`). None for anything else."""
     import json
-
-    import mcp_types as types
-    from mcp.shared.message import SessionMessage
 
     try:
         data = json.loads(text)
-    except (ValueError, RecursionError):
-        return None
+    except (ValueError, RecursionError) as exc:
+        return _unparsed(head, exc)
+    surrogates = _SURROGATE_ESCAPE.search(text) is not None
+    if isinstance(data, list):
+        return _read_batch(data, surrogates, problems, text)
     if not isinstance(data, dict):
         return None
-    if _SURROGATE_ESCAPE.search(text):
+    return _message_of(data, surrogates)
+
+
+def _message_of(data: dict[str, Any], surrogates: bool) -> Any:
+    """One message the standard library's parser read: a SessionMessage, an error failing the request a
+    broken answer names, or None (a broken request or notification, or no id to answer)."""
+    import mcp_types as types
+    from mcp.shared.message import SessionMessage
+
+    if surrogates:
         _without_lone_surrogates(data)
     try:
         return SessionMessage(types.jsonrpc_message_adapter.validate_python(data, by_name=False))
@@ -157,6 +177,50 @@ def _read_leniently(text: str) -> Any:
         f"the server's answer to request {shown_id(ident)} is not a JSON-RPC response ({_answer_fault(data)})"
     )
     return _refusal(ident, UnreadableAnswer(why))
+
+
+def _read_batch(items: list[Any], surrogates: bool, problems: ProtocolProblems, text: str) -> Any:
+    """The messages of a JSON-RPC batch (an array of messages on one line), each handed on as if it came
+    alone; None when none is one (the caller counts the line).
+
+    Answered, not refused: the 2025-03-26 protocol allowed batches both ways (2025-06-18 removed them), and
+    the explorer speaks that version with servers that do, so a batch is the server's right there; each
+    answer reaches its request and nothing waits for a timeout. A line only partly made of messages is
+    counted once, as any line that is not a message."""
+    messages = [_message_of(item, surrogates) if isinstance(item, dict) else None for item in items]
+    kept = [message for message in messages if message is not None]
+    if kept and len(kept) < len(messages):
+        problems.bad_line(text[:200].strip())
+    return kept or None
+
+
+def _unparsed(head: int | str | None, exc: BaseException) -> Any:
+    """An error failing the request a line's head names (`_head_id`) when the line could not be parsed at
+    all (nested too deep, a number too long, broken JSON): else that request waited for its timeout.
+    None when no id could be read: nothing waits for it, and the line is counted."""
+    if head is None:
+        return None
+    why = f"the server's answer to request {shown_id(head)} could not be read: {_parse_fault(exc)}"
+    return _refusal(head, UnreadableAnswer(why))
+
+
+def _parse_fault(exc: BaseException) -> str:
+    """Why the standard library's parser refused a line, in a few words. Its words only, which hold no
+    text of the server's (its positions, its limits), cut short all the same."""
+    import json
+
+    if isinstance(exc, RecursionError):
+        return "its JSON is nested too deep to parse"
+    if isinstance(exc, json.JSONDecodeError):
+        return f"it is not valid JSON ({_cut(exc.msg)} at character {exc.pos:,})"
+    text = str(exc).split("\n", 1)[0]
+    if "integer string conversion" in text:
+        return f"it holds a number of more than {sys.get_int_max_str_digits():,} digits"
+    return f"it is not valid JSON ({_cut(text)})"
+
+
+def _cut(text: str, most: int = 80) -> str:
+    return text if len(text) <= most else f"{text[:most]}…"
 
 
 _LENIENT_UP_TO = 1024 * 1024  # bytes of a line read again leniently whatever it is (bigger: answers only)
