@@ -120,11 +120,12 @@ def test_c_client_name_uses_its_servers_and_says_which_files(home: Path, tmp_pat
     assert [s["name"] for s in json.loads(result.stdout)["servers"]] == ["mine"], result
     lines = result.stderr.splitlines()
     assert f"note: -c claude-desktop: read {desktop}" in lines
-    warnings = [line for line in lines if line.startswith("warning: ")]
+    warnings = [line for line in lines if line.startswith(f"warning: {desktop}")]
     assert warnings == [
         f'warning: {desktop}: server "mine": ${{env:EXPLORER_SURELY_UNSET}} is not set in the environment; '
         "the server gets an empty string there"
     ]
+    assert any(line.startswith("warning: server mine: ") and "max-pages bound" in line for line in lines)
 
 
 @pytest.mark.slow

@@ -14,6 +14,7 @@ from typing import Any, NoReturn
 import click
 
 from explorer import __version__
+from explorer.cli.closed_output import exit_flushed, quiet_when_output_closes
 from explorer.cli.output import EXIT_INTERRUPTED, EXIT_USAGE, error, register_secrets
 from explorer.cli.settings import Seconds, Settings, server_options, settings_from
 from explorer.config import ConfigError
@@ -133,7 +134,24 @@ def _run_uri_command(
     _run(body)
 
 
-@click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    """The command group; a closed stdout ends any command quietly with 141 (click would exit 1, which
+    says a server failed): around the subcommands and the group's own `--help` and `--version`."""
+
+    def make_context(
+        self, info_name: str | None, args: list[str], parent: click.Context | None = None, **extra: Any
+    ) -> click.Context:
+        with quiet_when_output_closes():
+            return super().make_context(info_name, args, parent, **extra)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        with quiet_when_output_closes():
+            return super().invoke(ctx)
+
+
+@click.group(
+    cls=_Commands, invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]}
+)
 @server_options
 @click.version_option(__version__, prog_name="mcp-url-explorer")
 @click.pass_context
@@ -498,8 +516,19 @@ def locate(what: str) -> None:
     click.echo(str(location))
 
 
-def main() -> None:
-    """Console-script entry point: click's usage errors become one line on stderr and exit 2."""
+def main() -> NoReturn:
+    """Console-script entry point: every exit flushes stdout first, so a reader that closed it early
+    makes it 141 (`explorer.cli.closed_output`), never Python's 120 and its message."""
+    try:
+        with quiet_when_output_closes():  # what is written here, outside the group (usage errors)
+            _main()
+    except SystemExit as exc:
+        exit_flushed(exc.code)
+    exit_flushed(0)
+
+
+def _main() -> NoReturn:
+    """Click's usage errors become one line on stderr and exit 2."""
     try:
         code = cli.main(prog_name="mcp-url-explorer", standalone_mode=False)
     except click.UsageError as exc:

@@ -5,9 +5,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from explorer.cli.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, emit_json, error, note, out, safe_line
+from explorer.cli.output import (
+    EXIT_FAILED,
+    EXIT_INCOMPLETE,
+    EXIT_OK,
+    EXIT_USAGE,
+    emit_json,
+    error,
+    note,
+    out,
+    safe_line,
+)
 from explorer.cli.runner import run_on_servers
-from explorer.cli.tree_cmd import build_catalogue, lister, report_errors, server_json
+from explorer.cli.tree_cmd import build_catalogue, exit_code, lister, report_errors, server_json
 from explorer.config import ListingBounds, ServerSpec
 from explorer.model.resolve import resolve_uri
 from explorer.model.templates import TemplateError, expand, parse_template
@@ -114,14 +124,16 @@ async def match_command(
                 problems = safe_line("; ".join(report.problems), 500)
                 out(f"{safe_line(server, 80)}  {safe_line(template, 300)}  near miss: {problems}")
     report_errors(outcomes)
-    if any(o.fault is not None for o in outcomes):
+    code = exit_code(outcomes)  # as `tree`'s: 3 when a listing stopped at a bound (matches may lie past it)
+    if code == EXIT_FAILED:
         return EXIT_FAILED
     if not resolution.resolves:
         nearest = resolution.nearest.prefix
         where = f"; the nearest prefix that exists is {nearest}" if nearest else ""
-        error(f"no server lists {uri} and no template matches it{where}")
+        listed = " in what was listed before the bound" if code == EXIT_INCOMPLETE else ""
+        error(f"no server lists {uri} and no template matches it{listed}{where}")
         return EXIT_FAILED
-    return EXIT_OK
+    return code
 
 
 def _values_text(values: dict[str, Any]) -> str:

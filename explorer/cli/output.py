@@ -89,6 +89,11 @@ def note(text: str) -> None:
     sys.stderr.write(sanitize_line(mask(text), limit=2000) + "\n")
 
 
+def stopped_at_bound(server: str, summary: str) -> None:
+    """A listing a bound stopped is incomplete (exit 3), not failed: a warning, never `error:`."""
+    note(f"warning: server {server}: {summary}")
+
+
 _INDENTS = [b"\n" + b" " * n for n in range(0, 64, 2)]
 
 

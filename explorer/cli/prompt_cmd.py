@@ -35,6 +35,7 @@ from explorer.cli.output import (
     out,
     safe,
     safe_line,
+    stopped_at_bound,
 )
 from explorer.cli.runner import Outcome, run_on_servers
 from explorer.config import ListingBounds, ServerSpec
@@ -124,7 +125,7 @@ async def prompts_command(
         elif o.value is not None and o.value.stopped_by is not None:
             count = len(o.value.raw)
             bound = bound_name(o.value.stopped_by)
-            error(f"server {o.name}: {count} prompts listed; incomplete: stopped at the {bound} bound")
+            stopped_at_bound(o.name, f"{count} prompts listed; incomplete: stopped at the {bound} bound")
     if any(o.fault is not None for o in outcomes):
         return EXIT_FAILED
     if any(o.value is not None and o.value.stopped_by is not None for o in outcomes):

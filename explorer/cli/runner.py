@@ -12,6 +12,7 @@ from typing import Generic, TypeVar
 
 import anyio
 
+from explorer.cli.closed_output import is_output_closed_in_job
 from explorer.config import ServerSpec, redact, redact_value
 from explorer.connection.errors import ServerFault, describe_exception
 from explorer.connection.session import ServerConnection
@@ -76,6 +77,8 @@ async def run_on_servers(
         except ServerFault as fault:
             outcome.fault = fault
         except Exception as exc:  # a server fault the facade did not classify: still one line
+            if is_output_closed_in_job(exc):
+                raise  # our reader went away (`read --watch | head`): the run ends, no fault of the server's
             outcome.fault = describe_exception(exc, action="talking to the server", timeout=timeout)
         if outcome.fault is not None:
             raw = outcome.fault  # masked for every output (JSON too), not only the stderr line

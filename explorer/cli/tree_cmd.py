@@ -26,6 +26,7 @@ from explorer.cli.output import (
     note,
     out,
     safe_line,
+    stopped_at_bound,
 )
 from explorer.cli.runner import Outcome, run_on_servers
 from explorer.config import ListingBounds, ServerSpec
@@ -209,7 +210,7 @@ def report_errors(outcomes: Sequence[Outcome[Listing]]) -> None:
             kept = o.value.offer_summary()
             error(f"server {o.name}: {o.value.error} (kept what was listed before: {kept})")
         elif o.value is not None and not o.value.complete:
-            error(f"server {o.name}: {o.value.summary()}")
+            stopped_at_bound(o.name, o.value.summary())
         for text in o.notes:
             note(f"note: server {o.name}: {text}")
         if o.fault is None and o.problems is not None:
@@ -232,7 +233,7 @@ def server_json(o: Outcome[Listing]) -> dict[str, Any]:
         "offered": offered_flags(ident),
     }
     for kind in COUNTED:
-        data[kind] = listing.count(kind) if listing is not None else 0
+        data[kind] = _count(listing, kind)
     if ident is not None:
         data["serverInfo"] = {"name": ident.name, "version": ident.version}
         data["capabilities"] = ident.capabilities
@@ -253,6 +254,14 @@ def server_json(o: Outcome[Listing]) -> dict[str, Any]:
     if o.problems is not None:
         data["warning"] = f"the server {o.problems}; ignored them"
     return data
+
+
+def _count(listing: Listing | None, kind: Kind) -> int | None:
+    """A list's count; null when it was never asked for (`match` lists resources and templates only, a
+    server that failed to connect lists nothing): 0 would say the server has none."""
+    if listing is None or not listing.state[kind].wanted:
+        return None
+    return listing.count(kind)
 
 
 def resource_json(entry: ResourceEntry) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from typing import Any
 
 import anyio
 
+from explorer.cli.closed_output import OutputClosed
 from explorer.cli.output import (
     EXIT_FAILED,
     EXIT_INCOMPLETE,
@@ -53,12 +54,15 @@ async def watch_command(
         state["versions"] += 1
         number = state["versions"]
         clock = time.strftime("%H:%M:%S")
-        if as_json:
-            envelope = {"server": spec.name, "uri": uri, "version": number, "time": clock, "ok": True}
-            emit_json({**envelope, "result": result})
-        else:
-            out(f"--- {safe_line(uri, 300)} · version {number} · {clock}")
-            show(result)
+        try:
+            if as_json:
+                envelope = {"server": spec.name, "uri": uri, "version": number, "time": clock, "ok": True}
+                emit_json({**envelope, "result": result})
+            else:
+                out(f"--- {safe_line(uri, 300)} · version {number} · {clock}")
+                show(result)
+        except BrokenPipeError as exc:  # written inside the server's job: not to be taken for its fault
+            raise OutputClosed from exc
 
     async def job(conn: ServerConnection) -> int:
         changed = anyio.Event()

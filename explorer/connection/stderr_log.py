@@ -36,14 +36,15 @@ def begin_run(path: Path, *, max_bytes: int = MAX_LOG_BYTES) -> int:
     if first or not path.exists():
         path.write_bytes(b"")
         return 0
-    _keep_tail(path, max_bytes // 2 if path.stat().st_size > max_bytes else None)
+    keep_tail(path, max_bytes // 2 if path.stat().st_size > max_bytes else None)
     with path.open("ab") as handle:
         handle.write(f"--- reconnected at {time.strftime('%Y-%m-%d %H:%M:%S')} ---\n".encode())
         return handle.tell()
 
 
-def _keep_tail(path: Path, keep: int | None) -> None:
-    """Cut a log down to its last `keep` bytes (from the start of a line), if `keep` is given."""
+def keep_tail(path: Path, keep: int | None) -> None:
+    """Cut a log down to its last `keep` bytes (from the start of a line), if `keep` is given (also the
+    SDK's log, `sdk_logs`, when a run finds it over its cap)."""
     if keep is None:
         return
     with path.open("rb") as handle:
