@@ -24,18 +24,9 @@ from explorer.connection.discovery import PARSE_SLICE, Listing, ListingStop, Pag
 from explorer.connection.errors import ServerFault
 from explorer.model.identity import ServerIdentity
 from explorer.model.sharded import SHARDS, ShardedSet
-from explorer.model.timed_slices import TimedSlices
 
 pytestmark = pytest.mark.anyio
 SLICE_ENDS = list(range(PARSE_SLICE, 1000, PARSE_SLICE))  # where a page of 1,000 pauses
-
-
-@pytest.fixture(autouse=True)
-def fixed_slices(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Slices of `PARSE_SLICE` items, never resized by the time they took: these tests count where the
-    pauses fall (`test_timed_slices.py` tests the sizing, and the parse following it)."""
-    monkeypatch.setattr(discovery, "RESOURCE_SLICES", TimedSlices.fixed(PARSE_SLICE))
-    monkeypatch.setattr(discovery, "ITEM_SLICES", TimedSlices.fixed(PARSE_SLICE))
 
 
 def pauses_in(items: int) -> int:

@@ -18,13 +18,11 @@ import pytest
 
 from explorer.config import ListingBounds, ServerSpec
 from explorer.connection import discovery
-from explorer.connection import supervisor as supervisor_module
 from explorer.connection.discovery import PARSE_SLICE
 from explorer.connection.supervisor import PAGE_SLICE, Settings, Supervisor
 from explorer.input_first import InputFirst
 from explorer.model.catalogue import Catalogue
 from explorer.model.listing import Listing, Page
-from explorer.model.timed_slices import TimedSlices
 from tests.factories import res
 from tests.helpers.paths import ROOT
 
@@ -33,15 +31,6 @@ pytestmark = pytest.mark.anyio
 FIXTURE = ROOT / "benchmarks" / "fixture_server.py"
 PAGE = 1000  # a page of the fixture server: four slices to parse
 SPEC = ServerSpec(name="s", transport="stdio", command=sys.executable, args=("-c", "pass"))
-
-
-@pytest.fixture(autouse=True)
-def fixed_slices(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Slices of `PAGE_SLICE` (`PARSE_SLICE`) items, never resized by the time they took: these tests count
-    where the pauses fall (`test_timed_slices.py` tests the sizing)."""
-    monkeypatch.setattr(supervisor_module, "MERGE_SLICES", TimedSlices.fixed(PAGE_SLICE))
-    monkeypatch.setattr(discovery, "RESOURCE_SLICES", TimedSlices.fixed(PARSE_SLICE))
-    monkeypatch.setattr(discovery, "ITEM_SLICES", TimedSlices.fixed(PARSE_SLICE))
 
 
 class Listener:
@@ -64,10 +53,7 @@ def test_slices_leave_the_tree_whole_between_them_and_count_the_page_once() -> N
     catalogue = Catalogue()
     catalogue.add_server(SPEC)
     catalogue.begin_listing("s")
-    seen = [
-        catalogue.tree.root.resource_count
-        for _ in catalogue.add_page_in_slices(page(1000), TimedSlices.fixed(300))
-    ]
+    seen = [catalogue.tree.root.resource_count for _ in catalogue.add_page_in_slices(page(1000), 300)]
     assert seen == [300, 600, 900]  # a yield after each slice but the last
     assert catalogue.tree.root.resource_count == 1000
     status = catalogue.servers["s"]

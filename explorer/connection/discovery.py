@@ -63,7 +63,6 @@ from explorer.model.listing import (
 )
 from explorer.model.page_items import ITEM_KEYS, item_problem, page_of
 from explorer.model.sharded import ShardedSet
-from explorer.model.timed_slices import TimedSlices
 
 PageCallback = Callable[[Page], Awaitable[None] | None]
 Pace = Callable[[], Awaitable[None] | None]
@@ -73,13 +72,9 @@ awaited inside its shield, which a stop cannot cut short: it must be short and f
 _SHARED_BOUNDS = ("max_seconds", "max_bytes", INTERRUPTED)  # a server's budget, not one list's
 _PREFIXED: tuple[Kind, ...] = ("resources", "templates")  # the lists SEP-1269 filters
 _MAX_SKIP_REASONS = 20
-# Items of a page parsed between two turns of the event loop (`_parsed_in_slices`) before the first slices
-# are timed; then as many as fit in `timed_slices.SLICE_BUDGET` (why 125 to start, not 250:
-# `supervisor.PAGE_SLICE`). Resources have their own sizes: the fast path makes them cheaper than templates,
-# prompts and tools.
+# Items of a page parsed between two turns of the event loop (`_parsed_in_slices`); why 125, not 250:
+# `supervisor.PAGE_SLICE`.
 PARSE_SLICE = 125
-RESOURCE_SLICES = TimedSlices(PARSE_SLICE)
-ITEM_SLICES = TimedSlices(PARSE_SLICE)
 _FORGET_IN_PARTS_FROM = 65_536  # URIs a finished list saw from which `_forget` frees them a part at a time
 # (at once, that many take a millisecond or more)
 
@@ -518,11 +513,11 @@ _Parsed = tuple[Page, int, bool]
 
 
 async def _parsed_in_slices(steps: Generator[None, None, _Parsed], pace: Pace | None) -> _Parsed:
-    """Run a page's parse (`_parse_page`) a slice at a time (`RESOURCE_SLICES`, `ITEM_SLICES`), the event
-    loop free between slices: a page of 1,000 resources is 3-6 ms of parsing, and a key pressed meanwhile
-    in the TUI (which runs the listing on its own loop) took its several turns of the loop only after it.
-    `pace` may make a turn longer (a frame for the key). Shielded: a page is parsed whole or not at all
-    (its URIs go into the list of those seen)."""
+    """Run a page's parse (`_parse_page`) a slice of `PARSE_SLICE` items at a time, the event loop free
+    between slices: a page of 1,000 resources is 3-6 ms of parsing, and a key pressed meanwhile in the
+    TUI (which runs the listing on its own loop) took its several turns of the loop only after it. `pace`
+    may make a turn longer (a frame for the key). Shielded: a page is parsed whole or not at all (its URIs
+    go into the list of those seen)."""
     with anyio.CancelScope(shield=True):
         parsed = await _run_steps(steps, pace)
     return parsed
@@ -543,7 +538,7 @@ def _parse_page(
     server: str, kind: Kind, raw: dict[str, Any], state: KindState, result: Listing, *, room: int, skip: int
 ) -> Generator[None, None, _Parsed]:
     """Split a page into good entries; stop after `room` of them. Returns the page, items consumed, cut?
-    A generator that yields between slices, sized by `ITEM_SLICES` (see `_parsed_in_slices`)."""
+    A generator that yields between slices of `PARSE_SLICE` items (see `_parsed_in_slices`)."""
     number = state.pages + 1
     items = raw.get(ITEMS_KEYS[kind])
     if not isinstance(items, list):
@@ -558,18 +553,11 @@ def _parse_page(
     key_field = ITEM_KEYS[kind]
     consumed = skip
     prefix = result.prefix if kind == "templates" else None
-    slices = ITEM_SLICES
-    slices.start()
-    slice_start = skip
     for index in range(skip, len(items)):
         if len(kept) >= room:
-            slices.done(index - slice_start)
             return page_of(server, kind, number, kept, skipped, duplicates), consumed, True
-        if index - slice_start >= slices.size:
-            slices.done(index - slice_start)
+        if index > skip and not (index - skip) % PARSE_SLICE:
             yield
-            slices.start()
-            slice_start = index
         consumed = index + 1
         item = items[index]
         problem = item_problem(kind, item)
@@ -587,7 +575,6 @@ def _parse_page(
             continue
         state.seen_keys.add(key)
         kept.append(item)
-    slices.done(len(items) - slice_start)
     return page_of(server, kind, number, kept, skipped, duplicates), consumed, False
 
 
@@ -603,8 +590,7 @@ def _parse_resources(
 ) -> Generator[None, None, _Parsed]:
     """`_parse_page` for resources, with a fast path for the common item (a million pass through here):
     an object with only `uri`, `name` and maybe `mimeType`, all strings (a null `mimeType` too). The
-    items are taken a slice at a time (`RESOURCE_SLICES`; a loop per slice: no test per item for the
-    slices)."""
+    items are taken a slice at a time (a loop per slice: no test per item for the slices)."""
     skipped = 0
     duplicates = 0
     kept: list[ResourceEntry] = []
@@ -617,17 +603,13 @@ def _parse_resources(
     consumed = skip
     cut = False
     end = len(items)
-    slices = RESOURCE_SLICES
-    start = skip
-    while start < end:
+    for start in range(skip, end, PARSE_SLICE):
         if len(kept) >= room:  # the bound fell on a slice's end: no pause with no work after it
             cut = True
             break
         if start > skip:
             yield
-        slices.start()
-        stop = min(start + slices.size, end)
-        for index in range(start, stop):
+        for index in range(start, min(start + PARSE_SLICE, end)):
             if len(kept) >= room:
                 cut = True
                 break
@@ -662,9 +644,7 @@ def _parse_resources(
                 kept.append(make(server, uri, name, None if mime is None else mimes(mime), shape))
             else:
                 kept.append(ResourceEntry.listed(server, item))
-        slices.done(consumed - start)
         if cut:
             break
-        start = stop
     page = Page(server, "resources", number, resources=tuple(kept), skipped=skipped, duplicates=duplicates)
     return page, consumed, cut

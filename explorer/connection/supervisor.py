@@ -41,7 +41,6 @@ from explorer.input_first import InputFirst
 from explorer.model.catalogue import Catalogue, ServerStatus
 from explorer.model.heap import after_ingest
 from explorer.model.listing import Kind, Listing, ListingProgress, Page
-from explorer.model.timed_slices import TimedSlices
 
 if TYPE_CHECKING:  # imported when a server connects: the TUI's first frame does not wait for them
     from explorer.connection.discovery import ListingStop
@@ -54,12 +53,10 @@ if TYPE_CHECKING:
     from explorer.model.login_prompt import LoginPrompt
 
 VOICE_LIMIT = 1_000  # log entries and progress kept per server
-# Resources of a page merged at a time on the event loop (see `_merge_in_slices`) before the first slices
-# are timed; then as many as fit in `timed_slices.SLICE_BUDGET` (`MERGE_SLICES`). 125 rather than 250 to
-# start: with fixed slices, a key in a node of 10^6 children while they stream went from p99 14.7 to 12.6
-# ms (medians of 3 runs, alternated, with `discovery.PARSE_SLICE` alike).
+# Resources of a page merged at a time on the event loop (see `_merge_in_slices`). 125 rather than 250: a
+# key in a node of 10^6 children while they stream went from p99 14.7 to 12.6 ms (medians of 3 runs,
+# alternated, with `discovery.PARSE_SLICE` alike), for about 2% more time to list 10^6.
 PAGE_SLICE = 125
-MERGE_SLICES = TimedSlices(PAGE_SLICE)
 
 
 class SupervisorListener(Protocol):
@@ -314,7 +311,7 @@ class Supervisor:
             life.listing_stop = None
 
     def _on_page(self, page: Page) -> Awaitable[None] | None:
-        if len(page.resources) > MERGE_SLICES.size:
+        if len(page.resources) > PAGE_SLICE:
             return self._merge_in_slices(page)
         self.catalogue.add_page(page)
         after_ingest()
@@ -322,12 +319,12 @@ class Supervisor:
         return self.input_first.gate()  # the next page waits a frame if the user pressed a key meanwhile
 
     async def _merge_in_slices(self, page: Page) -> None:
-        """A big page merged a slice at a time (`MERGE_SLICES`), the event loop free between slices (for a
+        """A big page merged `PAGE_SLICE` resources at a time, the event loop free between slices (for a
         frame when a key came meanwhile): a key pressed while a page of 1,000 children of one node merged
         waited for all of it (4 ms at the median, 14 ms at worst measured at 10^5), now for one slice.
         The page is merged whole even if the listing is stopped halfway: the listing counts it."""
         with anyio.CancelScope(shield=True):
-            for _ in self.catalogue.add_page_in_slices(page, MERGE_SLICES):
+            for _ in self.catalogue.add_page_in_slices(page, PAGE_SLICE):
                 pause = self.input_first.gate()
                 await (pause if pause is not None else anyio.lowlevel.checkpoint())
         after_ingest()

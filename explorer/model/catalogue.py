@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any, Literal
 from explorer.config import ServerSpec
 from explorer.model.identity import ServerIdentity
 from explorer.model.listing import INTERRUPTED, KINDS, Listing, Page, bound_name, stopped_text
-from explorer.model.timed_slices import TimedSlices
 from explorer.model.uri_tree import UriTree
 
 if TYPE_CHECKING:
@@ -135,29 +134,23 @@ class Catalogue:
     def add_page(self, page: Page) -> bool:
         """Merge a page of a first listing into the tree; a refresh's pages wait. True if the tree changed."""
         before = self.tree.version
-        for _ in self.add_page_in_slices(page, TimedSlices.fixed(max(1, len(page.resources)))):
+        for _ in self.add_page_in_slices(page, max(1, len(page.resources))):
             pass
         return self.tree.version != before
 
-    def add_page_in_slices(self, page: Page, slices: TimedSlices) -> Iterator[None]:
-        """`add_page` a slice of resources at a time (sized by `slices`, which is told what each took): it
-        yields between slices, where the tree is whole (the slices merged so far), so a caller can let
-        other work run; the page is merged when it ends."""
+    def add_page_in_slices(self, page: Page, size: int) -> Iterator[None]:
+        """`add_page`, `size` resources at a time: it yields between slices, where the tree is whole (the
+        slices merged so far), so a caller can let other work run; the page is merged when it ends."""
         status = self.servers[page.server]
         status.pages_seen += 1
         status.items_seen += len(page.resources) + len(page.templates)
         if status.refreshing:
             return
         resources = page.resources
-        start = 0
-        while start < len(resources):
+        for start in range(0, len(resources), size):
             if start:
                 yield
-            slices.start()
-            part = resources[start : start + slices.size]
-            self.tree.add_resources(part)
-            slices.done(len(part))
-            start += len(part)
+            self.tree.add_resources(resources[start : start + size])
         self.tree.add_templates(page.templates)
         if status.by_prefix:
             self._count_by_prefix(status)  # a continued listing finds what a prefix listing added
