@@ -157,6 +157,20 @@ def test_prompts_and_prompt_with_embedded_resource(protocol: str, version: str) 
 def test_prompt_unknown_name_fails() -> None:
     result = run_cli("prompt", "no-such-prompt")
     assert result.code == 1 and "no server has a prompt named 'no-such-prompt'" in result.stderr
+    assert "did you mean" not in result.stderr  # nothing near it
+
+
+def test_a_misspelt_prompt_or_argument_gets_a_did_you_mean() -> None:
+    """A typo in the prompt's name failed with no hint, and one in an argument's name was sent silently."""
+    result = run_cli("prompt", "summarise-chapter", "chapter=welcome")
+    assert result.code == 1
+    assert (
+        "no server has a prompt named 'summarise-chapter'; did you mean 'summarize-chapter'?" in result.stderr
+    )
+    typo = run_cli("prompt", "summarize-chapter", "chapter=welcome", "chaptr=x")
+    said = "'chaptr' is not one of its arguments (chapter, audience, length), sent anyway"
+    assert said in typo.stderr and "did you mean 'chapter'?" in typo.stderr
+    assert typo.code == 1 and "unknown argument(s)" in typo.stderr  # the demo refuses it, as it may
 
 
 def test_config_file_servers_and_name_selection(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ with SERVER `{"name", "ok", "error": ERROR | null}` and ERROR `{"code", "message
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -155,6 +156,7 @@ class _Lookup:
     missing: list[str] = field(default_factory=list)
     result: dict[str, Any] | None = None
     fault: ServerFault | None = None
+    names: list[str] = field(default_factory=list)  # the server's prompts, when NAME is not among them
 
 
 async def prompt_command(
@@ -172,7 +174,7 @@ async def prompt_command(
         infos = [parse_prompt(raw) for raw in (await lister(conn)).raw]
         info = next((i for i in infos if i is not None and i.name == name), None)
         if info is None:
-            return _Lookup()
+            return _Lookup(names=[i.name for i in infos if i is not None])
         missing = [a for a in info.required if a not in arguments]
         if missing:
             return _Lookup(info, missing=missing)
@@ -198,6 +200,8 @@ async def prompt_command(
     if lookup.missing:
         error(f"prompt {name}: missing required argument(s): {', '.join(lookup.missing)}")
         return EXIT_USAGE
+    assert lookup.info is not None
+    _warn_unknown(found.name, name, lookup.info, arguments)
     if lookup.fault is not None or lookup.result is None:
         fault = lookup.fault or ServerFault(f"getting prompt {name}: no result")
         if as_json:
@@ -217,6 +221,19 @@ async def prompt_command(
     return EXIT_OK
 
 
+def _warn_unknown(server: str, name: str, info: PromptInfo, arguments: Mapping[str, str]) -> None:
+    """An argument the prompt does not declare (a typo, most likely) is sent all the same, and said."""
+    declared = [argument.name for argument in info.arguments]
+    for given in arguments:
+        if given not in declared:
+            known = ", ".join(safe_line(d, 60) for d in declared) or "none"
+            hint = difflib.get_close_matches(given, declared, n=1)
+            maybe = f"; did you mean {safe_line(hint[0], 60)!r}?" if hint else ""
+            _warn(
+                server, f"prompt {name}: {given!r} is not one of its arguments ({known}), sent anyway{maybe}"
+            )
+
+
 def _not_found(
     name: str,
     outcomes: Sequence[Outcome[_Lookup]],
@@ -228,6 +245,10 @@ def _not_found(
     answered = [o.name for o in outcomes if o.fault is None]
     if not failed:
         message = f"no server has a prompt named {name!r}"
+        known = sorted({n for o in outcomes if o.value is not None for n in o.value.names})
+        hint = difflib.get_close_matches(name, known, n=1)
+        if hint:
+            message += f"; did you mean {safe_line(hint[0], 100)!r}?"
     elif answered:
         message = (
             f"prompt {name!r} is not among the prompts of {', '.join(answered)}; "
