@@ -425,13 +425,16 @@ def _joined(indent: str, columns: list[list[str]], between: list[str], end: str)
 
 
 def _pattern_line(pattern: PatternNode, several: bool) -> str:
-    from explorer.model.templates import too_large
+    from explorer.model.templates import malformed, too_large
 
     entry = next(iter(pattern.templates.values()))
     line = safe_line(pattern.label, 300) + "  [template]  " + safe_line(entry.name, 120)
     unusable = too_large(entry.uri_template)
     if unusable is not None:
         line += f"  [too large to use: {unusable.detail}]"
+    broken = malformed(entry.uri_template)
+    if broken is not None:
+        line += f"  [malformed: {safe_line(str(broken), 200)}]"
     if several:
         line += "  <" + ", ".join(safe_line(s, 60) for s in sorted(pattern.templates)) + ">"
     return line
@@ -476,5 +479,5 @@ def _node_line(node: UriNode, label: str, several: bool) -> str:
         if several:
             parts.append("<" + ", ".join(safe_line(e.server, 60) for e in node.entries) + ">")
     if not node.is_leaf:
-        parts.append(f"({node.items_below})")
+        parts.append(f"({node.items_below:,})")
     return "  ".join(parts)

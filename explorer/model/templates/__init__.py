@@ -126,6 +126,7 @@ from explorer.model.templates.syntax import (
     Value,
     Values,
     Variable,
+    malformed,
     parse_template,
     too_large,
 )
@@ -149,6 +150,7 @@ __all__ = [
     "Variable",
     "diagnose",
     "expand",
+    "malformed",
     "match",
     "match_all",
     "match_readings",

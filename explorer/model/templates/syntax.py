@@ -81,6 +81,18 @@ def too_large(text: str) -> TemplateTooLarge | None:
     return None
 
 
+def malformed(text: str) -> TemplateError | None:
+    """Why `text` is not a template at all (`{unclosed`, `{a b}`), or None: one that parses, or one only
+    too large to use (`too_large` says that). Cached with the parse: a tree row may ask at every paint."""
+    try:
+        parse_template(text)
+    except TemplateTooLarge:
+        return None
+    except TemplateError as error:
+        return error
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class Variable:
     """One varspec: ``operator`` is the enclosing expression's, so a variable knows how it expands."""

@@ -17,7 +17,7 @@ from rich.style import Style
 from textual.strip import Strip
 from textual.widget import Widget
 
-from explorer.model.templates import TemplateError, too_large
+from explorer.model.templates import TemplateError, malformed, too_large
 from explorer.model.tree_view import Row, TreeRows
 from explorer.model.uri_tree import PatternNode
 from explorer.sanitize import is_clean, sanitize_line
@@ -147,6 +147,8 @@ class RowPainter:
             add(Segment("⟨T⟩ ", styled(palette.pattern)))
             if too_large(node.uri_template) is not None:  # before the label, which may be very long
                 add(Segment("⚠ too large to use  ", styled(palette.incomplete)))
+            elif malformed(node.uri_template) is not None:
+                add(Segment("⚠ malformed  ", styled(palette.incomplete)))
             _add_text(segments, row.label, styled(palette.pattern), match, self._spans(row, needle))
             names = node.templates
             if names:
