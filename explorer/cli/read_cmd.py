@@ -64,11 +64,24 @@ def blob_summary(content: dict[str, Any]) -> str:
     return f"[blob: {safe_line(mime, 80)}, {size:,} bytes]"
 
 
-def print_contents(result: dict[str, Any]) -> None:
-    contents = [c for c in result.get("contents", []) if isinstance(c, dict)]
+def print_contents(result: dict[str, Any], asked: str | None = None) -> None:
+    """The contents as text; what the server sent that is no content, and a lone content that is another
+    URI than the one `asked` for, are said on stderr (the text alone would pass for the answer)."""
+    listed = result.get("contents", [])
+    if not isinstance(listed, list):
+        note(f"warning: the server's contents are {type(listed).__name__}, not a list: nothing to show")
+        listed = []
+    contents = [c for c in listed if isinstance(c, dict)]
+    if len(contents) < len(listed):
+        skipped = len(listed) - len(contents)
+        note(f"warning: {skipped:,} of the {len(listed):,} contents are not objects; left out")
     if not contents:
         note("(the server returned no contents)")
     several = len(contents) > 1
+    if asked is not None and len(contents) == 1:
+        other = contents[0].get("uri")
+        if isinstance(other, str) and other and other != asked:
+            note(f"warning: the content says it is {safe_line(other, 500)}, not the URI read")
     for content in contents:
         if several:
             mime = content.get("mimeType")
@@ -142,5 +155,5 @@ async def read_command(
         # The server's result under its own key: none of its fields can stand in for the explorer's.
         emit_json({"server": spec.name, "uri": uri, "ok": True, "result": outcome.value})
     else:
-        print_contents(outcome.value)
+        print_contents(outcome.value, uri)
     return EXIT_OK
