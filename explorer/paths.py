@@ -103,6 +103,15 @@ def safe_file_stem(name: str, *, max_length: int = _MAX_STEM) -> str:
     return f"{stem or 'server'}-{digest}"
 
 
+_OWN_LOG_STEMS = frozenset({"sdk"})  # the explorer's own logs in the same folder (`connection.sdk_logs`)
+
+
 def server_log_path(server_name: str) -> Path:
-    """The stderr log file of one stdio server; the log folder is created (the caller opens it next)."""
-    return log_dir(create=True) / f"{safe_file_stem(server_name)}.log"
+    """The stderr log file of one stdio server; the log folder is created (the caller opens it next).
+    A server named like one of the explorer's own logs (`sdk`) gets the hashed stem an unsafe name gets:
+    its stderr and the SDK's log, each capped and rotated its own way, shared one file."""
+    stem = safe_file_stem(server_name)
+    if stem.lower() in _OWN_LOG_STEMS:
+        digest = hashlib.sha256(server_name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+        stem = f"{stem}-{digest}"
+    return log_dir(create=True) / f"{stem}.log"

@@ -133,3 +133,11 @@ def test_safe_file_stem_is_always_a_plain_file_name(name: str) -> None:
     assert all(char.isascii() and (char.isalnum() or char in "._-") for char in stem)
     assert not stem.startswith((".", "-"))
     assert len(stem) <= 64 + 9
+
+
+@pytest.mark.parametrize("name", ["sdk", "SDK"])
+def test_a_server_named_like_the_sdks_log_gets_a_file_of_its_own(home: Path, name: str) -> None:
+    """Its stderr went into `sdk.log`, the SDK's own log, which is capped and rotated another way."""
+    log = paths.server_log_path(name)
+    assert log.parent == home / "logs" and log.name.lower() != "sdk.log"
+    assert log.name.lower().startswith("sdk-") and log.suffix == ".log"
