@@ -87,6 +87,22 @@ async def test_a_wrong_field_is_said_in_the_dialog_and_nothing_is_added() -> Non
         assert list(main_screen(app).catalogue.servers) == ["demo"]
 
 
+async def test_the_save_box_is_blank_until_checked_not_only_another_colour() -> None:
+    app = ExplorerApp([demo_spec()], remember_theme=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_settled(pilot, app)
+        dialog = await open_dialog(pilot, app)
+        save = dialog.query_one("#save", Checkbox)
+        for theme in ("explorer-dark", "explorer-light"):
+            app.theme = theme
+            save.value = False
+            await pilot.pause()
+            assert save.render().plain.startswith("▐ ▌ Save to the explorer's config.toml")
+            save.focus()
+            await pilot.press("space")
+            assert save.value and save.render().plain.startswith("▐X▌ Save to the explorer's config.toml")
+
+
 async def test_an_oauth_login_waits_on_the_server_row_with_its_url(protected: Protected) -> None:
     """--auth-flow print in the TUI: the row shows the URL; opening it (as a browser would) connects."""
     app = ExplorerApp([demo_spec()], remember_theme=False, auth=AuthOptions(flow="print"))

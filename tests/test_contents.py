@@ -28,6 +28,7 @@ from explorer.model.contents import (
     image_info,
     language_for,
 )
+from explorer.model.contents.binary import HEX_WIDTHS, hex_bytes_per_line, hex_line_width
 from tests.helpers.work import count_steps
 
 
@@ -343,6 +344,38 @@ def test_text_over_the_cap_is_cut() -> None:
     assert not full.truncated and full.text == text and full.size == 3_000_000
 
 
+def test_sizes_of_text_are_utf8_bytes_not_characters() -> None:
+    text = "ñ 日本語 emoji 🎉\n"  # 14 characters, 24 bytes: what a file of it holds, what a listing says
+    c = one({"uri": "file:///日本語.txt", "mimeType": "text/plain", "text": text})
+    assert (c.size, c.shown_size, c.truncated, c.text) == (24, 24, False, text)
+    assert human_size(c.size) == "24 B"
+    lone = one({"uri": "x://a", "mimeType": "text/plain", "text": "a\ud800"})  # JSON may carry one
+    assert lone.size == 4 and lone.text == "a\ud800"
+
+
+def test_non_ascii_text_is_cut_at_the_cap_in_bytes_between_characters() -> None:
+    text = "日本語" * 1000  # 3,000 characters, 9,000 bytes
+    c = one({"uri": "x://a", "mimeType": "text/plain", "text": text}, cap=1000)
+    assert c.truncated and c.size == 9_000
+    assert c.text == text[:333] and c.shown_size == 999  # 1,000 bytes would cut the 334th in two
+    short = one({"uri": "x://a", "mimeType": "text/plain", "text": "é" * 600}, cap=1000)
+    assert (
+        short.truncated and short.size == 1_200 and short.text == "é" * 500
+    )  # fewer characters than the cap
+    mixed = one({"uri": "x://a", "mimeType": "text/plain", "text": "a" * 1000 + "é"}, cap=1000)
+    assert mixed.truncated and mixed.text == "a" * 1000 and (mixed.shown_size, mixed.size) == (1000, 1002)
+    whole = one({"uri": "x://a", "mimeType": "text/plain", "text": text}, cap=None)
+    assert not whole.truncated and whole.text == text and whole.size == whole.shown_size == 9_000
+
+
+def test_a_big_non_ascii_text_is_counted_without_a_python_loop_over_it() -> None:
+    text = "é" * 5_000_000 + "日本"  # 10 MB: encoded in bounded chunks in C, the head once
+    with count_steps() as steps:
+        c = one({"uri": "x://big", "mimeType": "text/plain", "text": text}, cap=1_000_000)
+    assert c.size == 10_000_006 and c.shown_size == 1_000_000 and c.text == "é" * 500_000
+    assert steps.lines < 1_000, steps.lines
+
+
 def test_default_cap_is_one_megabyte() -> None:
     c = one({"uri": "x://big", "text": "a" * 1_000_001})
     assert c.truncated and len(c.text or "") == 1_000_000
@@ -569,6 +602,22 @@ def test_hex_dump_limit_and_empty() -> None:
     assert len(lines) == 3 and lines[1].startswith("00000010  ") and lines[2] == "… 68 more bytes"
     assert hex_dump(b"") == ""
     assert all(len(line) == 78 for line in hex_dump(bytes(range(256))).splitlines())
+
+
+def test_hex_dump_narrower_lines_keep_the_ascii_column() -> None:
+    data = bytes(range(0x41, 0x41 + 20))  # A..T
+    eight = hex_dump(data, per_line=8).splitlines()
+    assert eight == [
+        "00000000  41 42 43 44 45 46 47 48  |ABCDEFGH|",
+        "00000008  49 4a 4b 4c 4d 4e 4f 50  |IJKLMNOP|",
+        "00000010  51 52 53 54              |QRST|",
+    ]
+    four = hex_dump(data, per_line=4).splitlines()
+    assert four[0] == "00000000  41 42 43 44  |ABCD|" and len(four) == 5
+    for per_line in HEX_WIDTHS:
+        lines = hex_dump(bytes(range(256)), per_line=per_line).splitlines()
+        assert {len(line) for line in lines} == {hex_line_width(per_line)}
+    assert [hex_bytes_per_line(w) for w in (200, 78, 77, 66, 45, 44, 10)] == [16, 16, 8, 8, 8, 4, 4]
 
 
 @pytest.mark.parametrize(

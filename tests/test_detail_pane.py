@@ -16,7 +16,7 @@ from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 from textual.widgets import Static
 
-from explorer.model.entries import ResourceEntry
+from explorer.model.entries import ResourceEntry, TemplateEntry
 from explorer.model.uri_tree import UriNode, UriTree
 from explorer.widgets import detail
 from explorer.widgets.detail import SHRINK_AFTER, DetailPane
@@ -193,3 +193,25 @@ async def test_counts_below_a_prefix_read_as_english() -> None:
         pane.show_node(tree, tree.node_for("s://x"))
         await pilot.pause()
         assert "1 (1 resource · 0 templates) · 1 child" in shown(app)
+
+
+async def test_a_template_below_a_prefix_is_counted_as_a_child() -> None:
+    """The tree shows a template as a row under its prefix (`⟨T⟩ ...`): the details count that row."""
+    tree = UriTree()
+    tree.add_templates([TemplateEntry("s", "search://files{?q,limit}", "search")])
+    tree.add_templates([TemplateEntry("s", "docs://handbook/{chapter}", "chapter")])
+    tree.add_resources(
+        [ResourceEntry("s", "docs://handbook/a", "a", {"uri": "docs://handbook/a", "name": "a"})]
+    )
+    app = PaneApp()
+    async with app.run_test(size=(80, 20)) as pilot:
+        pane = app.query_one(DetailPane)
+        pane.show_node(tree, tree.node_for("search://"))
+        await pilot.pause()
+        assert "1 (0 resources · 1 template) · 1 child (a template)" in shown(app)
+        pane.show_node(tree, tree.node_for("docs://handbook"))
+        await pilot.pause()
+        assert "2 (1 resource · 1 template) · 2 children (1 template)" in shown(app)
+        pane.show_node(tree, tree.root)
+        await pilot.pause()
+        assert "3 (1 resource · 2 templates) · 2 children" in shown(app)

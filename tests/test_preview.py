@@ -224,6 +224,33 @@ async def test_binary_shows_mime_size_and_hex_dump() -> None:
         assert "00000020  20 21 22 23" in text
 
 
+async def test_a_narrow_pane_shows_fewer_bytes_per_line_and_the_whole_ascii_column() -> None:
+    app = PreviewApp()
+    async with app.run_test(size=(66, 30)) as pilot:  # the preview's width beside the tree at 120 columns
+        await show(pilot, item(blob=bytes(range(0x41, 0x41 + 26)) * 4, mime="application/octet-stream"))
+        text = screen_text(app)
+        assert "00000000  41 42 43 44 45 46 47 48  |ABCDEFGH|" in text
+        assert "00000008  49 4a 4b 4c 4d 4e 4f 50  |IJKLMNOP|" in text
+        await pilot.resize_terminal(40, 30)
+        await settle(pilot)
+        assert "00000000  41 42 43 44  |ABCD|" in screen_text(app)
+        await pilot.resize_terminal(100, 30)
+        await settle(pilot)
+        text = screen_text(app)
+        assert "00000000  41 42 43 44 45 46 47 48  49 4a 4b 4c 4d 4e 4f 50  |ABCDEFGHIJKLMNOP|" in text
+
+
+async def test_sizes_are_bytes_and_the_cap_notice_counts_bytes() -> None:
+    app = PreviewApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await show(pilot, item("ñ 日本語 emoji 🎉\n", uri="file:///日本語.txt", mime="text/plain"))
+        assert "text/plain  ·  24 B  ·  text" in screen_text(app)  # 14 characters
+        await show(pilot, item("日本語" * 1000, mime="text/plain"), cap=1000)
+        text = screen_text(app)
+        assert "text/plain  ·  9.0 kB  ·  text" in text
+        assert "Showing the first 999 B of 9.0 kB. Press a to load all." in text
+
+
 async def test_image_shows_format_dimensions_pixels_and_hex_dump() -> None:
     app = PreviewApp()
     async with app.run_test(size=(100, 40)) as pilot:

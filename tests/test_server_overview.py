@@ -41,7 +41,8 @@ async def test_selecting_a_server_row_opens_its_overview_with_tools() -> None:
         await wait_for(pilot, lambda: isinstance(app.screen, ServerOverview))
         overview = app.screen
         facts = str(overview.query_one("#overview-text", Static).render())
-        assert "Server: raw-fixture 1.0" in facts
+        assert facts.startswith("Server: files (serverInfo: raw-fixture 1.0)\nSpec: stdio: ")
+        assert facts.count("Server:") == 1  # the explorer's name and the server's own, on one line
         assert "Protocol: 2025-11-25 (handshake era) over stdio" in facts
         assert "Resources: not offered" in facts and "Tools: 3 in 1 page" in facts
         assert "Instructions:" in facts and "A fixture." in facts
@@ -62,4 +63,5 @@ async def test_i_opens_the_overview_of_the_highlighted_nodes_server() -> None:
         await pilot.press("i")
         await wait_for(pilot, lambda: isinstance(app.screen, ServerOverview))
         facts = str(app.screen.query_one("#overview-text", Static).render())
-        assert "Server: mcp-url-explorer-demo" in facts and "Offers: resources, prompts, completions" in facts
+        assert "Server: demo (serverInfo: mcp-url-explorer-demo " in facts
+        assert "Offers: resources, prompts, completions" in facts and facts.count("Server:") == 1

@@ -79,13 +79,24 @@ def list_line(listing: Listing, kind: Kind) -> str:
 
 
 def overview_facts(
-    identity: ServerIdentity | None, listing: Listing | None, *, error: str | None = None
+    identity: ServerIdentity | None,
+    listing: Listing | None,
+    *,
+    error: str | None = None,
+    name: str | None = None,
 ) -> list[Fact]:
-    """The overview as labelled lines, in the order people read them."""
+    """The overview as labelled lines, in the order people read them.
+
+    `Server` is what the server calls itself (its `serverInfo`). With `name`, the explorer's name for it
+    (the config's key), that line leads with the name and is there even before the server answered: one
+    `Server:` line, not one for each name (`Server: files (serverInfo: fsres 1)`).
+    """
     facts: list[Fact] = []
+    if name is not None and identity is None:
+        facts.append(Fact("Server", name))
     if identity is not None:
         who = " ".join(x for x in (identity.name, identity.version) if x) or "(no name given)"
-        facts.append(Fact("Server", who))
+        facts.append(Fact("Server", who if name is None else f"{name} (serverInfo: {who})"))
         facts.append(
             Fact("Protocol", f"{identity.protocol_version} ({identity.era} era) over {identity.transport}")
         )

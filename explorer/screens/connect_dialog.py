@@ -48,6 +48,18 @@ def spec_from_fields(target: str, headers: str, env: str, flow: str) -> ServerSp
     return spec
 
 
+class SaveCheckbox(Checkbox):
+    """A checkbox whose box is blank when unchecked (`▐ ▌`, `▐X▌` when checked).
+
+    Why: Textual's shows `X` in both states and only colour tells them apart, which a monochrome
+    terminal, `NO_COLOR` or a colour-blind eye does not.
+    """
+
+    def render(self) -> Content:
+        self.BUTTON_INNER = "X" if self.value else " "  # read by the button's rendering just below
+        return super().render()
+
+
 class ConnectDialog(ModalScreen[None]):
     """Add a server by URL or command line and watch it connect."""
 
@@ -101,7 +113,7 @@ for you shows here with its URL (`Copy URL` copies it). `ctrl+s` connects, `esca
             yield TextArea(id="env")
             yield Label("OAuth login, when the server asks for one")
             yield Select(FLOWS, value="default", allow_blank=False, id="flow")
-            yield Checkbox("Save to the explorer's config.toml", id="save")
+            yield SaveCheckbox("Save to the explorer's config.toml", id="save")
             with Vertical(id="connect-bottom"):
                 yield Static(Content(""), id="connect-status")
                 with Horizontal(id="connect-buttons"):

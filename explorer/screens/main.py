@@ -575,7 +575,9 @@ Every server's resources and templates as one URI-prefix tree.
         self.notify(f"Copied {sanitize_line(clip.text, 200)}{clip.notice()}", markup=False)
 
     def action_copy_as(self) -> None:
-        """URI, JSON-RPC request or command line for the previewed resource, else the highlighted one."""
+        """URI, JSON-RPC request or command line for the highlighted resource (or the go-to target, a
+        concrete row of a template's drill-down); when the cursor is on none (a prefix, a template), for
+        the resource in the preview."""
         from explorer.screens.copy_as import copy_resource_as
 
         copy_resource_as(self, self.highlighted_resource() or self._previewing)

@@ -89,9 +89,9 @@ On the Log tab choose the level of entries the server sends. `c` copies the over
     def report(self) -> str:
         """The overview as plain text, secrets of the config masked (what `c` copies)."""
         status = self.status
-        lines = [f"Server: {status.name}", f"Spec: {status.spec.describe()}"]
-        for fact in overview_facts(status.identity, status.listing, error=status.error):
-            lines.append(f"{fact.label}: {fact.value}")
+        server, *facts = overview_facts(status.identity, status.listing, error=status.error, name=status.name)
+        lines = [f"{server.label}: {server.value}", f"Spec: {status.spec.describe()}"]
+        lines += [f"{fact.label}: {fact.value}" for fact in facts]
         instructions = instructions_text(status.identity)
         if instructions:
             lines += ["", "Instructions:", instructions]

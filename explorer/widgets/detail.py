@@ -30,6 +30,19 @@ def _field(label: str, value: str, style: str = "") -> Content:
     return Content.assemble((f"{label:<13}", FIELD_STYLE), (value, style))
 
 
+def _children(node: UriNode) -> str:
+    """The rows the tree shows when `node` is opened: `3 children`, `1 child (a template)`,
+    `16 children (1 template)`. Its templates are children there too (a `⟨T⟩` row each)."""
+    patterns = node.pattern_count
+    total = node.child_count + patterns
+    text = f"{total:,} {'child' if total == 1 else 'children'}"
+    if patterns == total == 1:
+        return f"{text} (a template)"
+    if patterns == total:
+        return f"{text} (all templates)"
+    return f"{text} ({plural(patterns, 'template')})" if patterns else text
+
+
 class DetailPane(VerticalScroll, can_focus=False):
     """Metadata of the highlighted resource, template or prefix."""
 
@@ -146,8 +159,7 @@ Press `enter` in the tree to read a resource.
                 _field(
                     "Below",
                     f"{node.items_below:,} ({plural(resources, 'resource')} · "
-                    f"{plural(node.template_count, 'template')}) · "
-                    f"{node.child_count:,} {'child' if node.child_count == 1 else 'children'}",
+                    f"{plural(node.template_count, 'template')}) · {_children(node)}",
                 )
             )
         return lines

@@ -3,7 +3,8 @@
 Why a widget of its own: contents are untrusted and can be huge. Everything shown here goes through
 `sanitize` and reaches the screen as `Content`/`Segment` objects, never as markup. Long texts are drawn by
 `TextView` (`explorer.widgets.text_view`: only the visible rows are rendered, highlighting runs in a
-thread) and PNGs by `ImageView` (`explorer.widgets.image_view`); both are re-exported here. The widget
+thread), binary contents by `HexView` (`explorer.widgets.hex_view`: a dump as wide as the pane) and PNGs
+by `ImageView` (`explorer.widgets.image_view`); all are re-exported here. The widget
 never does I/O: "load all" is a message for the screen, which re-reads the resource.
 """
 
@@ -21,10 +22,11 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static, TabbedContent, TabPane
 
-from explorer.model.contents import TEXT_KINDS, hex_dump, human_size
+from explorer.model.contents import TEXT_KINDS, human_size
 from explorer.model.contents import Content as ReadContent
 from explorer.model.contents.changes import Update
 from explorer.sanitize import sanitize, sanitize_line
+from explorer.widgets.hex_view import HexView
 from explorer.widgets.image_view import ImageView
 from explorer.widgets.text_view import HIGHLIGHT_LIMIT as HIGHLIGHT_LIMIT
 from explorer.widgets.text_view import MIN_WRAP_WIDTH as MIN_WRAP_WIDTH
@@ -35,7 +37,7 @@ from explorer.widgets.text_view import TextView, highlight_lines
 if TYPE_CHECKING:
     from textual.widgets import Markdown
 
-__all__ = ["ContentPreview", "ImageView", "TextView", "error_title", "highlight_lines"]
+__all__ = ["ContentPreview", "HexView", "ImageView", "TextView", "error_title", "highlight_lines"]
 
 MARKDOWN_RENDER_LIMIT = 20_000
 """Textual's Markdown widget builds a widget per block (about 3 s for 10 KB of lists): beyond this many
@@ -166,7 +168,7 @@ class _ContentView(Vertical):
         elif c.kind in ("binary", "image"):
             if c.image is not None and c.image.format == "PNG" and c.data and not c.truncated:
                 yield ImageView(c.data)
-            yield TextView(hex_dump(c.data or b"", limit=HEX_DUMP_LIMIT), wrap=False, classes="hex")
+            yield HexView(c.data or b"", limit=HEX_DUMP_LIMIT, classes="hex")
         elif c.kind == "markdown" and self.renders_markdown:
             yield _MarkdownBody(sanitize(c.text or "", limit=None))
         else:

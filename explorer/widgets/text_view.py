@@ -208,6 +208,18 @@ class TextView(ScrollView, can_focus=True):
         """True once syntax highlighting has been applied."""
         return self._spans is not None
 
+    def replace_text(self, text: str, *, top_line: int | None = None) -> None:
+        """Show `text` instead (sanitized, as always), with line `top_line` at the top when given.
+
+        Not highlighted again: for texts that are not highlighted (the hex dump of `HexView`)."""
+        self._text = text.expandtabs(TAB_SIZE) if "\t" in text else text
+        self._lines = self._text.split("\n")
+        self._spans = None
+        self._span_ends.clear()
+        self._cache.clear()
+        self._layout(anchor=top_line)
+        self.refresh()
+
     def set_wrap(self, wrap: bool) -> None:
         """Soft-wrap long lines (True) or scroll sideways (False); the top line stays in view."""
         if wrap == self._wrap:

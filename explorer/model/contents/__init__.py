@@ -20,9 +20,12 @@ A blob whose type is text-like and whose bytes are UTF-8 is shown as that text. 
 is shown as text with a `problem` note. Nothing here raises on bad input: an item that is not an object,
 a blob that is not base64, a text that is not a string, all become kind ``invalid`` with a sentence.
 
-Caps: text beyond `cap` characters and blobs beyond `cap` bytes are cut (`truncated`, with `size` the
-full size), so the UI can offer "load all" (`cap=None`). A blob is never decoded past the cap: only a
-prefix of the base64 string is decoded, while the full size is computed from its length and padding.
+Sizes are bytes: a blob's decoded bytes, a text's UTF-8 bytes (what a file of it holds; `len` counts
+characters: 24 bytes of Japanese are 8). Caps: texts and blobs beyond `cap` bytes are cut (`truncated`,
+with `size` the full size and `shown_size` what is held; a text is cut between characters), so the UI
+can offer "load all" (`cap=None`). A blob is never decoded past the cap: only a prefix of the base64
+string is decoded, while the full size is computed from its length and padding. A text is counted in
+one pass that encodes only its first `cap` characters (`classify.cap_text`); an ASCII text costs nothing.
 
 Modules: `record` (`Content`, its kinds, the default cap), `mimes` (what a MIME type or extension says),
 `images` (image headers, PNG decoding), `binary` (sizes, hex dumps, capped base64 decoding), `classify`

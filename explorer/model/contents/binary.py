@@ -11,21 +11,38 @@ import binascii
 import re
 from typing import Final
 
+HEX_WIDTHS: Final = (16, 8, 4)
+"""Bytes per line a dump may have, widest first: 16 is the classic dump, 8 and 4 fit narrow panes."""
 
-def hex_dump(data: bytes, *, limit: int = 512) -> str:
-    """Classic dump of the first `limit` bytes: offset, 16 hex bytes in two groups of 8, ASCII column.
+
+def hex_line_width(per_line: int) -> int:
+    """Cells of a full dump line of `per_line` bytes: offset, hex bytes in groups of 8, ASCII column."""
+    groups = -(-per_line // 8)
+    return 8 + 2 + (3 * per_line - 1) + (groups - 1) + 2 + per_line + 2
+
+
+def hex_bytes_per_line(width: int) -> int:
+    """The most bytes per line (of `HEX_WIDTHS`) whose dump lines fit `width` cells; the fewest if none."""
+    return next((n for n in HEX_WIDTHS if hex_line_width(n) <= width), HEX_WIDTHS[-1])
+
+
+def hex_dump(data: bytes, *, limit: int = 512, per_line: int = 16) -> str:
+    """Classic dump of the first `limit` bytes: offset, `per_line` hex bytes in groups of 8, ASCII column.
 
     ``00000000  89 50 4e 47 0d 0a 1a 0a  00 00 00 0d 49 48 44 52  |.PNG........IHDR|``
-    Bytes outside printable ASCII show as ``.``. A final line says how many bytes were left out.
+    Bytes outside printable ASCII show as ``.``. A final line says how many bytes were left out. A full
+    row is `hex_line_width(per_line)` cells; a short last row keeps its ASCII column in the same place.
     """
+    if per_line < 1:
+        raise ValueError("per_line must be >= 1")
     shown = data[: max(0, limit)]
+    width = 3 * per_line - 1 + (-(-per_line // 8) - 1)
     lines: list[str] = []
-    for offset in range(0, len(shown), 16):
-        row = shown[offset : offset + 16]
-        left = " ".join(f"{b:02x}" for b in row[:8])
-        right = " ".join(f"{b:02x}" for b in row[8:])
+    for offset in range(0, len(shown), per_line):
+        row = shown[offset : offset + per_line]
+        groups = "  ".join(" ".join(f"{b:02x}" for b in row[at : at + 8]) for at in range(0, len(row), 8))
         ascii_column = "".join(chr(b) if 0x20 <= b < 0x7F else "." for b in row)
-        lines.append(f"{offset:08x}  {left:<23}  {right:<23}  |{ascii_column}|")
+        lines.append(f"{offset:08x}  {groups:<{width}}  |{ascii_column}|")
     if len(data) > len(shown):
         lines.append(f"… {len(data) - len(shown):,} more bytes")
     return "\n".join(lines)

@@ -32,6 +32,51 @@ def _parse_json(text: str) -> tuple[str | None, str | None]:
         return None, f"JSON too deep to pretty-print: {error}"
 
 
+UTF8_CHUNK = 1 << 20
+"""Characters encoded at a time to count a text's UTF-8 bytes: memory stays bounded for a 50 MB text."""
+
+
+def utf8_size(text: str, start: int = 0) -> int:
+    """The UTF-8 bytes of `text[start:]` (a lone surrogate counts 3, as `surrogatepass` writes it).
+
+    Free for ASCII (CPython knows); otherwise encoded a chunk at a time, never the whole text at once.
+    """
+    if text.isascii():
+        return max(0, len(text) - start)
+    return sum(
+        len(text[at : at + UTF8_CHUNK].encode("utf-8", "surrogatepass"))
+        for at in range(start, len(text), UTF8_CHUNK)
+    )
+
+
+def cap_text(text: str, cap: int | None) -> tuple[str, int, int]:
+    """(the text to hold, its full UTF-8 size, the UTF-8 size of what is held), cut at `cap` bytes.
+
+    The cut falls between characters, so what is held may be a few bytes under the cap. One pass over
+    the text: the first `cap` characters are encoded once (they hold at least the first `cap` bytes),
+    the rest only counted, so a 50 MB text costs one bounded encode, never two.
+    """
+    if text.isascii():
+        length = len(text)
+        if cap is None or length <= cap:
+            return text, length, length
+        return text[:cap], length, cap
+    if cap is None:
+        size = utf8_size(text)
+        return text, size, size
+    head = text[:cap] if len(text) > cap else text
+    encoded = head.encode("utf-8", "surrogatepass")
+    size = len(encoded) + utf8_size(text, len(head))
+    if size <= cap:
+        return text, size, size
+    if len(encoded) <= cap:  # the head is `cap` characters of ASCII: the cut is right after it
+        return head, size, len(encoded)
+    cut = cap
+    while cut > 0 and encoded[cut] & 0xC0 == 0x80:  # back to the first byte of the character cut in two
+        cut -= 1
+    return encoded[:cut].decode("utf-8", "surrogatepass"), size, cut
+
+
 def _looks_like_json(text: str) -> bool:
     head = text.lstrip()[:1]
     tail = text.rstrip()[-1:]
@@ -44,6 +89,7 @@ def _text_content(
     text: str,
     *,
     size: int,
+    shown_bytes: int,
     truncated: bool,
     family: tuple[ContentKind, str | None] | None,
 ) -> Content:
@@ -56,14 +102,18 @@ def _text_content(
     sniff = family is None and not truncated and _looks_like_json(text)
     if kind == "json" or sniff:
         if truncated:
-            return Content("json", uri, mime, text=text, size=size, truncated=True)
+            return Content("json", uri, mime, text=text, size=size, truncated=True, shown_bytes=shown_bytes)
         pretty, problem = _parse_json(text)
         if pretty is not None:
-            return Content("json", uri, mime, text=text, size=size, pretty_json=pretty)
+            return Content(
+                "json", uri, mime, text=text, size=size, pretty_json=pretty, shown_bytes=shown_bytes
+            )
         if not sniff:
-            return Content("text", uri, mime, text=text, size=size, problem=problem)
+            return Content("text", uri, mime, text=text, size=size, problem=problem, shown_bytes=shown_bytes)
         kind = "text"
-    return Content(kind, uri, mime, language=language, text=text, size=size, truncated=truncated)
+    return Content(
+        kind, uri, mime, language=language, text=text, size=size, truncated=truncated, shown_bytes=shown_bytes
+    )
 
 
 def _blob_content(uri: str, mime: str | None, blob: str, cap: int | None) -> Content:
@@ -87,7 +137,9 @@ def _blob_content(uri: str, mime: str | None, blob: str, cap: int | None) -> Con
                 f"declared as text, but the bytes are not UTF-8 ({error.reason} at byte {error.start:,})"
             )
         else:
-            return _text_content(uri, mime, text, size=size, truncated=truncated, family=family)
+            return _text_content(
+                uri, mime, text, size=size, shown_bytes=len(data), truncated=truncated, family=family
+            )
     info = image_info(data)
     if (family is not None and family[0] == "image") or (family is None and info is not None):
         if info is None:
@@ -116,11 +168,12 @@ def classify_item(item: object, *, cap: int | None = DEFAULT_CAP, index: int = 0
         text = item["text"]
         if not isinstance(text, str):
             return Content("invalid", uri, mime, problem=f"text is not a string ({type(text).__name__})")
-        size = len(text)
-        truncated = cap is not None and size > cap
-        shown = text[:cap] if truncated else text
+        shown, size, shown_bytes = cap_text(text, cap)
         family = mime_family(normalize_mime(mime)) or extension_family(uri)
-        return _text_content(uri, mime, shown, size=size, truncated=truncated, family=family)
+        truncated = shown_bytes < size
+        return _text_content(
+            uri, mime, shown, size=size, shown_bytes=shown_bytes, truncated=truncated, family=family
+        )
     if "blob" in item:
         blob = item["blob"]
         if not isinstance(blob, str):

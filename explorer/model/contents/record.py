@@ -19,7 +19,10 @@ TEXT_KINDS: Final = frozenset({"text", "markdown", "json", "code"})
 
 @dataclass(frozen=True, slots=True)
 class Content:
-    """One content item of a read result, classified and capped. Strings are raw: sanitize before display."""
+    """One content item of a read result, classified and capped. Strings are raw: sanitize before display.
+
+    `size` is in bytes (UTF-8 bytes for a text, as a file of it would hold), the whole item's.
+    """
 
     kind: ContentKind
     uri: str
@@ -32,12 +35,15 @@ class Content:
     problem: str | None = None
     image: ImageInfo | None = None
     pretty_json: str | None = None
+    shown_bytes: int | None = None  # UTF-8 bytes of `text`, counted once by the classification
 
     @property
     def shown_size(self) -> int:
-        """How much of `size` is held here (characters of `text` or bytes of `data`)."""
+        """How many bytes of `size` are held here (UTF-8 bytes of `text`, or bytes of `data`)."""
+        if self.shown_bytes is not None:
+            return self.shown_bytes
         if self.text is not None:
-            return len(self.text)
+            return len(self.text.encode("utf-8", "surrogatepass"))
         if self.data is not None:
             return len(self.data)
         return 0
