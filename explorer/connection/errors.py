@@ -8,7 +8,9 @@ kept raw here; callers sanitize before printing.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from explorer.connection.sizes import limit_text
 from explorer.model.sizes import human_size
@@ -29,7 +31,8 @@ CONNECTION_CLOSED = -32000
 
 class UnreadableAnswer(dict[str, Any]):
     """What the stdio reader puts in the JSON-RPC error it answers a request with, when the server's answer
-    to that request could not be read (`stdio_lines`): the request then fails at once with `why`, instead
+    to that request could not be read (`stdio_lines`), or the legacy SSE transport when the POST that sent
+    the request failed (`http_limits.guard_posts`): the request then fails at once with `why`, instead
     of waiting for its timeout. Only this process makes one: a server's error data is never one (it is
     told apart by its type). A dict, so the protocol log writes it as the rest of a frame."""
 
@@ -124,10 +127,62 @@ the request it failed, and shows it alone."""
 _SDK_WRAPPERS = ("Failed to parse JSON response: ", "SSE stream failed: ")
 
 
-def _sdk_sentence(code: int, text: str) -> str | None:
+class ServerSentence(Exception):
+    """An error a transport raises with a whole sentence of what the server did (it begins "the server"):
+    `describe_exception` shows it after the action as it is, never with the class's name."""
+
+
+RedirectWhy = Callable[[str], "str | None"]
+"""Why a redirect to a URL (as the SDK names it: no userinfo, query or fragment) was not followed, from
+what the connection recorded of it (`transports.HttpAnswers.redirect_refusal`), or None when unknown."""
+
+
+def redirect_refusal(method: str, url: str, status: int, location: str) -> str | None:
+    """Why the MCP SDK does not follow a redirect of `method url` to `location` (absolute), in a few words,
+    or None when it follows it (within its budget of redirects). Its rules (`next_request_within_origin`):
+    the method must stay (httpx turns a POST into a GET on 301, 302 and 303), the origin too (or become
+    HTTPS on the same host), and the location must bring no user name of its own."""
+    sent, to = urlsplit(url), urlsplit(location)
+    if sent.scheme == "https" and to.scheme == "http":
+        return "it would downgrade HTTPS to plain HTTP"
+    if _method_after(method, status) != method:
+        return f"the {method} would become a GET"
+    if _origin(sent) != _origin(to) and not _upgrade(sent, to):
+        return "another origin"
+    if to.username is not None and (to.username, to.password) != (sent.username, sent.password):
+        return "it names a user of its own"
+    return None
+
+
+def redirect_loop(url: str, location: str) -> str:
+    """Why a redirect the SDK would follow was not: its budget of redirects ran out."""
+    return "it redirects to itself, a loop" if url == location else "too many redirects, a loop?"
+
+
+def _method_after(method: str, status: int) -> str:
+    """The method httpx sends a redirect's next request with (`AsyncClient._redirect_method`)."""
+    if (status == 303 and method != "HEAD") or (status == 302 and method not in ("HEAD", "QUERY")):
+        return "GET"
+    return "GET" if status == 301 and method == "POST" else method
+
+
+def _origin(parts: Any) -> tuple[str, str, int | None]:
+    default = {"http": 80, "https": 443}.get(parts.scheme)
+    port = parts.port if parts.port != default else None
+    return parts.scheme, (parts.hostname or ""), port
+
+
+def _upgrade(sent: Any, to: Any) -> bool:
+    """http to https on the same host and the default ports: the one change of origin the SDK follows."""
+    (scheme, host, port), (new_scheme, new_host, new_port) = _origin(sent), _origin(to)
+    return (scheme, new_scheme, port, new_port) == ("http", "https", None, None) and host == new_host
+
+
+def _sdk_sentence(code: int, text: str, redirects: RedirectWhy | None = None) -> str | None:
     """The SDK's own wording of an HTTP answer it could not use (it fails the request with an error it makes
     itself, which read as `the server answered error -32700: ...` and a pydantic dump of the answer): one
-    sentence of what the server did, or None for an error the server sent."""
+    sentence of what the server did, or None for an error the server sent. `redirects` tells why a
+    redirect was not followed; the SDK says only when it is a downgrade."""
     first = text.split("\n", 1)[0]
     if code == PARSE_ERROR and first.startswith("Failed to parse JSON response: "):
         detail = first[len("Failed to parse JSON response: ") :]
@@ -138,7 +193,11 @@ def _sdk_sentence(code: int, text: str) -> str | None:
         return f"the server answered with {sent}, neither JSON nor an event stream"
     if code == INVALID_REQUEST and first.startswith("Redirect to ") and " not followed" in first:
         target = first[len("Redirect to ") :].split(" not followed")[0]
-        return f"the server redirected to {_cut(target)}: not followed (another origin)"
+        if "downgrade" in first:
+            why = "it would downgrade HTTPS to plain HTTP"
+        else:
+            why = (redirects(target) if redirects is not None else None) or "another origin"
+        return f"the server redirected to {_cut(target)}: not followed ({why})"
     if code == CONNECTION_CLOSED and first.startswith("SSE stream failed: "):
         return f"the server's event stream failed: {_cut(first[len('SSE stream failed: ') :])}"
     if code == INTERNAL_ERROR and first == "Server returned an error response":
@@ -170,10 +229,13 @@ def _leaves(exc: BaseException) -> list[BaseException]:
     return [exc]
 
 
-def describe_exception(exc: BaseException, *, action: str, timeout: float | None = None) -> ServerFault:
+def describe_exception(
+    exc: BaseException, *, action: str, timeout: float | None = None, redirects: RedirectWhy | None = None
+) -> ServerFault:
     """Map an exception from a server call to a ServerFault with one sentence.
 
-    `action` says what the explorer was doing ("connecting", "listing resources", "reading x").
+    `action` says what the explorer was doing ("connecting", "listing resources", "reading x");
+    `redirects`, why a redirect the SDK names was not followed (else it is said to be another origin).
     """
     from mcp import MCPError  # local: keeps `import explorer.connection.errors` cheap
 
@@ -195,7 +257,7 @@ def describe_exception(exc: BaseException, *, action: str, timeout: float | None
         for wrapper in _SDK_WRAPPERS:  # the SDK's words around a refusal of `http_limits`: it says it all
             if text.startswith(wrapper) and text[len(wrapper) :].startswith(REFUSED_PREFIX):
                 return ServerFault(f"{action}: {text[len(wrapper) :]}")
-        said = _sdk_sentence(code, text)
+        said = _sdk_sentence(code, text, redirects)
         if said is not None:
             return ServerFault(f"{action}: {said}", code, chosen.data, local=True)
         if _sdk_timeout(chosen):
@@ -204,6 +266,8 @@ def describe_exception(exc: BaseException, *, action: str, timeout: float | None
         if _sdk_closed(chosen):
             return ServerFault(f"{action}: the server closed the connection (did it exit?)", code, local=True)
         return ServerFault(f"{action}: the server answered error {code}: {text}", code, chosen.data)
+    if isinstance(chosen, ServerSentence):
+        return ServerFault(f"{action}: {chosen}")
     if isinstance(chosen, FileNotFoundError):
         missing = chosen.filename or str(chosen)
         return ServerFault(f"{action}: command not found: {missing}")

@@ -15,18 +15,34 @@ SDK (`http_text`: bytes that are not UTF-8 and lone surrogates become U+FFFD, as
 
 The errors are the kinds the SDK fails one request with, not the connection (`httpx2.StreamError` for an
 answer read whole, `httpx2.SSEError` for an event stream): the next request still works, as over stdio.
+
+A JSON answer to a Streamable HTTP request is looked at before the SDK gets it (`_AnswerHead`, its first
+bytes only): one whose head names another request is refused (the SDK dropped it, and the request waited
+for its timeout), and an error answer whose id is null is given the request's id, as the SDK does itself
+for an error status. The legacy SSE transport is guarded in two places: its endpoint event is checked as
+the event stream is read (`watch_endpoint`), and its message POSTs never raise (`guard_posts`).
 """
 
 from __future__ import annotations
 
+import re
 import zlib
-from collections.abc import AsyncIterator, Iterator
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from typing import Any, cast
+from urllib.parse import urljoin, urlsplit
 
 import httpx2
 import orjson
 
-from explorer.connection.errors import REFUSED_PREFIX, UnreadableAnswer  # REFUSED_PREFIX: see there
+from explorer.connection.errors import (  # REFUSED_PREFIX: see there
+    REFUSED_PREFIX,
+    ServerSentence,
+    UnreadableAnswer,
+    describe_exception,
+    redirect_loop,
+    redirect_refusal,
+    shown_id,
+)
 from explorer.connection.http_text import TextRepair
 from explorer.connection.sizes import MAX_MESSAGE_BYTES, RequestId, ResponseSizes, limit_text
 from explorer.model.sizes import human_size
@@ -34,11 +50,14 @@ from explorer.model.sizes import human_size
 __all__ = [
     "ACCEPT_ENCODING",
     "AnswerRefused",
+    "EndpointRefused",
     "EventsRefused",
     "cap_answer",
+    "guard_posts",
     "refuse_body",
     "remember_request_id",
     "request_id",
+    "watch_endpoint",
 ]
 
 ACCEPT_ENCODING = "gzip, deflate"
@@ -57,7 +76,9 @@ class EventsRefused(httpx2.SSEError):
     """The same, for an answer that is an event stream (the SDK fails its request with the sentence)."""
 
 
-async def cap_answer(response: httpx2.Response, sizes: ResponseSizes | None = None) -> None:
+async def cap_answer(
+    response: httpx2.Response, sizes: ResponseSizes | None = None, *, heads: bool = False
+) -> None:
     """Response hook: read this answer's body within `MAX_MESSAGE_BYTES` (see the module docstring).
 
     With `sizes` (bind it with `functools.partial`), as the stdio reader does: a JSON answer's size is
@@ -66,6 +87,9 @@ async def cap_answer(response: httpx2.Response, sizes: ResponseSizes | None = No
     event stream's: its body may hold notifications, or only a priming event when the answer comes on
     another stream, so the listing measures the page itself. A redirect's body is never read: the client
     drains it where no error is caught, and the answer is the redirected request's.
+
+    With `heads` (Streamable HTTP, whose JSON answer is the request's answer), a successful JSON answer's
+    head is checked against the request's id (`_AnswerHead`).
     """
     inner = response.stream
     assert isinstance(inner, httpx2.AsyncByteStream)  # the async client's
@@ -78,6 +102,7 @@ async def cap_answer(response: httpx2.Response, sizes: ResponseSizes | None = No
     refused: type[AnswerRefused] | type[EventsRefused] = EventsRefused if events else AnswerRefused
     ident = request_id(response.request) if sizes is not None and kind == "application/json" else None
     bound = _Bound(sizes, ident) if sizes is not None and ident is not None else None
+    head = _answer_head(response, kind) if heads else None
     encodings = [
         part
         for part in (
@@ -98,7 +123,84 @@ async def cap_answer(response: httpx2.Response, sizes: ResponseSizes | None = No
         if "content-length" in response.headers:
             del response.headers["content-length"]
     decoders = [_Inflater(encoding) for encoding in reversed(encodings)]  # undone last to first
-    response.stream = _CappedStream(inner, limit, decoders, refused, bound)
+    response.stream = _CappedStream(inner, limit, decoders, refused, bound, head)
+
+
+def _answer_head(response: httpx2.Response, kind: str) -> _AnswerHead | None:
+    """A check of the head of a successful JSON answer to a POST that sent a request, else None."""
+    if kind != "application/json" or not 200 <= response.status_code < 300:
+        return None
+    expected = request_id(response.request)
+    return _AnswerHead(expected) if expected is not None else None
+
+
+_ANSWER_HEAD = re.compile(
+    rb'\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(null|-?[0-9]{1,18}|"[^"\\]{0,200}")\s*,\s*"(result|error)"\s*:'
+)
+"""The id of an answer where servers write it (as `stdio_lines._HEAD_ID`, and null), read unparsed."""
+_HEAD_BYTES = 512
+
+
+class _AnswerHead:
+    """The first bytes of a JSON answer, held until they tell which request it answers.
+
+    Why: the SDK hands a JSON answer to the session as it is, and the session drops an answer to a
+    request it did not send; the request then waited for its timeout and said the server did not answer.
+    An answer naming another request is refused (`refusal`); an error answer naming none (id null: the
+    server could not read the request) is given the request's id, so its code and message reach the
+    user, as the SDK does for an error status. Only the head is looked at: an id written after a big
+    result is not looked for, and the answer goes on as before."""
+
+    def __init__(self, expected: RequestId) -> None:
+        self.expected = expected
+        self.refusal: str | None = None
+        self._held = bytearray()
+        self._done = False
+
+    def take(self, piece: bytes, *, end: bool = False) -> bytes:
+        """`piece`, or b"" while the head is held, or the head (mended) once it is told."""
+        if self._done:
+            return piece
+        self._held += piece
+        if len(self._held) < _HEAD_BYTES and not end:
+            return b""
+        self._done = True
+        held, self._held = bytes(self._held), bytearray()
+        return self._told(held)
+
+    def _told(self, held: bytes) -> bytes:
+        found = _ANSWER_HEAD.match(held, 0, _HEAD_BYTES)
+        if found is None:
+            return held
+        token, kind = found.group(1), found.group(2)
+        if token == b"null" and kind == b"error":
+            start, end = found.span(1)
+            return held[:start] + orjson.dumps(self.expected) + held[end:]
+        expected = shown_id(self.expected)
+        if token == b"null":
+            self.refusal = f"{REFUSED_PREFIX}to request {expected} is a result naming no request (id null)"
+        elif not _same_id(_head_value(token), self.expected):
+            named = shown_id(_head_value(token))
+            self.refusal = f"{REFUSED_PREFIX}to request {expected} is an answer to request {named}"
+        return held
+
+
+def _head_value(token: bytes) -> RequestId:
+    return token[1:-1].decode("utf-8", errors="replace") if token.startswith(b'"') else int(token)
+
+
+def _same_id(found: RequestId, expected: RequestId) -> bool:
+    """Whether two ids are one for the SDK, which reads a string of an integer as that integer."""
+    return _coerced(found) == _coerced(expected)
+
+
+def _coerced(ident: RequestId) -> RequestId:
+    if isinstance(ident, str):
+        try:
+            return int(ident)
+        except ValueError:
+            return ident
+    return ident
 
 
 _REQUEST_ID = "explorer.request_id"
@@ -252,9 +354,11 @@ class _CappedStream(httpx2.AsyncByteStream):
         decoders: list[_Inflater],
         refused: type[AnswerRefused] | type[EventsRefused],
         bound: _Bound | None = None,
+        head: _AnswerHead | None = None,
     ) -> None:
         self._inner = inner
         self._bound = bound
+        self._head = head
         self._limit = limit
         self._decoders = decoders
         self._refused = refused
@@ -271,6 +375,8 @@ class _CappedStream(httpx2.AsyncByteStream):
                 for piece in self._decoded(decoder.rest(), at + 1):
                     if mended := self._taken(piece):
                         yield mended
+            if self._head is not None and (mended := self._headed(b"", end=True)):
+                yield mended
             if rest := self._repair.rest():
                 yield rest
         except (ValueError, zlib.error) as exc:
@@ -302,7 +408,193 @@ class _CappedStream(httpx2.AsyncByteStream):
             if bound.past(self._seen):
                 raise self._refused(bound.refusal(self._seen, whole=False))
             bound.sizes.record(bound.ident, self._seen)  # the request takes it once its answer is in
-        return self._repair.feed(piece)
+        return self._headed(piece) if self._head is not None else self._repair.feed(piece)
+
+    def _headed(self, piece: bytes, *, end: bool = False) -> bytes:
+        """`piece` after the answer's head is told (`_AnswerHead`), mended; refused when it names another
+        request."""
+        assert self._head is not None
+        piece = self._head.take(piece, end=end)
+        if self._head.refusal is not None:
+            raise self._refused(self._head.refusal)
+        return self._repair.feed(piece) if piece else b""
 
     async def aclose(self) -> None:
         await self._inner.aclose()
+
+
+# ------------------------------------------------------------------------------------------ legacy SSE
+
+FailedPost = Callable[[RequestId, str], Awaitable[None]]
+"""Fails the request `ident` at once with a sentence (the legacy SSE transport's merged read stream)."""
+_HOPS = "explorer.redirects_followed"  # kept in the extensions a redirect's next request shares
+_ENDPOINT_SCAN = 64 * 1024  # bytes of the event stream looked at for the endpoint event
+_LINE_END = re.compile(rb"\r\n|\r|\n")
+
+
+class EndpointRefused(httpx2.SSEError, ServerSentence):
+    """The legacy SSE endpoint event names a URL the explorer does not post to (raised as the event stream
+    is read: the SDK's reader then fails, and so does connecting, at once)."""
+
+
+def guard_posts(client: httpx2.AsyncClient, failed: FailedPost) -> None:
+    """Make the legacy SSE transport's message POSTs on `client` never fail: a POST the server answered
+    with an error status, a redirect the SDK does not follow, or no answer at all fails the request it
+    sent at once, through `failed`, and the SDK is handed a 202 Accepted made here.
+
+    Why: the SDK's writer calls `raise_for_status()` on each POST's answer, and its task ends at the first
+    error: one HTTP 500 left every later request unsent (it waited for its timeout, then "the server closed
+    the connection") while the event stream kept the server looking connected. The class of the SDK's own
+    client is swapped for one with this `send`, so the client stays the one the SDK builds."""
+    client.__class__ = _GuardedPosts
+    cast(_GuardedPosts, client).post_failed = failed
+
+
+class _GuardedPosts(httpx2.AsyncClient):
+    """The SDK's client whose POSTs never raise nor answer an error status (`guard_posts`)."""
+
+    post_failed: FailedPost
+
+    async def send(
+        self,
+        request: httpx2.Request,
+        *,
+        stream: bool = False,
+        auth: Any = httpx2.USE_CLIENT_DEFAULT,
+        follow_redirects: Any = httpx2.USE_CLIENT_DEFAULT,
+    ) -> httpx2.Response:
+        sent = super().send(request, stream=stream, auth=auth, follow_redirects=follow_redirects)
+        if request.method != "POST":
+            return await sent
+        try:
+            response = await sent
+        except httpx2.TransportError as exc:  # no answer: the POST itself failed
+            why = describe_exception(exc, action="sending the request").message
+        else:
+            refused = self._refusal(request, response)
+            if refused is None:
+                return response
+            await response.aclose()
+            why = refused
+        ident = request_id(request)
+        if ident is not None:
+            await self.post_failed(ident, why)
+        return httpx2.Response(202, request=request)
+
+    def _refusal(self, request: httpx2.Request, response: httpx2.Response) -> str | None:
+        """Why `response` is no answer the SDK goes on after, or None when it is one (a success, or a
+        redirect `stream_within_origin` follows: within its rules and its budget of redirects)."""
+        status = response.status_code
+        if 200 <= status < 300:
+            return None
+        following = response.next_request
+        if following is None:
+            reason = f" {response.reason_phrase}" if response.reason_phrase else ""
+            return f"the server answered HTTP {status}{reason} to the request"
+        url, location = str(request.url), str(following.url)
+        why = redirect_refusal(request.method, url, status, location)
+        if why is None:
+            hops = int(request.extensions.get(_HOPS, 0))
+            if hops < self.max_redirects:
+                following.extensions[_HOPS] = hops + 1
+                return None
+            why = redirect_loop(url, location)
+        shown = following.url.copy_with(userinfo=b"", query=None, fragment=None)
+        return f"the server redirected the request to {shown}: not followed ({why})"
+
+
+def watch_endpoint(url: str) -> Callable[[httpx2.Response], Awaitable[None]]:
+    """Response hook of the legacy SSE transport: its event stream's `endpoint` event is checked as it is
+    read, and one the SDK or the HTTP client would refuse fails connecting at once with what it named and
+    why (`EndpointRefused`). Why: the SDK waited for another endpoint, unbounded (the explorer's wait then
+    said no endpoint came), when the one that came was on another origin; and it took one the HTTP client
+    cannot post to (a control character in it), whose first POST ended the writer ("the server closed
+    the connection"). Only the first `_ENDPOINT_SCAN` bytes are looked at; the rest goes by untouched."""
+
+    async def hook(response: httpx2.Response) -> None:
+        kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
+        if response.request.method != "GET" or kind != "text/event-stream" or response.status_code != 200:
+            return
+        inner = response.stream
+        assert isinstance(inner, httpx2.AsyncByteStream)  # the async client's
+        response.stream = _EndpointWatch(inner, url)
+
+    return hook
+
+
+class _EndpointWatch(httpx2.AsyncByteStream):
+    """An event stream's bytes, handed on unchanged, its events parsed until the endpoint event."""
+
+    def __init__(self, inner: httpx2.AsyncByteStream, url: str) -> None:
+        self._inner = inner
+        self._url = url
+        self._line = bytearray()  # the line not ended yet
+        self._after_cr = False  # the last line ended with CR: a LF first in the next bytes belongs to it
+        self._event = ""
+        self._data: list[str] = []
+        self._seen = 0
+        self._done = False
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        async for chunk in self._inner:
+            if not self._done:
+                self._scan(chunk)
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def _scan(self, chunk: bytes) -> None:
+        self._seen += len(chunk)
+        if self._after_cr and chunk.startswith(b"\n"):
+            chunk = chunk[1:]
+        self._after_cr = chunk.endswith(b"\r")
+        if _LINE_END.search(chunk) is None:
+            self._line += chunk
+        else:
+            *lines, rest = _LINE_END.split(bytes(self._line) + chunk)
+            self._line = bytearray(rest)
+            for line in lines:
+                self._field(line.decode("utf-8", errors="replace"))
+                if self._done:
+                    return
+        if self._seen > _ENDPOINT_SCAN:
+            self._done = True
+
+    def _field(self, line: str) -> None:
+        """One line of the event stream (the WHATWG rules): a field, or the blank line ending an event."""
+        if not line:
+            if self._event == "endpoint":
+                self._done = True
+                _check_endpoint(self._url, "\n".join(self._data))
+            self._event, self._data = "", []
+            return
+        name, _, value = line.lstrip("\ufeff").partition(":")
+        value = value[1:] if value.startswith(" ") else value
+        if name == "event":
+            self._event = value
+        elif name == "data":
+            self._data.append(value)
+
+
+def _check_endpoint(url: str, data: str) -> None:
+    """Refuse an endpoint as the SDK does (another scheme or host, port and userinfo than `url`), and one
+    the HTTP client cannot post to."""
+    from explorer.sanitize import sanitize_line
+
+    endpoint = urljoin(url, data)
+    sent, named = urlsplit(url), urlsplit(endpoint)
+    shown = sanitize_line(data, limit=120)
+    why = None
+    if (sent.scheme, sent.netloc) != (named.scheme, named.netloc):
+        same_place = (sent.scheme, sent.netloc) == (named.scheme, named.netloc.rpartition("@")[2])
+        if same_place:  # what it names is shown without the password
+            shown = sanitize_line(named._replace(netloc=named.netloc.rpartition("@")[2]).geturl(), limit=120)
+        why = "it holds a user name and password" if same_place else f"another origin than {sent.netloc}"
+    else:
+        try:
+            httpx2.URL(endpoint)
+        except httpx2.InvalidURL as exc:
+            why = f"the HTTP client cannot post to it: {sanitize_line(str(exc), limit=120)}"
+    if why is not None:
+        raise EndpointRefused(f"the server's event stream named {shown} as its endpoint: not used ({why})")

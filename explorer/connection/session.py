@@ -381,7 +381,8 @@ class ServerConnection:
 
         Masked here, at the one place every fault passes: a server may echo a token back in an error.
         """
-        fault = describe_exception(exc, action=action, timeout=self.timeout)
+        redirects = self.http_answers.redirect_refusal  # why a redirect the SDK names was not followed
+        fault = describe_exception(exc, action=action, timeout=self.timeout, redirects=redirects)
         if isinstance(fault, BoundReached):  # the listing stops at its bound: nothing of the server's to add
             return BoundReached(redact(fault.message, self.spec), fault.bound, fault.size)
         message = fault.message

@@ -6,11 +6,17 @@ stdio itself is `stdio.py` (a linear, bounded reader; secrets masked on the way 
 
 HTTP transports record every error status the server answered (`HttpAnswers`): the SDK turns a 401 or a
 405 into a generic JSON-RPC error, and the user needs the status and the `WWW-Authenticate` challenge to
-know what to do (log in, or use the legacy SSE transport).
+know what to do (log in, or use the legacy SSE transport). Redirects are recorded too: the SDK names only
+where one pointed, and the user needs to know why it was not followed.
+
+The legacy SSE transport's message POSTs never fail the SDK's writer (`http_limits.guard_posts`): a POST
+that failed fails its request at once with an error answer made here (`_PostFailures`), handed to the
+session with the server's messages, and the transport goes on.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -23,11 +29,18 @@ import anyio.abc
 
 from explorer import sdk_door
 from explorer.config import ServerSpec
-from explorer.connection.errors import ProtocolProblems
-from explorer.connection.sizes import MAX_MESSAGE_BYTES, ResponseSizes
+from explorer.connection.errors import (
+    INTERNAL_ERROR,
+    ProtocolProblems,
+    UnreadableAnswer,
+    redirect_loop,
+    redirect_refusal,
+)
+from explorer.connection.sizes import MAX_MESSAGE_BYTES, RequestId, ResponseSizes
 
 if TYPE_CHECKING:
     import httpx2
+    from anyio.streams.memory import MemoryObjectSendStream
 
     from explorer.connection.stdio import StartedServer, StderrPump
     from explorer.sdk_door import TransportStreams
@@ -43,13 +56,15 @@ _NOT_REFUSALS = (401, 403, 429)  # credentials and rate limits: no reason to try
 
 @dataclass(frozen=True, slots=True)
 class HttpAnswer:
-    """One HTTP error answer: which request got it, the status, and the auth challenge if any."""
+    """One HTTP error answer or redirect: which request got it, the status, the auth challenge if any,
+    and where a redirect pointed (absolute)."""
 
     method: str
     url: str
     status: int
     reason: str
     challenge: str | None
+    location: str | None = None
 
 
 @dataclass
@@ -58,11 +73,14 @@ class HttpAnswers:
 
     errors: list[HttpAnswer] = field(default_factory=list)
     limit: int = 20
+    redirects: list[HttpAnswer] = field(default_factory=list)  # the last `limit` ones
 
     async def on_response(self, response: httpx2.Response) -> None:
         request = response.request
         if request.extensions.get(_AUTH_REQUEST):
             return
+        if 300 <= response.status_code < 400:
+            self._redirected(response)
         if response.status_code < 400:
             # Accepted now (after a login): an earlier refusal is no longer the reason for anything.
             self.errors = [answer for answer in self.errors if answer.status not in _AUTH_STATUSES]
@@ -78,6 +96,35 @@ class HttpAnswers:
                 challenge=response.headers.get("www-authenticate"),
             )
         )
+
+    def _redirected(self, response: httpx2.Response) -> None:
+        import httpx2
+
+        request, location = response.request, response.headers.get("location")
+        if not location:
+            return
+        try:
+            target = str(request.url.join(location))
+        except httpx2.InvalidURL:
+            return
+        answer = HttpAnswer(request.method, str(request.url), response.status_code, "", None, target)
+        self.redirects = [*self.redirects[-(self.limit - 1) :], answer]
+
+    def redirect_refusal(self, shown: str) -> str | None:
+        """Why the last redirect to `shown` (as the SDK names it: without userinfo, query and fragment) was
+        not followed, or None when none was recorded (`errors.RedirectWhy`)."""
+        import httpx2
+
+        for answer in reversed(self.redirects):
+            assert answer.location is not None
+            try:
+                named = httpx2.URL(answer.location).copy_with(userinfo=b"", query=None, fragment=None)
+            except httpx2.InvalidURL:
+                continue
+            if str(named) == shown:
+                why = redirect_refusal(answer.method, answer.url, answer.status, answer.location)
+                return why or redirect_loop(answer.url, answer.location)
+        return None
 
     def auth_refusal(self) -> HttpAnswer | None:
         """The first 401 or 403: the server wants (other) credentials."""
@@ -108,11 +155,20 @@ def _http_client(
     *,
     wait: float,
     sizes: ResponseSizes | None = None,
+    legacy: tuple[str, _PostFailures] | None = None,
 ) -> httpx2.AsyncClient:
     """The SDK's HTTP client, each answer read within the message cap (`http_limits`; with `sizes`, its
     size told by request id), waited for at most `wait` seconds between two reads (`_waits_at_most`) and,
-    with `answers`, the server's error statuses recorded."""
-    from explorer.connection.http_limits import ACCEPT_ENCODING, cap_answer, remember_request_id
+    with `answers`, the server's error statuses recorded. Streamable HTTP: a JSON answer's head is checked
+    against its request's id. `legacy` (the legacy SSE transport: its URL, and where failed POSTs go): its
+    endpoint event is checked and its message POSTs never raise (`http_limits`)."""
+    from explorer.connection.http_limits import (
+        ACCEPT_ENCODING,
+        cap_answer,
+        guard_posts,
+        remember_request_id,
+        watch_endpoint,
+    )
     from explorer.connection.resumptions import Resumptions
 
     wanted = dict(headers or {})
@@ -121,14 +177,17 @@ def _http_client(
     client = sdk_door.http_client(headers=wanted, timeout=timeout, auth=auth)
     hooks = dict(client.event_hooks)
     recorded = answers.hooks()["response"] if answers is not None else []
-    capped = functools.partial(cap_answer, sizes=sizes)
+    capped = functools.partial(cap_answer, sizes=sizes, heads=legacy is None)
+    watched = [watch_endpoint(legacy[0])] if legacy is not None else []  # reads what the cap hands on
     resumptions = Resumptions()  # one budget a connection (`resumptions`)
     # Statuses first: the cap raises. The resumption budget last: its refusal wraps what the cap made.
-    hooks["response"] = [*hooks.get("response", []), *recorded, capped, resumptions.on_response]
+    hooks["response"] = [*hooks.get("response", []), *recorded, capped, *watched, resumptions.on_response]
     hooks["request"] = [*hooks.get("request", []), _waits_at_most(wait)]
     if sizes is not None:
         hooks["request"].append(remember_request_id)
     client.event_hooks = hooks
+    if legacy is not None:
+        guard_posts(client, legacy[1].fail)
     return client
 
 
@@ -148,6 +207,54 @@ def _waits_at_most(seconds: float) -> Callable[[httpx2.Request], Awaitable[None]
         request.extensions = {**request.extensions, "timeout": limits}
 
     return hook
+
+
+class _PostFailures:
+    """Error answers made here for the legacy SSE requests whose POST failed (`http_limits.guard_posts`),
+    handed to the session among the server's messages (`merged`): the request fails at once with why."""
+
+    def __init__(self) -> None:
+        self._send: MemoryObjectSendStream[Any] | None = None
+
+    async def fail(self, ident: RequestId, why: str) -> None:
+        if self._send is None:
+            return
+        with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+            await self._send.send(_error_answer(ident, why))  # else the connection ended meanwhile
+
+    @asynccontextmanager
+    async def merged(self, streams: TransportStreams) -> AsyncIterator[TransportStreams]:
+        """`streams` with this side's error answers among the messages read; ends when the server's
+        messages end (so the connection is seen lost as before)."""
+        read, write = streams
+        send, receive = anyio.create_memory_object_stream[Any](0)
+
+        async def forward() -> None:
+            async with send:
+                try:
+                    while True:
+                        await send.send(await read.receive())
+                except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+                    return
+
+        async with anyio.create_task_group() as group:
+            self._send = send
+            group.start_soon(forward)
+            try:
+                yield receive, write
+            finally:
+                self._send = None
+                group.cancel_scope.cancel()
+
+
+def _error_answer(ident: RequestId, why: str) -> Any:
+    """A JSON-RPC error answer to `ident` made here, carrying `why` (`describe_exception` says it)."""
+    import mcp_types as types
+    from mcp.shared.message import SessionMessage
+
+    unread = UnreadableAnswer(why)
+    error = types.ErrorData.model_construct(code=INTERNAL_ERROR, message=why, data=unread)
+    return SessionMessage(types.JSONRPCError.model_construct(jsonrpc="2.0", id=ident, error=error))
 
 
 @asynccontextmanager
@@ -220,17 +327,19 @@ async def open_transport(
 
         login_auth = auth
         wait = timeout
+        failures = _PostFailures()
+        legacy = (spec.url, failures)
 
         def factory(
             headers: dict[str, str] | None = None, timeout: Any = None, auth: Any = None
         ) -> httpx2.AsyncClient:
-            return _http_client(headers, timeout, login_auth or auth, http_answers, wait=wait)
+            return _http_client(headers, timeout, login_auth or auth, http_answers, wait=wait, legacy=legacy)
 
         opening = sse_client(
             spec.url, headers=dict(spec.headers), timeout=timeout, httpx_client_factory=factory
         )
-        async with _opened_within(opening, timeout) as streams:
-            yield streams
+        async with _opened_within(opening, timeout) as streams, failures.merged(streams) as merged:
+            yield merged
     else:
         from mcp.client.streamable_http import streamable_http_client
 
