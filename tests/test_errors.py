@@ -368,3 +368,15 @@ def test_the_http_clients_own_timeouts_and_breaks_are_said_in_words() -> None:
         "listing resources: the HTTP connection broke off (the server broke the HTTP protocol or closed "
         "the connection: peer closed connection without sending complete message body)"
     )
+
+
+def test_a_protocol_version_the_sdk_does_not_speak_is_said_with_the_ones_it_does() -> None:
+    """It read "Unsupported protocol version from the server: 1999-01-01 (RuntimeError)"."""
+    fault = describe_exception(
+        RuntimeError("Unsupported protocol version from the server: 1999-01-01"), action="connecting"
+    )
+    assert fault.message.startswith(
+        "connecting: the server answered initialize with protocol version 1999-01-01, which the explorer "
+        "does not speak (it speaks 2024-11-05, "
+    )
+    assert "2026-07-28 by server/discover" in fault.message and "RuntimeError" not in fault.message

@@ -303,6 +303,8 @@ def describe_exception(
         return ServerFault(
             f"{action}: the server's answer headers are too large for the HTTP client (over 100 KiB)"
         )
+    if name == "RuntimeError" and str(chosen).startswith(_UNSUPPORTED_VERSION):
+        return ServerFault(f"{action}: {_version_sentence(str(chosen)[len(_UNSUPPORTED_VERSION) :])}")
     if name in _HTTP_WAITS:  # the HTTP client's own: it says only "ReadTimeout", or nothing at all
         limit = f" within {timeout:g} s" if timeout is not None else ""
         said = f"{action}: the server did not answer{limit} over HTTP ({_HTTP_WAITS[name]})"
@@ -312,6 +314,21 @@ def describe_exception(
         return ServerFault(f"{action}: the HTTP connection broke off ({_HTTP_BREAKS[name]}{detail})")
     text = str(chosen) or name
     return ServerFault(f"{action}: {text} ({name})")
+
+
+_UNSUPPORTED_VERSION = "Unsupported protocol version from the server: "  # the SDK's words, then the version
+
+
+def _version_sentence(version: str) -> str:
+    """The server answered `initialize` with a protocol version the SDK does not speak: which it does."""
+    from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
+
+    handshake = ", ".join(HANDSHAKE_PROTOCOL_VERSIONS)
+    modern = ", ".join(MODERN_PROTOCOL_VERSIONS)
+    return (
+        f"the server answered initialize with protocol version {_cut(version, 60)}, which the explorer does "
+        f"not speak (it speaks {handshake} by initialize, and {modern} by server/discover)"
+    )
 
 
 _HTTP_WAITS = {
