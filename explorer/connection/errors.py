@@ -386,6 +386,15 @@ class ProtocolProblems:
         self.oversized = 0
         self.limit = 0  # bytes: the message size limit that `oversized` messages went over
         self.sample: str | None = None
+        self.dropped: dict[str, int] = {}  # notifications past the rate a connection takes, by method
+
+    def dropped_notification(self, method: str) -> None:
+        """A notification that came faster than `connection.flood.RATE` a second, not handed on."""
+        key = method[:80]
+        if key in self.dropped or len(self.dropped) < 16:
+            self.dropped[key] = self.dropped.get(key, 0) + 1
+        else:
+            self.dropped["(others)"] = self.dropped.get("(others)", 0) + 1
 
     def bad_line(self, line: str) -> None:
         self.not_json += 1
@@ -413,4 +422,13 @@ class ProtocolProblems:
         if self.oversized:
             many = "1 message" if self.oversized == 1 else f"{self.oversized} messages"
             parts.append(f"{many} over the {limit_text(self.limit)} limit, which the explorer dropped")
+        if self.dropped:
+            from explorer.connection.flood import RATE
+
+            total = sum(self.dropped.values())
+            most = max(self.dropped, key=self.dropped.__getitem__)
+            parts.append(
+                f"{total:,} notifications faster than {RATE:,.0f} a second (most of them {most!r}), "
+                "which the explorer dropped"
+            )
         return "sent " + " and ".join(parts) if parts else None

@@ -1,0 +1,79 @@
+"""A stdio server that floods notifications: past `flood.RATE` a second (after a burst of `BURST`) they
+are dropped before the SDK sees them, counted, and said; lists changing are never dropped.
+
+Before, 100,000 log entries sent ahead of a page took the SDK 11 s to get through, and the page, answered
+all along, was reported as timed out."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from explorer.connection.errors import ProtocolProblems
+from explorer.connection.flood import BURST, RATE, NotificationBudget
+from tests.helpers.cli import run_cli
+
+SERVER = """
+import json, sys
+def send(o):
+    sys.stdout.write(json.dumps(o) + "\\n")
+for line in sys.stdin:
+    m = json.loads(line)
+    if "id" not in m:
+        continue
+    method, i = m.get("method"), m["id"]
+    if method == "initialize":
+        info = {"name": "loud", "version": "1"}
+        send({"jsonrpc": "2.0", "id": i, "result": {"protocolVersion": "2025-06-18",
+              "capabilities": {"resources": {}, "logging": {}}, "serverInfo": info}})
+    elif method == "resources/list":
+        for k in range(40000):
+            send({"jsonrpc": "2.0", "method": "notifications/message",
+                  "params": {"level": "info", "data": "flood %d" % k}})
+        send({"jsonrpc": "2.0", "id": i, "result": {"resources": [{"uri": "x://quiet/one", "name": "one"}]}})
+    else:
+        send({"jsonrpc": "2.0", "id": i, "result": {"resourceTemplates": []}})
+    sys.stdout.flush()
+"""
+
+
+def test_a_burst_passes_then_the_rate_holds() -> None:
+    now = [0.0]
+    budget = NotificationBudget(clock=lambda: now[0])
+    assert all(budget.admit("notifications/message") for _ in range(BURST))
+    assert not budget.admit("notifications/message")
+    now[0] += 1.0
+    admitted = sum(budget.admit("notifications/progress") for _ in range(int(RATE) * 2))
+    assert admitted == int(RATE)
+
+
+def test_lists_changing_and_resources_updated_are_never_dropped() -> None:
+    budget = NotificationBudget(clock=lambda: 0.0)
+    for _ in range(BURST + 5):
+        budget.admit("notifications/message")
+    assert budget.admit("notifications/resources/list_changed")
+    assert budget.admit("notifications/resources/updated")
+    assert not budget.admit("notifications/message")
+
+
+def test_what_was_dropped_is_said_by_its_commonest_method() -> None:
+    problems = ProtocolProblems()
+    for _ in range(3):
+        problems.dropped_notification("notifications/message")
+    problems.dropped_notification("notifications/progress")
+    assert problems.describe() == (
+        "sent 4 notifications faster than 2,000 a second (most of them 'notifications/message'), "
+        "which the explorer dropped"
+    )
+
+
+@pytest.mark.slow
+def test_a_flood_before_a_page_is_dropped_and_said_and_the_page_listed(tmp_path: Path) -> None:
+    script = tmp_path / "loud.py"
+    script.write_text(SERVER)
+    result = run_cli("tree", "--timeout", "60", "-s", f"{sys.executable} {script}")
+    assert result.code == 0, result
+    assert "x://quiet" in result.stdout
+    assert "notifications faster than 2,000 a second (most of them 'notifications/message')" in result.stderr
