@@ -15,6 +15,7 @@ import pytest
 
 from tests.helpers.cli import demo_server, run_cli
 from tests.helpers.paths import ROOT
+from tests.helpers.tiny_server import tiny_server
 
 pytestmark = pytest.mark.slow
 
@@ -75,31 +76,20 @@ def test_every_command_exits_141_quietly_on_a_stdout_closed_before_it_writes(arg
     assert code == EXIT_OUTPUT_CLOSED and stderr == ""
 
 
-SERVER = """
-import json, os, sys
+ANSWERS = """
+import os
 open(sys.argv[1], "w").write(str(os.getpid()))
-def send(obj):
-    sys.stdout.write(json.dumps(obj) + "\\n"); sys.stdout.flush()
-for line in sys.stdin:
-    msg = json.loads(line)
-    if "id" not in msg:
-        continue
-    method, answer = msg["method"], {}
-    if method == "initialize":
-        answer = {"protocolVersion": "2025-11-25", "capabilities": {"resources": {}},
-                  "serverInfo": {"name": "pid", "version": "1"}}
-    elif method == "resources/list":
-        answer = {"resources": [{"uri": f"pid://r/{i}", "name": f"r{i}"} for i in range(5000)]}
-    elif method == "resources/templates/list":
-        answer = {"resourceTemplates": []}
-    send({"jsonrpc": "2.0", "id": msg["id"], "result": answer})
+NAME = "pid"
+def answer(method, params):
+    if method == "resources/list":
+        return {"resources": [{"uri": f"pid://r/{i}", "name": f"r{i}"} for i in range(5000)]}
+    return {"resourceTemplates": []}
 """
 
 
 def test_the_server_is_stopped_when_the_reader_goes_away(tmp_path: Path) -> None:
-    script, pid_file = tmp_path / "server.py", tmp_path / "server.pid"
-    script.write_text(SERVER)
-    spec = f"{sys.executable} {script} {pid_file}"
+    pid_file = tmp_path / "server.pid"
+    spec = tiny_server(tmp_path, ANSWERS, str(pid_file))
     code, stderr = close_early(start("tree", "--protocol", "legacy", "-s", spec), lines=1)
     assert code == EXIT_OUTPUT_CLOSED and stderr == ""
     pid = int(pid_file.read_text())

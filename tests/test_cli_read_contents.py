@@ -5,39 +5,27 @@ URI asked for; `--json` keeps the server's result as it is."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.helpers.cli import run_cli
+from tests.helpers.tiny_server import tiny_server
 
 pytestmark = pytest.mark.slow
 
-SERVER = """
-import json, sys
+ANSWERS = """
 CONTENTS = json.loads(sys.argv[1])
-def send(o):
-    sys.stdout.write(json.dumps(o) + "\\n"); sys.stdout.flush()
-for line in sys.stdin:
-    m = json.loads(line)
-    if "id" not in m:
-        continue
-    method, i = m.get("method"), m["id"]
-    if method == "initialize":
-        send({"jsonrpc": "2.0", "id": i, "result": {"protocolVersion": "2025-06-18",
-              "capabilities": {"resources": {}}, "serverInfo": {"name": "odd", "version": "1"}}})
-    elif method == "resources/read":
-        send({"jsonrpc": "2.0", "id": i, "result": {"contents": CONTENTS}})
-    else:
-        send({"jsonrpc": "2.0", "id": i, "result": {"resources": [], "resourceTemplates": []}})
+NAME = "odd"
+def answer(method, params):
+    if method == "resources/read":
+        return {"contents": CONTENTS}
+    return {"resources": [], "resourceTemplates": []}
 """
 
 
 def read(tmp_path: Path, contents: object, *options: str) -> tuple[int, str, str]:
-    script = tmp_path / "odd_contents.py"
-    script.write_text(SERVER)
-    command = f"{sys.executable} {script} '{json.dumps(contents)}'"
+    command = tiny_server(tmp_path, ANSWERS, json.dumps(contents))
     result = run_cli("read", "e://a", *options, "-s", command)
     return result.code, result.stdout, result.stderr
 

@@ -4,7 +4,6 @@ the TUI's row now say so, with the parser's reason in the text tree."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,38 +11,27 @@ import pytest
 from explorer.model.templates import malformed
 from tests.app_helpers import settled_app, stdio_spec, tree_lines
 from tests.helpers.cli import run_cli
+from tests.helpers.tiny_server import tiny_server
 
 pytestmark = pytest.mark.anyio
 
-SERVER = """
-import json, sys
-def send(o):
-    sys.stdout.write(json.dumps(o) + "\\n"); sys.stdout.flush()
-for line in sys.stdin:
-    m = json.loads(line)
-    if "id" not in m:
-        continue
-    method, i = m.get("method"), m["id"]
-    if method == "initialize":
-        send({"jsonrpc": "2.0", "id": i, "result": {"protocolVersion": "2025-06-18",
-              "capabilities": {"resources": {}}, "serverInfo": {"name": "bad", "version": "1"}}})
-    elif method == "resources/list":
-        send({"jsonrpc": "2.0", "id": i, "result": {"resources": [{"uri": "x://a/b", "name": "b"}]}})
-    elif method == "resources/templates/list":
-        send({"jsonrpc": "2.0", "id": i, "result": {"resourceTemplates": [
+ANSWERS = """
+NAME = "bad"
+def answer(method, params):
+    if method == "resources/list":
+        return {"resources": [{"uri": "x://a/b", "name": "b"}]}
+    if method == "resources/templates/list":
+        return {"resourceTemplates": [
             {"uriTemplate": "x://a/{unclosed", "name": "bad1"},
             {"uriTemplate": "x://a/{a b}", "name": "bad2"},
-            {"uriTemplate": "x://a/{ok}", "name": "good"}]}})
-    else:
-        send({"jsonrpc": "2.0", "id": i, "error": {"code": -32601, "message": "nope"}})
+            {"uriTemplate": "x://a/{ok}", "name": "good"}]}
+    return None
 """
 
 
 @pytest.fixture
 def server(tmp_path: Path) -> str:
-    script = tmp_path / "bad_templates.py"
-    script.write_text(SERVER)
-    return f"{sys.executable} {script}"
+    return tiny_server(tmp_path, ANSWERS)
 
 
 def test_malformed_names_the_syntax_error_and_nothing_else() -> None:

@@ -6,7 +6,6 @@ all along, was reported as timed out."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,28 +13,18 @@ import pytest
 from explorer.connection.errors import ProtocolProblems
 from explorer.connection.flood import BURST, RATE, NotificationBudget
 from tests.helpers.cli import run_cli
+from tests.helpers.tiny_server import tiny_server
 
-SERVER = """
-import json, sys
-def send(o):
-    sys.stdout.write(json.dumps(o) + "\\n")
-for line in sys.stdin:
-    m = json.loads(line)
-    if "id" not in m:
-        continue
-    method, i = m.get("method"), m["id"]
-    if method == "initialize":
-        info = {"name": "loud", "version": "1"}
-        send({"jsonrpc": "2.0", "id": i, "result": {"protocolVersion": "2025-06-18",
-              "capabilities": {"resources": {}, "logging": {}}, "serverInfo": info}})
-    elif method == "resources/list":
+ANSWERS = """
+CAPABILITIES = {"resources": {}, "logging": {}}
+NAME = "loud"
+def answer(method, params):
+    if method == "resources/list":
         for k in range(40000):
             send({"jsonrpc": "2.0", "method": "notifications/message",
                   "params": {"level": "info", "data": "flood %d" % k}})
-        send({"jsonrpc": "2.0", "id": i, "result": {"resources": [{"uri": "x://quiet/one", "name": "one"}]}})
-    else:
-        send({"jsonrpc": "2.0", "id": i, "result": {"resourceTemplates": []}})
-    sys.stdout.flush()
+        return {"resources": [{"uri": "x://quiet/one", "name": "one"}]}
+    return {"resourceTemplates": []}
 """
 
 
@@ -71,9 +60,7 @@ def test_what_was_dropped_is_said_by_its_commonest_method() -> None:
 
 @pytest.mark.slow
 def test_a_flood_before_a_page_is_dropped_and_said_and_the_page_listed(tmp_path: Path) -> None:
-    script = tmp_path / "loud.py"
-    script.write_text(SERVER)
-    result = run_cli("tree", "--timeout", "60", "-s", f"{sys.executable} {script}")
+    result = run_cli("tree", "--timeout", "60", "-s", tiny_server(tmp_path, ANSWERS))
     assert result.code == 0, result
     assert "x://quiet" in result.stdout
     assert "notifications faster than 2,000 a second (most of them 'notifications/message')" in result.stderr

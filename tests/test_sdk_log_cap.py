@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import logging
 import re
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +13,7 @@ import pytest
 
 from explorer.connection.sdk_logs import FORMAT, KEEP_EACH, MAX_LOG_BYTES, TRACEBACKS_EACH, CappedLog
 from tests.helpers.cli import run_cli
+from tests.helpers.tiny_server import tiny_server
 
 CAP = 4096
 
@@ -112,27 +112,16 @@ def test_nothing_reaches_the_terminal_even_when_the_log_cannot_be_written(
     assert captured.out == captured.err == ""
 
 
-SERVER = """
-import json, sys
+ANSWERS = """
 N = int(sys.argv[1])
-def send(obj):
-    sys.stdout.write(json.dumps(obj) + "\\n"); sys.stdout.flush()
-for line in sys.stdin:
-    msg = json.loads(line)
-    if "id" not in msg:
-        continue
-    method, answer = msg["method"], {}
-    if method == "initialize":
-        answer = {"protocolVersion": "2025-11-25", "capabilities": {"resources": {}},
-                  "serverInfo": {"name": "bad-notifications", "version": "1"}}
-    elif method == "resources/list":
+NAME = "bad-notifications"
+def answer(method, params):
+    if method == "resources/list":
         for k in range(N):  # a progress notification's token may not be null: the SDK logs a traceback
             send({"jsonrpc": "2.0", "method": "notifications/progress",
                   "params": {"progressToken": None, "progress": k}})
-        answer = {"resources": [{"uri": "bad://a", "name": "a"}]}
-    elif method == "resources/templates/list":
-        answer = {"resourceTemplates": []}
-    send({"jsonrpc": "2.0", "id": msg["id"], "result": answer})
+        return {"resources": [{"uri": "bad://a", "name": "a"}]}
+    return {"resourceTemplates": []}
 """
 
 
@@ -140,10 +129,8 @@ for line in sys.stdin:
 def test_invalid_notifications_leave_a_capped_log_and_nothing_on_the_terminal(
     tmp_path: Path, isolated_home: Path
 ) -> None:
-    script = tmp_path / "bad_notifications.py"
-    script.write_text(SERVER)
     notifications = 3_000  # 4 MB of tracebacks before the cap
-    spec = f"{sys.executable} {script} {notifications}"
+    spec = tiny_server(tmp_path, ANSWERS, str(notifications))
     result = run_cli("tree", "--protocol", "legacy", "-s", spec)
     assert result.code == 0, result
     assert "bad://a" in result.stdout and result.stderr == "", result
