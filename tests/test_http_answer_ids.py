@@ -10,9 +10,8 @@ too.
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import ClassVar
 
 import pytest
@@ -20,15 +19,15 @@ from mcp import MCPError
 
 from explorer.connection.errors import describe_exception, redirect_loop, redirect_refusal
 from tests.helpers.cli import run_cli
+from tests.helpers.loopback_http import QuietHandler, served
 
 NEVER = "60"  # a request that waits for its timeout fails the run (`RUN_AT_MOST`), not just its text
 RUN_AT_MOST = 45.0
 
 
-class _Answering(BaseHTTPRequestHandler):
+class _Answering(QuietHandler):
     """Streamable HTTP in the handshake era, every answer JSON; `resources/list` is answered by `listed`."""
 
-    protocol_version = "HTTP/1.1"
     listed: ClassVar[bytes] = b""  # the body of the answer to resources/list, `{id}` its request's id
 
     def do_POST(self) -> None:
@@ -65,17 +64,9 @@ class _Answering(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def log_message(self, format: str, *args: object) -> None:
-        return None
-
 
 def _serve(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/mcp"
-    server.shutdown()
-    server.server_close()
+    yield from served(handler)
 
 
 def _listed(answer: bytes) -> tuple[int, str, str]:

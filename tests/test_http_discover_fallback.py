@@ -10,19 +10,18 @@ import json
 import socket
 import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from tests.helpers.cli import run_cli
+from tests.helpers.loopback_http import QuietHandler, served
 
 pytestmark = pytest.mark.slow
 
 
-class _SilentOnDiscover(BaseHTTPRequestHandler):
+class _SilentOnDiscover(QuietHandler):
     """Handshake era over Streamable HTTP; `server/discover` is left unanswered until the test ends."""
 
-    protocol_version = "HTTP/1.1"
     stop = threading.Event()
 
     def _json(self, body: object) -> None:
@@ -60,19 +59,10 @@ class _SilentOnDiscover(BaseHTTPRequestHandler):
         self.send_header("Content-Length", "0")
         self.end_headers()
 
-    def log_message(self, format: str, *args: object) -> None:
-        return None
-
 
 @pytest.fixture
 def silent_on_discover() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _SilentOnDiscover)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/mcp"
-    _SilentOnDiscover.stop.set()
-    server.shutdown()
-    server.server_close()
+    yield from served(_SilentOnDiscover, stopping=_SilentOnDiscover.stop.set)
 
 
 @pytest.fixture

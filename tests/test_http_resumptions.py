@@ -7,9 +7,7 @@ CPU and ignored its timeouts and Ctrl+C (only SIGKILL ended it)."""
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx2
 import pytest
@@ -17,15 +15,15 @@ import pytest
 from explorer.connection.http_limits import EventsRefused
 from explorer.connection.resumptions import MOST_IN_WINDOW, MOST_PER_CONNECTION, WINDOW, Resumptions
 from tests.helpers.cli import run_cli
+from tests.helpers.loopback_http import QuietHandler, served
 
 pytestmark = pytest.mark.anyio
 
 
-class _Resuming(BaseHTTPRequestHandler):
+class _Resuming(QuietHandler):
     """Streamable HTTP, handshake era: everything is answered in JSON but `resources/list`, whose event
     stream ends after a priming event (`retry: 1`); each resumption (GET) does the same with a new id."""
 
-    protocol_version = "HTTP/1.1"
     gets = 0
 
     def _send(self, status: int, body: bytes = b"", kind: str | None = "application/json") -> None:
@@ -79,18 +77,10 @@ class _Resuming(BaseHTTPRequestHandler):
     def do_DELETE(self) -> None:
         self._send(200, kind=None)
 
-    def log_message(self, format: str, *args: object) -> None:
-        return None
-
 
 @pytest.fixture
 def resuming_server() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Resuming)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/mcp"
-    server.shutdown()
-    server.server_close()
+    yield from served(_Resuming)
 
 
 @pytest.mark.slow

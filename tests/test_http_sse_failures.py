@@ -13,7 +13,6 @@ import json
 import queue
 import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import ClassVar
 
 import anyio
@@ -23,17 +22,17 @@ from explorer.config import ServerSpec
 from explorer.connection.errors import ServerFault
 from explorer.connection.session import ServerConnection
 from tests.helpers.cli import run_cli
+from tests.helpers.loopback_http import QuietHandler, served
 
 # Longer than the CLI run may take: a request that waits for its timeout fails the run, not just its text.
 NEVER = "60"
 RUN_AT_MOST = 45.0
 
 
-class _Legacy(BaseHTTPRequestHandler):
+class _Legacy(QuietHandler):
     """A legacy HTTP+SSE server for one client: GET /sse sends the endpoint event (`endpoint`), then the
     answers to what is posted there; subclasses answer some POSTs otherwise (`refused`)."""
 
-    protocol_version = "HTTP/1.1"
     endpoint = "/messages?session=1"
     events: ClassVar[queue.Queue[bytes]]
     stop: ClassVar[threading.Event]
@@ -77,9 +76,6 @@ class _Legacy(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def log_message(self, format: str, *args: object) -> None:
-        return None
-
 
 def _result(method: str, message: dict[str, object]) -> dict[str, object]:
     params = message.get("params")
@@ -101,13 +97,7 @@ def _serve(handler: type[_Legacy]) -> Iterator[str]:
     handler.events = queue.Queue()
     handler.stop = threading.Event()
     handler.posts = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/sse"
-    handler.stop.set()
-    server.shutdown()
-    server.server_close()
+    yield from served(handler, "/sse", stopping=handler.stop.set)
 
 
 def _tree(url: str) -> str:
