@@ -20,6 +20,7 @@ from explorer.demo.png import logo_png
 from explorer.model.contents import classify
 from explorer.widgets import preview as preview_module
 from explorer.widgets.preview import ContentPreview, ImageView, TextView, error_title, highlight_lines
+from explorer.widgets.prompt_result import describe_error
 
 pytestmark = pytest.mark.anyio
 
@@ -361,6 +362,17 @@ def test_error_title() -> None:
     assert error_title(None, "anything") == "Read failed"
     assert error_title(-32000, "closed") == "The connection closed (-32000)"
     assert error_title(12345, "the server is sad") == "Read failed (12345)"
+
+
+def test_the_faults_own_word_on_who_made_the_code_beats_its_message() -> None:
+    """A URI or a quoted stderr line can hold "the server answered error -32000: " itself: with the fault's
+    `local` flag the heading no longer guesses from the text."""
+    misleading = "reading x://the server answered error -32000: /y: the server closed the connection"
+    assert error_title(-32000, misleading) == "Server error (-32000)"  # the guess, fooled
+    assert error_title(-32000, misleading, local=True) == "The connection closed (-32000)"
+    assert error_title(-32001, "reading x: Upstream timed out", local=False) == "Server error (-32001)"
+    assert describe_error(-32000, misleading, local=True) == "Prompt failed: connection closed (-32000)"
+    assert describe_error(-32000, "anything", local=False) == "Prompt failed: server error (-32000)"
 
 
 async def test_loading_and_clear() -> None:

@@ -391,7 +391,7 @@ Every server's resources and templates as one URI-prefix tree.
             raw = await self.supervisor.read(server, uri)
         except ServerFault as fault:
             message = redact(fault.message, spec) if spec is not None else fault.message
-            preview.show_error(uri, message, fault.code, server=server)
+            preview.show_error(uri, message, fault.code, server=server, local=fault.local)
             return
         big = read_result_size(raw) >= BIG_MESSAGE_BYTES
         if self._previewing == (server, uri):  # else the user moved on while this read was running

@@ -460,7 +460,9 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
         try:
             result = await conn.get_prompt(entry.name, arguments)
         except ServerFault as fault:
-            view.show_error(entry.server, entry.name, fault.message, fault.code, fault.data)
+            view.show_error(
+                entry.server, entry.name, fault.message, fault.code, fault.data, local=fault.local
+            )
             return
         except Exception as exc:
             view.show_error(entry.server, entry.name, f"unexpected error: {exc}", None)

@@ -201,18 +201,21 @@ def server_answered(code: int | None, message: str) -> bool:
     return code is not None and f"the server answered error {code}: " in message
 
 
-def error_title(code: int | None, message: str) -> str:
+def error_title(code: int | None, message: str, local: bool | None = None) -> str:
     """A short, clear headline for a read error: `Not found (-32002)`, `Timed out`, `Read failed (42)`.
 
     -32602 (invalid params) is what current servers answer for an unknown URI: it reads "Not found" when
     the message says so, else "Invalid parameters". A timeout is guessed from the words only when there
     is no code: with one, the words are the server's (`Upstream API timed out`), not a timeout of ours.
+    `local`: the fault's own word on whether this side made the code (`ServerFault.local`); without it the
+    message tells, which a URI or a stderr line quoted in it could mislead.
     """
     lowered = message.lower()
     not_found = any(words in lowered for words in _NOT_FOUND_WORDS)
     title = _ERROR_TITLES.get(code) if code is not None else None
     if code in _LOCAL_TITLES:
-        title = "Server error" if server_answered(code, message) else _LOCAL_TITLES[code]
+        ours = not server_answered(code, message) if local is None else local
+        title = _LOCAL_TITLES[code] if ours else "Server error"
     if code == -32602:
         title = "Not found" if not_found else "Invalid parameters"
     if title is None:
@@ -358,14 +361,20 @@ source of rendered markdown (raw HTML, which is not rendered, and link targets s
         )
 
     def show_error(
-        self, uri: str, message: str, code: int | None = None, *, server: str | None = None
+        self,
+        uri: str,
+        message: str,
+        code: int | None = None,
+        *,
+        server: str | None = None,
+        local: bool | None = None,
     ) -> AwaitComplete:
         """Show a read error in the pane: a headline from the code (`Not found (-32002)`) and the message."""
         self._set(uri, server, "error")
         self.error = (message, code)
         return self._replace_body(
             [
-                _label(error_title(code, message)).add_class("preview-error"),
+                _label(error_title(code, message, local)).add_class("preview-error"),
                 _label(sanitize(message, limit=4000)).add_class("preview-error-detail"),
             ]
         )

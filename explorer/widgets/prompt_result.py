@@ -47,13 +47,14 @@ _LOCAL_CODES = (-32001, -32000)
 """The codes the SDK gives its own failures: named so only when the SDK made them, not the server."""
 
 
-def describe_error(code: int | None, message: str = "") -> str:
+def describe_error(code: int | None, message: str = "", local: bool | None = None) -> str:
     """A headline for a failed prompt: `Prompt failed: invalid parameters (-32602)`; a server's own
     -32000 is `server error`, not `connection closed` (`message` tells which)."""
     if code is None:
         return "Prompt failed"
     name = _ERROR_NAMES.get(code, "server error")
-    if code in _LOCAL_CODES and server_answered(code, message):
+    ours = not server_answered(code, message) if local is None else local
+    if code in _LOCAL_CODES and not ours:
         name = "server error"
     return f"Prompt failed: {name} ({code})"
 
@@ -138,10 +139,19 @@ anywhere, to open it in the tree.
             ],
         )
 
-    def show_error(self, server: str, name: str, message: str, code: int | None, data: Any = None) -> None:
+    def show_error(
+        self,
+        server: str,
+        name: str,
+        message: str,
+        code: int | None,
+        data: Any = None,
+        *,
+        local: bool | None = None,
+    ) -> None:
         """A failed get: a headline naming the code, the server's message, and its data if any."""
         widgets: list[Widget] = [
-            _static(Content(describe_error(code, message)), "pr-error"),
+            _static(Content(describe_error(code, message, local)), "pr-error"),
             _static(Content(f"{sanitize_line(server, 60)} · {sanitize_line(name, 100)}"), "pr-muted"),
             _static(Content(sanitize(message, limit=4000)), "pr-error-detail"),
         ]
