@@ -18,6 +18,7 @@ from explorer.connection.errors import (
     ProtocolProblems,
     ServerFault,
     describe_exception,
+    retry_hint,
 )
 
 
@@ -380,3 +381,13 @@ def test_a_protocol_version_the_sdk_does_not_speak_is_said_with_the_ones_it_does
         "does not speak (it speaks 2024-11-05, "
     )
     assert "2026-07-28 by server/discover" in fault.message and "RuntimeError" not in fault.message
+
+
+def test_a_retry_after_is_said_in_seconds_or_as_sent() -> None:
+    """A 429 or 503 with `Retry-After` said only its status: when to try again is what the user needs."""
+    assert retry_hint("3600") == "; it asks to be retried after 3,600 s"
+    assert (
+        retry_hint("Wed, 21 Oct 2026 07:28:00 GMT")
+        == "; it asks to be retried after Wed, 21 Oct 2026 07:28:00 GMT"
+    )
+    assert retry_hint(None) == retry_hint("") == ""

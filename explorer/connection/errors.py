@@ -319,6 +319,15 @@ def describe_exception(
 _UNSUPPORTED_VERSION = "Unsupported protocol version from the server: "  # the SDK's words, then the version
 
 
+def retry_hint(retry_after: str | None) -> str:
+    """`; it asks to be retried after 3,600 s` from a `Retry-After` (seconds or an HTTP date), or ""."""
+    if not retry_after:
+        return ""
+    value = retry_after.strip()
+    when = f"{int(value):,} s" if value.isdigit() and len(value) <= 9 else _cut(value, 60)
+    return f"; it asks to be retried after {when}"
+
+
 def _version_sentence(version: str) -> str:
     """The server answered `initialize` with a protocol version the SDK does not speak: which it does."""
     from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS

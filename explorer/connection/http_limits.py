@@ -41,6 +41,7 @@ from explorer.connection.errors import (  # REFUSED_PREFIX: see there
     describe_exception,
     redirect_loop,
     redirect_refusal,
+    retry_hint,
     shown_id,
 )
 from explorer.connection.http_text import TextRepair
@@ -490,7 +491,8 @@ class _GuardedPosts(httpx2.AsyncClient):
         following = response.next_request
         if following is None:
             reason = f" {response.reason_phrase}" if response.reason_phrase else ""
-            return f"the server answered HTTP {status}{reason} to the request"
+            later = retry_hint(response.headers.get("retry-after"))
+            return f"the server answered HTTP {status}{reason} to the request{later}"
         url, location = str(request.url), str(following.url)
         why = redirect_refusal(request.method, url, status, location)
         if why is None:

@@ -26,6 +26,7 @@ from explorer.connection.errors import (
     ProtocolProblems,
     ServerFault,
     describe_exception,
+    retry_hint,
 )
 from explorer.connection.live import (
     Follower,
@@ -389,6 +390,7 @@ class ServerConnection:
         if message.endswith("the server answered with an HTTP error") and self.http_answers.errors:
             answer = self.http_answers.errors[-1]
             message = f"{message} (HTTP {answer.status} {answer.reason})".replace(" )", ")")
+            message += retry_hint(answer.retry_after)
         if (fault.code is None or fault.connection_closed) and self.spec.transport == "stdio":
             clause = "" if quotes_stderr(message) else stderr_clause(self.stderr_tail(2048))
             if clause:

@@ -65,6 +65,7 @@ class HttpAnswer:
     reason: str
     challenge: str | None
     location: str | None = None
+    retry_after: str | None = None  # the `Retry-After` header of a 429 or 503, as sent (cut)
 
 
 @dataclass
@@ -94,6 +95,7 @@ class HttpAnswers:
                 status=response.status_code,
                 reason=response.reason_phrase or "",
                 challenge=response.headers.get("www-authenticate"),
+                retry_after=(response.headers.get("retry-after") or "")[:60] or None,
             )
         )
 
