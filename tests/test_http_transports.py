@@ -133,6 +133,15 @@ def test_an_sse_url_without_sse_falls_back_and_says_so(reference_sse: str) -> No
     assert "connected with the legacy HTTP+SSE transport" in result.stderr and "--sse" in result.stderr
 
 
+def test_sse_on_a_streamable_http_url_says_to_drop_sse(reference_http: str) -> None:
+    """It said only "the server answered HTTP 405 Method Not Allowed" (the reference server, like many, has
+    no GET stream): the likeliest cause, and its cure, were left to guess."""
+    result = run_cli("tree", "--sse", "--timeout", "10", "-s", reference_http)
+    assert result.code == 1, result
+    assert "the legacy HTTP+SSE transport opens its stream with GET, which this URL refused" in result.stderr
+    assert "if it is a Streamable HTTP endpoint, connect without --sse" in result.stderr
+
+
 def test_a_wrong_path_reports_both_attempts(reference_sse: str) -> None:
     wrong = reference_sse.rsplit("/", 1)[0] + "/no-such-endpoint"
     result = run_cli("tree", "-s", wrong)

@@ -279,6 +279,14 @@ class ServerConnection:
             if self.protocol == "auto" and fault.request_timed_out and not self._probe:
                 await self._fall_back_to_initialize(fault)
                 return
+        if self.spec.transport == "sse" and self.http_answers.get_refusal() is not None:
+            raise ServerFault(
+                f"{fault.message}; the legacy HTTP+SSE transport opens its stream with GET, which this URL "
+                "refused: if it is a Streamable HTTP endpoint, connect without --sse",
+                fault.code,
+                fault.data,
+                local=fault.local,
+            )
         advice = await self._era_advice(fault)
         if advice is not None:
             raise ServerFault(f"connecting: {advice}", fault.code, fault.data)

@@ -99,6 +99,19 @@ class HttpAnswers:
             )
         )
 
+    def get_refusal(self) -> HttpAnswer | None:
+        """The first 4xx a GET got, but an auth refusal (401, 403): the legacy SSE stream refused."""
+        return next(
+            (
+                answer
+                for answer in self.errors
+                if answer.method == "GET"
+                and 400 <= answer.status < 500
+                and answer.status not in _AUTH_STATUSES
+            ),
+            None,
+        )
+
     def _redirected(self, response: httpx2.Response) -> None:
         import httpx2
 
