@@ -35,21 +35,19 @@ class Watch:
 
 async def choose_server(
     specs: Sequence[ServerSpec], uri: str, bounds: ListingBounds, *, protocol: str, timeout: float
-) -> tuple[ServerSpec | None, list[Outcome[Listing]]]:
-    """Which server should answer: the one that lists `uri`, else the first with a matching template."""
+) -> tuple[list[ServerSpec], list[Outcome[Listing]]]:
+    """Which servers may answer, best first: those that list `uri`, then those with a matching template
+    (none: nothing lists or matches it). Several are tried in turn when one fails (`read_command`)."""
     if len(specs) == 1:
-        return specs[0], []
+        return [specs[0]], []
     outcomes = await run_on_servers(specs, lister(bounds), protocol=protocol, timeout=timeout)
-    for o in outcomes:
-        if o.value is not None and any(r.uri == uri for r in o.value.resources):
-            return o.spec, outcomes
+    names = [
+        o.spec.name for o in outcomes if o.value is not None and any(r.uri == uri for r in o.value.resources)
+    ]
     templates = [t for o in outcomes if o.value is not None for t in o.value.templates]
-    matches = match_all(templates, uri)
-    if matches:
-        server = matches[0].entry.server
-        spec = next(s for s in specs if s.name == server)
-        return spec, outcomes
-    return None, outcomes
+    names += [m.entry.server for m in match_all(templates, uri) if m.entry.server not in names]
+    by_name = {s.name: s for s in specs}
+    return [by_name[name] for name in dict.fromkeys(names) if name in by_name], outcomes
 
 
 def blob_summary(content: dict[str, Any]) -> str:
@@ -115,9 +113,9 @@ async def read_command(
     as_json: bool,
     watch: Watch | None = None,
 ) -> int:
-    spec, outcomes = await choose_server(specs, uri, bounds, protocol=protocol, timeout=timeout)
-    unresolved = spec is None
-    if spec is None:
+    candidates, outcomes = await choose_server(specs, uri, bounds, protocol=protocol, timeout=timeout)
+    unresolved = not candidates
+    if unresolved:
         templates = [t for o in outcomes if o.value is not None for t in o.value.templates]
         for entry, why in too_large_for(templates, uri):
             note(
@@ -125,7 +123,8 @@ async def read_command(
                 f"too large to use ({why})"
             )
         live = [o.spec for o in outcomes if o.fault is None] or list(specs)
-        spec = live[0]
+        candidates = live[:1]
+    spec = candidates[0]
     if watch is not None:
         from explorer.cli.watch_cmd import watch_command
 
@@ -140,6 +139,12 @@ async def read_command(
             show=print_contents,
         )
     outcome = await read_on(spec, uri, protocol=protocol, timeout=timeout)
+    for other in candidates[1:]:  # another server that lists or matches it may still answer
+        if outcome.fault is None:
+            break
+        note(f"warning: server {spec.name}: {outcome.fault.message}; trying server {other.name}")
+        spec = other
+        outcome = await read_on(spec, uri, protocol=protocol, timeout=timeout)
     if outcome.fault is not None:
         fault = outcome.fault
         if unresolved:
