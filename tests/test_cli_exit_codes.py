@@ -132,6 +132,7 @@ def test_match_json_counts_the_lists_it_never_asked_for_as_null() -> None:
     [server] = json.loads(result.stdout)["servers"]
     assert server["lists"]["prompts"]["asked"] is False and server["lists"]["tools"]["asked"] is False
     assert server["prompts"] is None and server["tools"] is None
+    assert server["lists"]["prompts"]["items"] is None  # not 0: that would say the list is empty
     assert server["resources"] > 0 and server["templates"] > 0
     tree = json.loads(run_cli("tree", "--json").stdout)["servers"][0]
     assert tree["prompts"] > 0 and tree["tools"] == 0  # asked; the demo declares no tools: it has none

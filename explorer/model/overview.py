@@ -42,12 +42,13 @@ def offered_flags(identity: ServerIdentity | None) -> dict[str, bool]:
 def list_health(listing: Listing, kind: Kind) -> dict[str, Any]:
     """One list's health for JSON: offered, complete, pages, items, skipped, duplicates, bound, error."""
     state = listing.state[kind]
+    asked = state.wanted and state.offered
     return {
         "offered": state.offered,
-        "asked": state.wanted and state.offered,
+        "asked": asked,
         "supported": state.supported,
-        "complete": state.complete if state.wanted and state.offered else None,
-        "items": listing.count(kind),
+        "complete": state.complete if asked else None,
+        "items": listing.count(kind) if asked else None,  # 0 would say the list is empty
         "pages": state.pages,
         "skipped": state.skipped,
         "duplicates": state.duplicates,
