@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import anyio
 from textual import on
@@ -24,7 +24,7 @@ from textual.screen import Screen
 from textual.widgets import Input
 
 from explorer.auth.options import AuthOptions
-from explorer.config import Config, ListingBounds, ServerSpec, redact
+from explorer.config import Config, ListingBounds, ServerSpec, redact, secrets_of
 from explorer.config.found import FoundConfig
 from explorer.connection.completion import Completer
 from explorer.connection.errors import ServerFault
@@ -394,6 +394,8 @@ Every server's resources and templates as one URI-prefix tree.
             preview.show_error(uri, message, fault.code, server=server, local=fault.local)
             return
         big = read_result_size(raw) >= BIG_MESSAGE_BYTES
+        if spec is not None and secrets_of(spec):
+            raw = _masked_texts(raw, spec)  # a token the server echoes back, as every other output masks it
         if self._previewing == (server, uri):  # else the user moved on while this read was running
             self._show_read(server, uri, classify(raw, cap=cap), changed=changed)
         del raw
@@ -706,6 +708,20 @@ Every server's resources and templates as one URI-prefix tree.
     def action_toggle_auto_preview(self) -> None:
         self.auto_preview = not self.auto_preview
         self.notify(f"Auto-preview {'on' if self.auto_preview else 'off'}.", markup=False)
+
+
+def _masked_texts(raw: dict[str, Any], spec: ServerSpec) -> dict[str, Any]:
+    """`raw` with the text of every content masked of `spec`'s secrets (`redact`); blobs as they are."""
+    contents = raw.get("contents")
+    if not isinstance(contents, list):
+        return raw
+    masked = [
+        {**item, "text": redact(item["text"], spec)}
+        if isinstance(item, dict) and isinstance(item.get("text"), str)
+        else item
+        for item in contents
+    ]
+    return {**raw, "contents": masked}
 
 
 def _text_of(contents: Sequence[object]) -> str | None:
