@@ -49,12 +49,21 @@ def palette_of(widget: Widget) -> Palette:
     def part(name: str) -> Style:
         return base + widget.get_component_rich_style(f"resource-tree--{name}", partial=True)
 
+    def blended(name: str) -> Style:
+        """`part`, its colour laid over the widget's background when it is translucent: a rich style has
+        no alpha, so `$foreground-muted` (the foreground at 60%) came out as the foreground itself, and a
+        failed server's rows (muted) looked as live as the others."""
+        color = widget.get_component_styles(f"resource-tree--{name}").color
+        if color.a >= 1:
+            return part(name)
+        return part(name) + Style(color=(widget.background_colors[1] + color).rich_color)
+
     return Palette(
         base,
-        part("guides"),
+        blended("guides"),
         part("label"),
         part("folder"),
-        part("muted"),
+        blended("muted"),
         part("count"),
         part("pattern"),
         part("badge"),
