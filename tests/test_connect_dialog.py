@@ -70,6 +70,45 @@ async def test_connect_a_command_line_then_remove_it_and_keep_the_other(isolated
         assert _servers_in_tree(app) == {"first"}  # its nodes gone, the other server's all there
 
 
+async def test_a_failed_attempt_is_not_saved_however_often_it_is_retried(isolated_home: Path) -> None:
+    """Before, each attempt with "Save" ticked appended a table: `127.0.0.1:9`, then `127.0.0.1:9-2`."""
+    config = isolated_home / "config" / "config.toml"
+    app = ExplorerApp([demo_spec()], remember_theme=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_settled(pilot, app)
+        dialog = await open_dialog(pilot, app)
+        dialog.query_one("#target", Input).value = "http://127.0.0.1:9/mcp"
+        dialog.query_one("#save", Checkbox).value = True
+        for _attempt in range(2):
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: "failed:" in dialog_status(app), timeout=30)
+            assert "(not saved: it did not connect)" in dialog_status(app)
+        assert not config.exists()
+        await pilot.press("escape")
+    assert not config.exists()
+
+
+async def test_the_dialog_says_why_an_inline_servers_table_was_not_saved_to(isolated_home: Path) -> None:
+    config = isolated_home / "config" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    text = "servers = { }\n"
+    config.write_text(text, encoding="utf-8")
+    app = ExplorerApp([demo_spec("first")], remember_theme=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_settled(pilot, app)
+        dialog = await open_dialog(pilot, app)
+        dialog.query_one("#target", Input).value = shlex.join(
+            [sys.executable, "-m", "explorer", "demo-server"]
+        )
+        dialog.query_one("#save", Checkbox).value = True
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: "resources" in dialog_status(app), timeout=30)
+        status = dialog_status(app)
+        assert "connected:" in status and "(not saved: " in status and "declares servers inline" in status
+        await pilot.press("escape")
+    assert config.read_text(encoding="utf-8") == text
+
+
 def _servers_in_tree(app: ExplorerApp) -> set[str]:
     return {entry.server for entry in main_screen(app).catalogue.tree.resources_under("")}
 

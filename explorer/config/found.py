@@ -138,6 +138,13 @@ def find_client(client: str, context: HostContext) -> FoundConfig | None:
             files.append(FoundFile(location, error=str(exc)))
             error = error or str(exc)
             continue
+        except Exception as exc:  # one broken file of another client never stops the scan
+            problem = (
+                f"{location.label}: cannot be used ({type(exc).__name__}: {sanitize_line(str(exc), 200)})"
+            )
+            files.append(FoundFile(location, error=problem))
+            error = error or problem
+            continue
         if config is not None:
             files.append(FoundFile(location, servers=len(config.servers)))
             configs.append(config)

@@ -263,6 +263,8 @@ class _Loader:
 
         if transport == "stdio":
             assert command is not None
+            if not command.strip():
+                raise self.error(self.emptied(where, "command", raw["command"], expand))
             command = os.path.expanduser(command)
             if headers:
                 self.warn(f'{where}: "headers" is ignored for a stdio server')
@@ -271,7 +273,8 @@ class _Loader:
             if cwd is not None and not PLACEHOLDER.search(cwd):  # an input is filled in later, as given
                 cwd = str(self.base_dir / Path(cwd).expanduser())
             env = {**self.env_file(raw, where, expand), **env}  # explicit env entries win over the file
-            return ServerSpec(
+            return self.spec(
+                where,
                 name=name,
                 transport="stdio",
                 command=command,
@@ -281,6 +284,8 @@ class _Loader:
                 inputs=tuple(expand.used_inputs.values()),
             )
         assert url is not None
+        if not url.strip():
+            raise self.error(self.emptied(where, url_key, raw[url_key], expand))
         if not PLACEHOLDER.search(url):  # with an input in it, it is checked once the input is filled in
             problem = url_problem(url)
             if problem is not None:
@@ -297,7 +302,8 @@ class _Loader:
         ignored += ["envFile"] if raw.get("envFile") is not None else []
         if ignored:
             self.warn(f"{where}: {', '.join(ignored)} ignored for an {transport} server")
-        return ServerSpec(
+        return self.spec(
+            where,
             name=name,
             transport=transport,
             url=url,
@@ -305,6 +311,21 @@ class _Loader:
             inputs=tuple(expand.used_inputs.values()),
             oauth=oauth,
         )
+
+    def emptied(self, where: str, key: str, raw: object, expand: Expander) -> str:
+        """`server "a": "command" is empty after expanding ${env:NOPE} (unset)`."""
+        reasons = expand.empty_reasons(raw if isinstance(raw, str) else "")
+        return f'{where}: "{key}" is empty after expanding ' + (reasons or "its placeholders")
+
+    def spec(self, where: str, **fields: Any) -> ServerSpec:
+        """A `ServerSpec`, whose own checks (ValueError, TypeError) become a ConfigError naming the server.
+
+        The checks above should leave none; this keeps a missed case one sentence, never a traceback.
+        """
+        try:
+            return ServerSpec(**fields)
+        except (ValueError, TypeError) as exc:
+            raise self.error(f"{where}: {exc}") from None
 
     def oauth(self, raw: object, where: str, expand: Expander) -> OAuthSettings | None:
         """The server's `oauth` table (see `OAuthSettings`); string values may use `${env:NAME}`."""
@@ -472,7 +493,10 @@ class _Loader:
                 values[key] = float(value)
             else:
                 self.warn(f"unknown listing setting {quoted(key)} is ignored")
-        return ListingBounds(**values)
+        try:
+            return ListingBounds(**values)
+        except (ValueError, TypeError) as exc:
+            raise self.error(f"listing: {exc}") from None
 
     # -- values
 

@@ -36,20 +36,23 @@ def demo_server_spec() -> ServerSpec:
     )
 
 
-def parse_header(value: str) -> tuple[str, str]:
-    """`-H 'Name: value'` -> `("Name", "value")`; errors never echo the value, which is often a token."""
+def parse_header(value: str, *, option: str = "-H/--header") -> tuple[str, str]:
+    """`-H 'Name: value'` -> `("Name", "value")`; errors never echo the value, which is often a token.
+
+    `option` names the source in messages (the connect dialog's field instead of `-H/--header`).
+    """
     name, colon, content = value.partition(":")
     name, content = name.strip(), content.strip()
     if not colon:
-        raise ConfigError("-H/--header: a header has no colon; expected 'Name: value'")
+        raise ConfigError(f"{option}: a header has no colon; expected 'Name: value'")
     if not name:
-        raise ConfigError("-H/--header: a header has an empty name; expected 'Name: value'")
+        raise ConfigError(f"{option}: a header has an empty name; expected 'Name: value'")
     name_problem = header_name_problem(name)
     if name_problem is not None:
-        raise ConfigError(f"-H/--header: {quoted(name)} {name_problem}")
+        raise ConfigError(f"{option}: {quoted(name)} {name_problem}")
     value_problem = header_value_problem(content)
     if value_problem is not None:
-        raise ConfigError(f"-H/--header {quoted(name)}: {value_problem}")
+        raise ConfigError(f"{option} {quoted(name)}: {value_problem}")
     return name, content
 
 
@@ -64,24 +67,31 @@ def _merge_headers(spec: ServerSpec, headers: Mapping[str, str]) -> ServerSpec:
 
 
 def parse_server_option(
-    value: str, *, config: Config | None, sse: bool, headers: Mapping[str, str]
+    value: str,
+    *,
+    config: Config | None,
+    sse: bool,
+    headers: Mapping[str, str],
+    option: str = "-s/--server",
 ) -> ServerSpec:
-    """One `-s/--server` value: a configured name, an http(s) URL, or a shell-style stdio command line."""
+    """One `-s/--server` value: a configured name, an http(s) URL, or a shell-style stdio command line.
+
+    `option` names the source in messages (the connect dialog's field instead of `-s/--server`).
+    """
     text = value.strip()
     if not text:
-        raise ConfigError(
-            "-s/--server is empty; give a configured server name, an http(s) URL or a command line"
-        )
+        named = "a configured server name, " if config is not None else ""
+        raise ConfigError(f"{option} is empty; give {named}an http(s) URL or a command line")
     if config is not None and text in config.servers:
         return _merge_headers(config.servers[text], headers)
     if text.lower().startswith(("http://", "https://")):
-        return _url_spec(text, sse=sse, headers=headers)
+        return _url_spec(text, sse=sse, headers=headers, option=option)
     try:
         argv = shlex.split(text)
     except ValueError as exc:
-        raise ConfigError(f"-s/--server {quoted(text)}: cannot split the command line ({exc})") from None
+        raise ConfigError(f"{option} {quoted(text)}: cannot split the command line ({exc})") from None
     if not argv or not argv[0]:
-        raise ConfigError(f"-s/--server {quoted(text)}: the command is empty")
+        raise ConfigError(f"{option} {quoted(text)}: the command is empty")
     command = os.path.expanduser(argv[0])
     if config is not None and len(argv) == 1 and not _is_runnable(command):
         names = ", ".join(config.servers) or "none"
@@ -95,10 +105,10 @@ def _is_runnable(command: str) -> bool:
     return shutil.which(command) is not None or Path(command).exists()
 
 
-def _url_spec(url: str, *, sse: bool, headers: Mapping[str, str]) -> ServerSpec:
+def _url_spec(url: str, *, sse: bool, headers: Mapping[str, str], option: str) -> ServerSpec:
     problem = url_problem(url)
     if problem is not None:
-        raise ConfigError(f"-s/--server {quoted(mask_url(url))}: {problem}")
+        raise ConfigError(f"{option} {quoted(mask_url(url))}: {problem}")
     name = urlsplit(url).netloc.rpartition("@")[2].lower()
     return ServerSpec(name=name, transport="sse" if sse else "http", url=url, headers=dict(headers))
 
@@ -241,19 +251,20 @@ def _package_name(last_segment: str) -> str:
     return re.split(r"[\[=<>~!@:; ]", last_segment.lstrip("@"), maxsplit=1)[0]
 
 
-def parse_env_options(words: Sequence[str]) -> dict[str, str]:
+def parse_env_options(words: Sequence[str], *, option: str = "-e/--env") -> dict[str, str]:
     """`-e/--env KEY=VALUE` words; a word without `=`, an empty KEY or a NUL is a ConfigError (exit 2).
 
-    The message names the KEY, never the value (often a token).
+    The message names the KEY, never the value (often a token); `option` names the source in it.
     """
     env: dict[str, str] = {}
     for word in words:
         key, sep, value = word.partition("=")
         if not sep or not key:
-            raise ConfigError("-e/--env: expected KEY=VALUE (an environment variable for -s stdio servers)")
+            for_what = " (an environment variable for -s stdio servers)" if option == "-e/--env" else ""
+            raise ConfigError(f"{option}: expected KEY=VALUE{for_what}")
         if "\0" in key or "\0" in value:
             raise ConfigError(
-                f"-e/--env {quoted(key)}: an environment variable cannot contain a NUL character"
+                f"{option} {quoted(key)}: an environment variable cannot contain a NUL character"
             )
         env[key] = value
     return env

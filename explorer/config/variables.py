@@ -63,6 +63,11 @@ class HostContext:
         return cls(home=Path.home(), cwd=Path.cwd(), platform=sys.platform, env=dict(os.environ))
 
 
+def _shown(placeholder: str) -> str:
+    """A placeholder as messages show it: cut at 80 characters."""
+    return placeholder if len(placeholder) <= 80 else placeholder[:77] + "..."
+
+
 def workspace_of(config_file: Path) -> Path | None:
     """The workspace folder a config file belongs to: the folder holding its `.vscode/` (or `.cursor/`)."""
     folder = config_file.absolute().parent
@@ -93,13 +98,25 @@ class Expander:
         self.warn = warn
         self.fail = fail
         self.used_inputs: dict[str, InputPrompt] = {}
+        # Placeholders that gave an empty string, and why: a command or URL that is empty after
+        # expansion is an error naming them (`empty_reasons`).
+        self.emptied: dict[str, str] = {}
+
+    def empty_reasons(self, raw: str) -> str:
+        """`${env:NOPE} (unset)`: the placeholders of `raw` that expanded to nothing, and why."""
+        found = [match.group(0) for match in PLACEHOLDER.finditer(raw)]
+        return ", ".join(
+            f"{_shown(placeholder)} ({self.emptied[placeholder]})"
+            for placeholder in found
+            if placeholder in self.emptied
+        )
 
     def __call__(self, value: str) -> str:
         return PLACEHOLDER.sub(self._substitute, value)
 
     def _substitute(self, match: re.Match[str]) -> str:
         placeholder, inner = match.group(0), match.group(1).strip()
-        shown = placeholder if len(placeholder) <= 80 else placeholder[:77] + "..."
+        shown = _shown(placeholder)
         kind, colon, argument = inner.partition(":")
         if inner == "userHome":
             return str(self.context.home)
@@ -131,9 +148,14 @@ class Expander:
             raise self.fail(f"{self.where}: {shown} does not name an environment variable")
         value = self.context.env.get(name)
         if value is not None:
+            if not value.strip():
+                self.emptied[placeholder] = "set to an empty string" if not value else "set to blanks only"
             return value
         if has_default:
+            if not default.strip():
+                self.emptied[placeholder] = "unset, and its default is empty"
             return default
+        self.emptied[placeholder] = "unset"
         self.warn(
             f"{self.where}: {shown} is not set in the environment; the server gets an empty string there"
         )

@@ -3,14 +3,18 @@
 Why append text rather than rewrite the file: the user's file keeps its comments, order and formatting;
 only a new `[servers."NAME"]` table (and its `oauth` table) is added at the end. Every key and string is
 written as a TOML basic string with JSON's escapes (ASCII only), which TOML reads back exactly. A name
-that the file already has is refused, never overwritten.
+that the file already has is refused, never overwritten. The text is parsed with the new table before it
+is written, and a file the table cannot extend (an inline `servers = {...}`) is left unchanged.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import re
 import tomllib
 from pathlib import Path
+from typing import Any
 
 from explorer.config.spec import ConfigError, ServerSpec
 
@@ -46,21 +50,72 @@ def server_toml(spec: ServerSpec) -> str:
 
 
 def save_server(path: Path, spec: ServerSpec) -> None:
-    """Append `spec` to the config at `path` (created if missing); ConfigError when it cannot be."""
+    """Append `spec` to the config at `path` (created if missing, mode 0600: it may hold header and env
+    secrets); ConfigError, with the file unchanged, when it cannot be.
+
+    The text is composed and parsed before anything is written: the new server must read back exactly
+    as written and every other setting stay as it was, else nothing is written (a `servers = {...}`
+    inline table cannot take a `[servers."NAME"]` table after it). A UTF-8 BOM, which loading accepts,
+    stays where it is; the file's comments, symlink and mode are kept (it is appended to, not replaced).
+    """
     try:
-        text = path.read_text(encoding="utf-8") if path.exists() else ""
+        data = path.read_bytes() if path.exists() else b""
     except OSError as exc:
-        raise ConfigError(f"{path}: cannot read the file ({exc.strerror or exc})") from None
+        raise ConfigError(f"{path}: cannot read the file ({exc.strerror or exc}); not changed") from None
     try:
-        existing = tomllib.loads(text).get("servers", {})
+        text = data.decode("utf-8-sig")  # as `load_config` reads it: a BOM is allowed
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"{path}: not UTF-8 text (invalid byte at offset {exc.start}); not changed"
+        ) from None
+    try:
+        before = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML ({exc}); not changed") from None
+    existing = before.get("servers", {})
     if isinstance(existing, dict) and spec.name in existing:
         raise ConfigError(f'{path} already has a server "{spec.name}"; not changed')
+    wanted = tomllib.loads(server_toml(spec))["servers"][spec.name]
+    same = [name for name, table in existing.items() if table == wanted] if isinstance(existing, dict) else []
+    if same:
+        raise ConfigError(f'{path} already has this server, as "{same[0]}"; not changed')
     separator = "" if not text or text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
+    addition = separator + server_toml(spec)
+    problem = _read_back_problem(text + addition, before, spec)
+    if problem is not None:
+        if _INLINE_SERVERS.search(text):
+            problem = (
+                "it declares servers inline (servers = { ... }), which a new table cannot extend; "
+                "add the server there by hand"
+            )
+        raise ConfigError(f"{path}: {problem}; not changed")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("a", encoding="utf-8") as handle:
-            handle.write(separator + server_toml(spec))
+        # 0600 applies only when the file is created; an existing file keeps its mode.
+        descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        with os.fdopen(descriptor, "a", encoding="utf-8") as handle:
+            handle.write(addition)
     except OSError as exc:
         raise ConfigError(f"{path}: cannot write the file ({exc.strerror or exc})") from None
+
+
+# A top-level `servers = ...` (inline table) line, bare or quoted key.
+_INLINE_SERVERS = re.compile(r"""^[ \t]*(servers|"servers"|'servers')[ \t]*=""", re.MULTILINE)
+
+
+def _read_back_problem(text: str, before: dict[str, Any], spec: ServerSpec) -> str | None:
+    """Why `text` (the file with `spec` appended) would not read back as the old file plus `spec`."""
+    try:
+        after = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        return f"the server cannot be added to this file (it would make it invalid TOML: {exc})"
+    wanted = tomllib.loads(server_toml(spec))["servers"][spec.name]
+    servers = after.get("servers")
+    if not isinstance(servers, dict) or servers.get(spec.name) != wanted:
+        return "the server would not read back as saved"
+    rest = {**after, "servers": {name: value for name, value in servers.items() if name != spec.name}}
+    if "servers" not in before and not rest["servers"]:
+        rest.pop("servers")
+    if rest != before:
+        return "saving the server would change other settings of the file"
+    return None

@@ -3,7 +3,9 @@
 Why a dialog that stays open: the user wants to see the attempt, not just start it. After `Connect` it
 follows the new server's status (connecting, the login waiting in the browser with its URL, connected
 with what it offers, or the error) until closed; a failed attempt can be corrected and tried again under
-a new name. `Save to config.toml` appends the server to the explorer's own config (`config/writer.py`).
+a new name. `Save to config.toml` appends the server to the explorer's own config (`config/writer.py`)
+once it has connected: a failed attempt, corrected and tried again, is saved once, as the attempt that
+worked. The dialog still open is what saves it; closed before the server connects, it says it did not.
 
 Everything typed is the user's; what is shown back (the server's error, its name) goes through the
 sanitizer into plain Content, never markup, with the new server's secrets masked.
@@ -34,9 +36,13 @@ FLOWS = [("run's default", "default"), ("browser", "browser"), ("print the URL",
 
 def spec_from_fields(target: str, headers: str, env: str, flow: str) -> ServerSpec:
     """The server the dialog's fields describe; ConfigError (one sentence) when they do not."""
-    header_values = dict(parse_header(line) for line in headers.splitlines() if line.strip())
-    env_values = parse_env_options([line.strip() for line in env.splitlines() if line.strip()])
-    spec = parse_server_option(target, config=None, sse=False, headers=header_values)
+    header_values = dict(
+        parse_header(line, option="Headers") for line in headers.splitlines() if line.strip()
+    )
+    env_values = parse_env_options([line.strip() for line in env.splitlines() if line.strip()], option="Env")
+    spec = parse_server_option(
+        target, config=None, sse=False, headers=header_values, option="The URL or command line"
+    )
     if spec.transport == "stdio":
         if header_values:
             raise ConfigError("headers are for an http(s) URL; a command line takes env values")
@@ -99,6 +105,7 @@ for you shows here with its URL (`Copy URL` copies it). `ctrl+s` connects, `esca
         self.main = screen
         self.server: str | None = None
         self._saved = ""  # what became of "Save to config.toml", said with the status
+        self._to_save: ServerSpec | None = None  # saved once the attempt connects
         self._timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
@@ -152,8 +159,10 @@ for you shows here with its URL (`Copy URL` copies it). `ctrl+s` connects, `esca
             return
         self.server = self.main.add_servers([spec])[0]
         self._saved = ""
+        self._to_save = None
         if self.query_one("#save", Checkbox).value:
-            self._saved = self._save(replace(spec, name=self.server))
+            self._to_save = replace(spec, name=self.server)
+            self._saved = " (to be saved to config.toml once connected)"
         self._say(f"{sanitize_line(self.server, 60)}: connecting…")
         if self._timer is None:
             self._timer = self.set_interval(0.25, self.show_attempt)
@@ -175,6 +184,8 @@ for you shows here with its URL (`Copy URL` copies it). `ctrl+s` connects, `esca
             return
         name = sanitize_line(status.name, 60)
         if status.state == "failed":
+            if self._to_save is not None:
+                self._to_save, self._saved = None, " (not saved: it did not connect)"
             error = redact(status.error or "failed", status.spec)
             self._say(f"{name}: failed: {sanitize_line(error, 1000)}")
         elif status.login is not None:
@@ -182,6 +193,9 @@ for you shows here with its URL (`Copy URL` copies it). `ctrl+s` connects, `esca
         elif status.state == "connecting":
             self._say(f"{name}: connecting…")
         else:
+            if self._to_save is not None:
+                spec, self._to_save = self._to_save, None
+                self._saved = self._save(spec)
             self._say(f"{name}: connected: {status.progress_text()}")
 
     def copy_login_url(self) -> None:
@@ -195,4 +209,11 @@ for you shows here with its URL (`Copy URL` copies it). `ctrl+s` connects, `esca
     def action_close(self) -> None:
         if self._timer is not None:
             self._timer.stop()
+        if self._to_save is not None:
+            self.show_attempt()  # connected since the last look: saved now
+        if self._to_save is not None:
+            self.notify(
+                f"{sanitize_line(self._to_save.name, 60)} not saved to config.toml: not connected yet.",
+                markup=False,
+            )
         self.dismiss(None)
