@@ -12,21 +12,23 @@ The file is `paths.history_file()`, one JSON object::
 
 Lists are most recent first, without duplicates, at most `limit` (20) entries per key. Values are a
 string or a list of strings (explode variables). Writing is atomic (a temporary file in the same folder,
-then `os.replace`), so a crash never leaves half a file; a file that is not valid JSON, or holds the
-wrong shapes, is ignored as if empty (bad entries are dropped, good ones kept). Top-level keys this
-version does not know are kept when the file is rewritten. Nothing here raises on I/O errors: history
-is a convenience and never breaks a form (`save` returns False instead).
+then `os.replace`), so a crash never leaves half a file. Bad entries are dropped, good ones kept; but a
+file that is there and cannot be read (not valid JSON, not an object, an unknown `version`) is read as
+empty and never written over: `save` returns False and `problem` says why, until the file is fixed or
+removed (as `explorer.bookmarks`, which says why this rather than moving the file aside). A file of a newer
+version is read as far as its shape is this version's, and not saved over (what this version does not
+know would be dropped). Top-level keys this version does not know are kept when the file is rewritten.
+Nothing here raises on I/O errors: history is a convenience and never breaks a form.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
 from explorer import paths
-from explorer.storage import write_json_atomically
+from explorer.storage import read_json_file, version_problem, write_json_atomically
 
 __all__ = ["HISTORY_LIMIT", "History", "HistoryKind", "HistoryValue", "HistoryValues", "values_as_text"]
 
@@ -76,6 +78,7 @@ class History:
         self.limit = limit
         self._data: dict[str, Any] = {"version": _VERSION}
         self._store: dict[HistoryKind, dict[str, dict[str, list[HistoryValues]]]] = {k: {} for k in _KINDS}
+        self.problem: str | None = None  # why the file is not saved over (None: it is)
 
     @property
     def path(self) -> Path:
@@ -86,14 +89,27 @@ class History:
 
     @classmethod
     def load(cls, path: Path | None = None, *, limit: int = HISTORY_LIMIT) -> History:
-        """Read the file; a missing, unreadable or corrupt file gives an empty history."""
+        """Read the file; a missing, unreadable or corrupt file gives an empty history (and for the last
+        two, a `problem`: it is not saved over)."""
         history = cls(path, limit=limit)
         try:
-            raw = json.loads(history.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError, UnicodeDecodeError, RecursionError):
+            read = read_json_file(history.path)
+        except OSError as error:  # the folder of the default path could not be made
+            history.problem = f"the history file could not be read ({error})"
+            return history
+        raw = read.data
+        if read.problem is not None:
+            history.problem = f"{read.problem}; history is not saved over it until it is fixed or removed"
+            return history
+        if read.missing:
             return history
         if not isinstance(raw, dict):
+            history.problem = (
+                f"{history.path} is not a history file (not a JSON object); "
+                "history is not saved over it until it is fixed or removed"
+            )
             return history
+        history.problem = version_problem(history.path, raw, _VERSION, "form values")
         history._data = {k: v for k, v in raw.items() if k not in _KINDS}
         history._data["version"] = _VERSION
         for kind in _KINDS:
@@ -150,8 +166,15 @@ class History:
         return data
 
     def save(self) -> bool:
-        """Write the file atomically; False (and the old file untouched) when that fails."""
-        return write_json_atomically(self.path, self.to_json())
+        """Write the file atomically; False (and the old file untouched) when that fails, or when the file
+        must not be written over (`problem`)."""
+        if self.problem is not None:
+            return False
+        try:
+            path = self.path
+        except OSError:
+            return False
+        return write_json_atomically(path, self.to_json())
 
 
 def values_as_text(values: Mapping[str, HistoryValue], names: Sequence[str]) -> str:

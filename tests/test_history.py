@@ -57,19 +57,48 @@ def test_empty_values_are_not_remembered(tmp_path: Path) -> None:
     "text",
     [
         "",
-        "not json {",
-        "[1, 2]",
+        "{}",
         '{"template": []}',
         '{"template": {"s": {"t": [1, {"a": 2}, {"b": ["x", 3]}]}}}',
     ],
 )
-def test_corrupt_or_odd_file_is_ignored(tmp_path: Path, text: str) -> None:
+def test_empty_or_odd_file_is_ignored(tmp_path: Path, text: str) -> None:
     path = tmp_path / "h.json"
     path.write_text(text)
     history = History.load(path)
     assert history.entries("template", "s", "t") == []
     assert history.remember("template", "s", "t", {"a": "1"})
     assert History.load(path).entries("template", "s", "t") == [{"a": "1"}]
+
+
+@pytest.mark.parametrize(
+    "text", ["not json {", '{"template": {}},\n', "[1, 2]", '"text"', '{"version": "x"}']
+)
+def test_a_file_that_cannot_be_read_is_never_written_over(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "h.json"
+    path.write_text(text)
+    history = History.load(path)
+    assert history.entries("template", "s", "t") == []
+    assert not history.remember("template", "s", "t", {"a": "1"})  # the form's save says it failed
+    assert path.read_text() == text
+    assert history.problem is not None and str(path) in history.problem
+    assert "not saved" in history.problem
+
+
+def test_a_newer_version_is_read_but_not_written_over(tmp_path: Path) -> None:
+    path = tmp_path / "h.json"
+    data = {
+        "version": 2,
+        "template": {"s": {"t": [{"a": "1", "new": {"kind": "object"}}]}},
+        "pinned": {"s": ["x"]},
+    }
+    text = json.dumps(data)
+    path.write_text(text)
+    history = History.load(path)
+    assert history.entries("template", "s", "t") == [{"a": "1"}]  # what this version understands
+    assert not history.remember("template", "s", "t", {"a": "2"})
+    assert path.read_text() == text
+    assert history.problem is not None and "newer version" in history.problem
 
 
 def test_good_entries_survive_next_to_bad_ones(tmp_path: Path) -> None:

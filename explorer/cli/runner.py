@@ -13,10 +13,11 @@ from typing import Generic, TypeVar
 import anyio
 
 from explorer.cli.closed_output import is_output_closed_in_job
+from explorer.cli.output import note
 from explorer.config import ServerSpec, redact, redact_value
 from explorer.connection.errors import ServerFault, describe_exception
 from explorer.connection.session import ServerConnection
-from explorer.connection.stderr_log import stderr_log_for
+from explorer.connection.stderr_log import stderr_log_for, take_log_warnings
 from explorer.connection.wire import WireLog
 from explorer.model.identity import ServerIdentity, parse_protocol_mode
 
@@ -83,7 +84,10 @@ async def run_on_servers(
         if outcome.fault is not None:
             raw = outcome.fault  # masked for every output (JSON too), not only the stderr line
             outcome.fault = ServerFault(
-                redact(raw.message, outcome.spec), raw.code, redact_value(raw.data, outcome.spec)
+                redact(raw.message, outcome.spec),
+                raw.code,
+                redact_value(raw.data, outcome.spec),
+                local=raw.local,
             )
             outcome.stderr_tail = redact(conn.stderr_tail(), outcome.spec)
         outcome.problems = conn.problems.describe()
@@ -92,4 +96,6 @@ async def run_on_servers(
     async with anyio.create_task_group() as group:
         for outcome in outcomes:
             group.start_soon(one, outcome)
+    for line in take_log_warnings():  # a log we could not write (a read-only home): the servers ran without
+        note(f"warning: {line}")
     return outcomes

@@ -28,7 +28,7 @@ from typing import BinaryIO
 
 from explorer.config import MASK, ServerSpec
 from explorer.config.spec import Redactor, masked_forms, runtime_secrets
-from explorer.connection.stderr_log import keep_tail
+from explorer.connection.stderr_log import keep_tail, note_log_problem
 
 MAX_LOG_BYTES = 2 * 1024 * 1024  # per file; with the one backup at most 4 MB on disk
 MAX_RECORD_CHARS = 16 * 1024  # a record quoting a server's message could be megabytes
@@ -94,6 +94,7 @@ class CappedLog(logging.Handler):
         self.path = path
         self.max_bytes = max_bytes
         self._stream: BinaryIO | None = None
+        self._unwritable: OSError | None = None  # why the file could not be opened (not tried again)
         self._size = 0
         self._tallies: dict[Kind, _Tally] = {}
 
@@ -174,11 +175,20 @@ class CappedLog(logging.Handler):
         self._size += len(data)
 
     def _open(self) -> BinaryIO:
+        """The open file; one that cannot be opened is noted for the user once (`take_log_warnings`) and
+        its records are dropped (`handleError`), never tried again this run."""
         if self._stream is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            if self.path.exists() and self.path.stat().st_size > self.max_bytes:
-                keep_tail(self.path, self.max_bytes // 2)  # written before the cap existed
-            self._stream = self.path.open("ab")
+            if self._unwritable is not None:
+                raise self._unwritable
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                if self.path.exists() and self.path.stat().st_size > self.max_bytes:
+                    keep_tail(self.path, self.max_bytes // 2)  # written before the cap existed
+                self._stream = self.path.open("ab")
+            except OSError as error:
+                self._unwritable = error
+                note_log_problem("the MCP SDK's log is not kept", error)
+                raise
             self._size = self._stream.tell()
         return self._stream
 
@@ -203,8 +213,9 @@ def route_sdk_logs(spec: ServerSpec) -> None:
     try:
         from explorer.paths import log_dir
 
-        handler = CappedLog(log_dir(create=True) / "sdk.log")
-    except OSError:
+        handler = CappedLog(log_dir() / "sdk.log")  # the folder is made when a first record comes
+    except OSError as error:
+        note_log_problem("the MCP SDK's log is not kept", error)
         handler = logging.NullHandler()
     handler.setFormatter(_MaskingFormatter(FORMAT))
     for name in _SDK_LOGGERS:

@@ -4,6 +4,11 @@ Why: an error message that quotes the log must quote what *this* run of the serv
 last week; and a server that writes to stderr forever must not fill the disk. The first connection of a
 server in a run empties its log; a reconnect in the same run appends after a marker line, and quotes start
 at that marker. Before each connection a log over the cap keeps only its newest part.
+
+Our logs are never a reason for a server to fail: when a log cannot be written (a read-only home, a
+read-only `logs/`, a full disk), the server runs without it (its stderr goes nowhere, so an error quotes
+none of it) and the problem is kept as one line for the user, once a run: the front end takes them with
+`take_log_warnings` and shows them (the CLI as `warning:` lines on stderr).
 """
 
 from __future__ import annotations
@@ -18,17 +23,62 @@ MAX_LOG_BYTES = 5 * 1024 * 1024
 
 _lock = threading.Lock()
 _begun: set[Path] = set()  # logs already started in this process (this run)
+_warnings: list[str] = []  # problems with our logs, not yet taken by the front end
+_told: set[str] = set()  # every problem noted this run (each is said once)
+
+
+def _reason(error: OSError) -> str:
+    return (error.strerror or str(error) or type(error).__name__).lower()
+
+
+def note_log_problem(what: str, error: OSError) -> str:
+    """Keep one line for the user about a log that could not be written (`what` says which and what it
+    costs); the same line is kept once a run. Returns the line."""
+    where = f" {error.filename}" if error.filename is not None else ""
+    line = f"{what}: could not write{where} ({_reason(error)})"
+    with _lock:
+        if line not in _told:
+            _told.add(line)
+            _warnings.append(line)
+    return line
+
+
+def take_log_warnings() -> list[str]:
+    """The problems with our logs noted since the last call (for the user: one line each)."""
+    with _lock:
+        taken = list(_warnings)
+        _warnings.clear()
+    return taken
 
 
 def stderr_log_for(spec: ServerSpec) -> Path | None:
-    """Where a server's stderr goes: a stdio server's own log file; HTTP servers have none."""
+    """Where a server's stderr goes: a stdio server's own log file; HTTP servers have none, and neither
+    has a stdio server whose log cannot be written (noted for `take_log_warnings`): it runs without one."""
+    if spec.transport != "stdio":
+        return None
     from explorer.paths import server_log_path
 
-    return server_log_path(spec.name) if spec.transport == "stdio" else None
+    try:
+        path = server_log_path(spec.name)
+        with path.open("ab"):  # can it be written? (`begin_run` empties or appends to it next)
+            pass
+    except OSError as error:
+        note_log_problem(f"server {spec.name}: running without its stderr log", error)
+        return None
+    return path
 
 
 def begin_run(path: Path, *, max_bytes: int = MAX_LOG_BYTES) -> int:
-    """Prepare `path` for a new connection; returns the byte offset where this connection's stderr starts."""
+    """Prepare `path` for a new connection; returns the byte offset where this connection's stderr starts.
+    A log that cannot be prepared is noted (`take_log_warnings`), never raised: it starts at 0."""
+    try:
+        return _begin_run(path, max_bytes)
+    except OSError as error:
+        note_log_problem("a server's stderr log could not be prepared", error)
+        return 0
+
+
+def _begin_run(path: Path, max_bytes: int) -> int:
     path.parent.mkdir(parents=True, exist_ok=True)
     with _lock:
         first = path not in _begun

@@ -36,6 +36,7 @@ from explorer.config import ListingBounds, ServerSpec, redact
 from explorer.connection.errors import ServerFault, describe_exception
 from explorer.connection.live import ListChanged, LogEntry, News, Progress, ResourceChanged
 from explorer.connection.pacing import Coalescer, RefreshPacer
+from explorer.connection.stderr_log import take_log_warnings
 from explorer.connection.stderr_summary import quotes_stderr, stderr_clause
 from explorer.input_first import InputFirst
 from explorer.model.catalogue import Catalogue, ServerStatus
@@ -230,7 +231,8 @@ class Supervisor:
                 life.conn = conn
                 self.catalogue.connected(name, conn.identity)
                 self.listener.statuses_changed()
-                self.listener.server_connected(name, list(conn.notes))
+                # A log we could not write (a read-only home) is said once, beside how it connected.
+                self.listener.server_connected(name, [*conn.notes, *take_log_warnings()])
                 async with anyio.create_task_group() as group:
                     life.group = group
                     self.start_listing(name, refresh=status.listing is not None)

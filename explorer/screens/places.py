@@ -63,7 +63,8 @@ class Places:
         marked = self.bookmarks.toggle(server, uri)
         saved = self.bookmarks.save()
         verb = "Bookmarked" if marked else "Bookmark removed:"
-        note = "" if saved else " (could not save the bookmarks file)"
+        why = f": {self.bookmarks.problem}" if self.bookmarks.problem else ""
+        note = "" if saved else f" (could not save the bookmarks file{why})"
         screen.notify(
             f"{verb} {sanitize_line(uri, 200)}{note}",
             markup=False,
