@@ -17,7 +17,7 @@ from explorer.auth.options import AuthOptions
 from explorer.config import Config, ListingBounds, ServerSpec
 from explorer.config.found import FoundConfig
 from explorer.input_first import InputFirst
-from explorer.keymap import binding_ids, binding_owners, validate_keymap
+from explorer.keymap import binding_ids, binding_owners, binding_scopes, validate_keymap
 from explorer.model.heap import BetweenFrames
 from explorer.model.idle_thaw import IdleThaw
 from explorer.model.login_prompt import AuthFlow
@@ -29,6 +29,7 @@ from explorer.theming import (
     load_themes,
     save_theme_choice,
     theme_variable_defaults,
+    unknown_theme_warning,
 )
 
 if TYPE_CHECKING:  # the connection layer is imported when servers connect, after the first frame
@@ -184,13 +185,22 @@ class ExplorerApp(App[int]):
             self.notify(
                 sanitize_line(problem, 300), title="Theme not loaded", severity="warning", markup=False
             )
-        wanted = (
-            (self.config.theme if self.config is not None else None) or load_theme_choice() or DEFAULT_THEME
-        )
-        if wanted in self.available_themes:
-            self.theme = wanted
-        elif DEFAULT_THEME in self.available_themes:
-            self.theme = DEFAULT_THEME
+        configured = self.config.theme if self.config is not None else None
+        if configured is not None and configured not in self.available_themes:
+            listed = [theme.name for theme in themes]
+            self.notify(
+                sanitize_line(unknown_theme_warning(configured, self.available_themes, listed), 600),
+                title="Theme",
+                severity="warning",
+                markup=False,
+            )
+            configured = None
+        # A theme chosen in the palette is remembered and wins; the config's `theme` is the one used until
+        # a theme is chosen there (README, "Themes").
+        for wanted in (load_theme_choice(), configured, DEFAULT_THEME):
+            if wanted is not None and wanted in self.available_themes:
+                self.theme = wanted
+                break
         self._theme_ready = True
 
     def watch_theme(self, theme: str) -> None:
@@ -200,8 +210,8 @@ class ExplorerApp(App[int]):
     def _apply_keymap(self) -> None:
         if self.config is None or not self.config.keymap:
             return
-        known = binding_ids(binding_owners())
-        keymap, warnings = validate_keymap(self.config.keymap, known)
+        owners = binding_owners()
+        keymap, warnings = validate_keymap(self.config.keymap, binding_ids(owners), binding_scopes(owners))
         for warning in warnings:
             self.notify(sanitize_line(warning, 300), title="Keymap", severity="warning", markup=False)
         self.set_keymap(keymap)

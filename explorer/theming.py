@@ -7,7 +7,7 @@ stylesheets name colours only through theme variables.
 
 Schema of a theme file (one theme per file, `*.yaml` or `*.yml`, read with a YAML safe loader only)::
 
-    name: explorer-dark        # required; printable, no comma, at most 64 characters
+    name: explorer-dark        # required; letters, digits, "-", "_", "." and spaces, at most 64 characters
     dark: true                 # optional boolean; when missing, guessed from how dark `background` is
     primary: <colour>          # required
     secondary: <colour>        # optional, like every colour below
@@ -43,12 +43,11 @@ Every built-in theme defines all of `APP_VARIABLES`; a user theme that leaves so
 
 from __future__ import annotations
 
+import difflib
 import json
 import logging
-import os
 import re
-import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from importlib import resources
 from pathlib import Path
 
@@ -59,6 +58,7 @@ from textual.css.tokenize import tokenize_value
 from textual.theme import Theme
 
 from explorer import paths
+from explorer.storage import write_json_atomically
 from explorer.value_kinds import value_kind
 
 __all__ = [
@@ -72,6 +72,7 @@ __all__ = [
     "load_themes",
     "save_theme_choice",
     "theme_variable_defaults",
+    "unknown_theme_warning",
     "user_themes_dir",
 ]
 
@@ -109,6 +110,7 @@ _KNOWN_KEYS = frozenset({"name", "dark", "variables", *_COLOUR_KEYS})
 _MAX_FILE_BYTES = 256 * 1024
 _MAX_NAME = 64
 _VARIABLE_NAME = re.compile(r"[A-Za-z0-9_-]+")
+_NAME_PUNCTUATION = frozenset("-_. ")  # with letters and digits: what a theme's name may hold
 _STYLE_VARIABLE = re.compile(r"(?:^|-)style(?:-|$)")  # text-style, link-style-hover, ...
 _ALPHA = re.compile(r"(?:100|[0-9]{1,2})(?:\.[0-9]+)?%")
 _CHOICE_FILE = "theme.json"
@@ -331,6 +333,12 @@ def _theme_name(value: object, where: str) -> str:
         raise ThemeError(f'{where}: "name" is longer than {_MAX_NAME} characters.')
     if not name.isprintable() or "," in name:
         raise ThemeError(f'{where}: "name" may not contain commas or control characters.')
+    # The palette's theme picker reads a name as markup (`[b]`, `[@click=...]`): only plain characters.
+    odd = [character for character in name if not (character.isalnum() or character in _NAME_PUNCTUATION)]
+    if odd:
+        raise ThemeError(
+            f'{where}: "name" may hold only letters, digits, "-", "_", "." and spaces, not {odd[0]!r}.'
+        )
     return name
 
 
@@ -429,6 +437,18 @@ def _check_generates(theme: Theme, where: str) -> None:
 # ---------------------------------------------------------------------------------------------- choice
 
 
+def unknown_theme_warning(name: str, known: Iterable[str], listed: Iterable[str]) -> str:
+    """The warning for a config's `theme` that names none of the `known` themes: the closest ones (of all
+    `known`, Textual's own too), then the `listed` ones (the explorer's and the user's theme files)."""
+    close = difflib.get_close_matches(name, sorted(known), n=3, cutoff=0.8)
+    guess = " (did you mean " + " or ".join(repr(candidate) for candidate in close) + "?)" if close else ""
+    return (
+        f"The config's theme {name!r} is not a known theme{guess}; known themes: "
+        f"{', '.join(sorted(listed))}, and Textual's own. Using the theme chosen in the palette, or the "
+        "default."
+    )
+
+
 def _choice_path() -> Path:
     return paths.data_dir() / _CHOICE_FILE
 
@@ -446,17 +466,14 @@ def load_theme_choice() -> str | None:
 
 
 def save_theme_choice(name: str) -> None:
-    """Remember `name` for the next start (best effort: a failure to write is logged, never raised)."""
-    temporary: Path | None = None
+    """Remember `name` for the next start (best effort: a failure to write is logged, never raised).
+
+    Written like every saved file (`storage.write_json_atomically`): atomically, through a symlink to the
+    user's dotfiles, keeping the file's permissions."""
     try:
-        directory = paths.data_dir(create=True)
-        with tempfile.NamedTemporaryFile(
-            "w", encoding="utf-8", dir=directory, prefix=".theme-", suffix=".tmp", delete=False
-        ) as stream:
-            temporary = Path(stream.name)
-            json.dump({"theme": name}, stream)
-        os.replace(temporary, directory / _CHOICE_FILE)
+        path = _choice_path()
     except OSError:
         log.warning("could not remember the theme choice %r", name, exc_info=True)
-        if temporary is not None:
-            temporary.unlink(missing_ok=True)
+        return
+    if not write_json_atomically(path, {"theme": name}):
+        log.warning("could not remember the theme choice %r: %s could not be written", name, path)
