@@ -898,3 +898,13 @@ def test_a_missing_cwd_is_a_config_error(tmp_path: Path) -> None:
     check_startable(dataclasses.replace(spec, cwd=str(tmp_path)))
     with pytest.raises(ConfigError, match="is not a directory"):
         check_startable(dataclasses.replace(spec, cwd=str(write(tmp_path, "f", "x"))))
+
+
+def test_the_demo_servers_own_knobs_reach_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stdio server inherits only a few variables: the demo's handbook says to set
+    EXPLORER_DEMO_CHANGE_SECONDS before starting, which did nothing for the built-in demo."""
+    from explorer.config.options import demo_server_spec
+
+    monkeypatch.setenv("EXPLORER_DEMO_TICK_SECONDS", "0.3")
+    monkeypatch.setenv("UNRELATED_TOKEN", "abcdef")
+    assert demo_server_spec().env == {"EXPLORER_DEMO_TICK_SECONDS": "0.3"}

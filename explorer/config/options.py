@@ -29,10 +29,20 @@ def default_config_path() -> Path | None:
     return path if path.is_file() else None
 
 
+DEMO_VARIABLES_PREFIX = "EXPLORER_DEMO_"
+"""The demo server's own knobs (its clock's tick, how often its lists change): a stdio server inherits only
+a few variables (`server_process`), and the demo's handbook tells to set these before starting."""
+
+
 def demo_server_spec() -> ServerSpec:
     """The built-in demo server over stdio: what the explorer shows when nothing is configured."""
+    knobs = {name: value for name, value in os.environ.items() if name.startswith(DEMO_VARIABLES_PREFIX)}
     return ServerSpec(
-        name="demo", transport="stdio", command=sys.executable, args=("-m", "explorer", "demo-server")
+        name="demo",
+        transport="stdio",
+        command=sys.executable,
+        args=("-m", "explorer", "demo-server"),
+        env=knobs,
     )
 
 
