@@ -209,3 +209,28 @@ async def test_a_changed_prompt_list_refreshes_the_prompts_view(protocol: str) -
             assert lists_after  # listed again because of it
         status = main_screen(app).catalogue.servers["demo"]
         await wait_for(pilot, lambda: status.listing is not None and len(status.listing.prompts) == 5)
+
+
+async def test_a_followed_resources_update_keeps_the_tab_the_user_is_on() -> None:
+    """Every change rebuilt the preview: the Changes tab went back to Now, and the focus and the scroll
+    went with it, at every tick."""
+    from textual.widgets import TabbedContent
+
+    app = make_app(fast_demo())  # type: ignore[arg-type]
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_settled(pilot, app)
+        screen = main_screen(app)
+        screen.read("demo", CLOCK)
+        preview = screen.query_one(ContentPreview)
+        await wait_for(pilot, lambda: preview.update_info is not None and preview.update_info.version >= 2)
+        await wait_for(pilot, lambda: bool(preview.query(TabbedContent)))
+        tabs = preview.query(TabbedContent).first()
+        changes = [pane.id for pane in tabs.query("TabPane")][-1]
+        assert changes is not None
+        tabs.active = changes
+        version = preview.update_info.version  # type: ignore[union-attr]
+        await wait_for(
+            pilot, lambda: preview.update_info is not None and preview.update_info.version > version + 1
+        )
+        await pilot.pause()
+        assert preview.query(TabbedContent).first().active == changes

@@ -48,7 +48,7 @@ from explorer.screens.places import Places
 from explorer.widgets.detail import DetailPane
 from explorer.widgets.filter_box import FilterBox
 from explorer.widgets.key_bar import KeyBar
-from explorer.widgets.preview import ContentPreview
+from explorer.widgets.preview import ContentPreview, ViewState
 from explorer.widgets.resource_tree import ResourceTree
 from explorer.widgets.server_bar import ServerBar
 
@@ -414,11 +414,20 @@ Every server's resources and templates as one URI-prefix tree.
         if changed:
             update = describe_update(self._last_text.get(key), contents, version=version, at=time.time())
         self._last_text[key] = _text_of(contents)
+        kept = (
+            preview.view_state() if changed and preview.uri == uri and preview.state == "contents" else None
+        )
         shown = preview.show_contents(uri, contents, server=server, update=update)
+        if kept is not None:  # a followed resource changed: the tab, the scroll and the focus stay
+            self.call_after_refresh(self._restore_preview_when, shown, kept)
         if self._refocus_preview == key:
             self._refocus_preview = None
             self.call_after_refresh(self._focus_preview_when, shown)
         self.events.mark_resources()  # read now: no longer "changed"
+
+    async def _restore_preview_when(self, shown: AwaitComplete, kept: ViewState) -> None:
+        await shown
+        self.query_one(ContentPreview).restore_view_state(kept)
 
     async def _focus_preview_when(self, shown: AwaitComplete) -> None:
         await shown

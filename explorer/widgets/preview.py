@@ -11,6 +11,7 @@ never does I/O: "load all" is a message for the screen, which re-reads the resou
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 from textual.app import ComposeResult
@@ -228,6 +229,15 @@ def error_title(code: int | None, message: str, local: bool | None = None) -> st
     return f"{title} ({code})" if code is not None else title
 
 
+@dataclass(frozen=True)
+class ViewState:
+    """What the user made of a shown read (`ContentPreview.view_state`)."""
+
+    tabs: list[str]
+    scrolls: list[tuple[float, float]]
+    focus: int | None
+
+
 class ContentPreview(Vertical):
     """Shows the contents of a read resource: text, markdown, JSON, code, binary, image, or an error."""
 
@@ -398,6 +408,28 @@ source of rendered markdown (raw HTML, which is not rendered, and link targets s
         if action == "toggle_source":
             return self.state == "contents" and any(v.renders_markdown for v in self.query(_ContentView))
         return True
+
+    def view_state(self) -> ViewState:
+        """Which tabs are open, where each scrollable part is scrolled, and which part has the focus: what
+        a re-read of the same resource (a followed one changed) keeps, instead of starting over."""
+        focused = self.app.focused
+        parts = [widget for widget in self.query("*") if widget.focusable]
+        return ViewState(
+            tabs=[tabs.active for tabs in self.query(TabbedContent)],
+            scrolls=[(view.scroll_x, view.scroll_y) for view in self.query(TextView)],
+            focus=parts.index(focused) if focused in parts else None,
+        )
+
+    def restore_view_state(self, state: ViewState) -> None:
+        """`view_state` laid back on what is shown now, part by part as far as the parts still match."""
+        for tabs, active in zip(self.query(TabbedContent), state.tabs, strict=False):
+            if active and tabs.query(f"#{active}"):
+                tabs.active = active
+        for view, (x, y) in zip(self.query(TextView), state.scrolls, strict=False):
+            view.scroll_to(x, y, animate=False, immediate=True)
+        parts = [widget for widget in self.query("*") if widget.focusable]
+        if state.focus is not None and state.focus < len(parts):
+            parts[state.focus].focus()
 
     def focus_contents(self) -> None:
         """Focus the first focusable part of what is shown (a text view, a tab), if any."""
