@@ -234,3 +234,19 @@ async def test_a_followed_resources_update_keeps_the_tab_the_user_is_on() -> Non
         )
         await pilot.pause()
         assert preview.query(TabbedContent).first().active == changes
+
+
+async def test_a_resource_read_but_not_highlighted_can_be_followed_and_unfollowed() -> None:
+    """`s` needed a highlighted tree row: a URI read through a template (not listed), or one the server
+    dropped from its list while followed, could never be unfollowed."""
+    async with settled_app(demo_spec()) as (app, pilot):
+        screen = main_screen(app)
+        uri = "metrics://eu-west/checkout/latest"  # made by a template, listed nowhere
+        screen.read("demo", uri)
+        preview = screen.query_one(ContentPreview)
+        await wait_for(pilot, lambda: preview.uri == uri and preview.state == "contents")
+        assert screen.highlighted_resource() is None  # the cursor is on the root
+        await pilot.press("s")
+        await wait_for(pilot, lambda: ("demo", uri) in screen.supervisor.pinned)
+        await pilot.press("s")
+        await wait_for(pilot, lambda: ("demo", uri) not in screen.supervisor.pinned)

@@ -594,10 +594,12 @@ Every server's resources and templates as one URI-prefix tree.
         copy_resource_as(self, self.highlighted_resource() or self._previewing)
 
     def action_toggle_pin(self) -> None:
-        """Follow the highlighted resource until toggled off (the tree marks it)."""
-        target = self.highlighted_resource()
+        """Follow the highlighted resource until toggled off (the tree marks it); with none highlighted,
+        the previewed one: a URI read through a template or go-to's "read anyway", or one the server has
+        since dropped from its list, can be followed and unfollowed too."""
+        target = self.highlighted_resource() or self._previewing
         if target is None:
-            self.notify("Highlight a resource to follow.", severity="warning", markup=False)
+            self.notify("Highlight or read a resource to follow.", severity="warning", markup=False)
             return
         server, uri = target
         conn = self.supervisor.connection(server)
