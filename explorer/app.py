@@ -222,6 +222,23 @@ class ExplorerApp(App[int]):
         else:
             self.action_show_help_panel()
 
+    def action_screenshot(self, filename: str | None = None, path: str | None = None) -> None:
+        """The palette's Screenshot: Textual saves to the Downloads folder, and said only "Failed to save
+        screenshot" where there is none (a server, a container); then the explorer's data folder."""
+        if path is None:
+            from platformdirs import user_downloads_path
+
+            from explorer.paths import data_dir
+
+            if not user_downloads_path().is_dir():
+                try:
+                    folder = data_dir(create=True) / "screenshots"
+                    folder.mkdir(exist_ok=True)
+                    path = str(folder)
+                except OSError:
+                    pass  # Textual then says it failed, as before
+        super().action_screenshot(filename, path)
+
 
 def launch_tui(
     config: Config | None,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from textual.widgets import Input, OptionList
 
@@ -356,3 +358,17 @@ async def test_load_all_works_from_the_tree_and_keeps_the_focus_in_the_preview()
         await wait_for(
             pilot, lambda: any("Nothing more to load" in str(n.message) for n in app._notifications)
         )
+
+
+@pytest.mark.slow
+async def test_a_screenshot_without_a_downloads_folder_goes_to_the_data_folder(
+    isolated_home: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The palette's Screenshot said only "Failed to save screenshot" where there is no Downloads folder."""
+    import platformdirs
+
+    monkeypatch.setattr(platformdirs, "user_downloads_path", lambda: tmp_path / "no-downloads-here")
+    async with settled_app(demo_spec()) as (app, pilot):
+        app.action_screenshot()
+        folder = isolated_home / "data" / "screenshots"
+        await wait_for(pilot, lambda: folder.is_dir() and any(folder.glob("*.svg")))
