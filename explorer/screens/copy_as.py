@@ -20,6 +20,7 @@ from textual.widgets.option_list import Option
 
 from explorer.model.copy_as import jsonrpc_read, read_command, uri_for_clipboard
 from explorer.sanitize import sanitize_line
+from explorer.widgets.key_bar import KeyBar
 from explorer.widgets.lists import VimOptionList
 
 if TYPE_CHECKING:
@@ -57,6 +58,7 @@ server put in a URI are percent-encoded, never copied raw: pasted into a termina
         with Vertical():
             yield Static(Content("Copy " + sanitize_line(self.title_text, 200) + " as"), id="copy-title")
             yield VimOptionList(*(self._option(label, text) for label, text in self.forms))
+        yield KeyBar()  # this dialog's keys, not the screen's below it
 
     def _option(self, label: str, text: str) -> Option:
         parts: list[str | tuple[str, str]] = [

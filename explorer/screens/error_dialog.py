@@ -18,6 +18,7 @@ from textual.widgets import Button, Static
 from explorer.config import redact
 from explorer.model.catalogue import ServerStatus
 from explorer.sanitize import sanitize, sanitize_line
+from explorer.widgets.key_bar import KeyBar
 
 
 def error_report(status: ServerStatus) -> str:
@@ -64,10 +65,10 @@ The error code, message and data the server sent, and the end of its stderr log.
         border: thick $error; background: $surface; padding: 0 1;
     }
     ErrorDialog #error-title { text-style: bold; color: $error; padding: 0 0 1 0; }
-    ErrorDialog VerticalScroll { height: auto; max-height: 60vh; }
+    ErrorDialog VerticalScroll { height: auto; max-height: 45vh; }
     ErrorDialog Horizontal { height: auto; align-horizontal: right; padding-top: 1; }
     ErrorDialog Button { margin-left: 2; }
-    ErrorDialog.-short VerticalScroll { max-height: 50vh; }
+    ErrorDialog.-short VerticalScroll { max-height: 40vh; }
     """
 
     def __init__(self, status: ServerStatus) -> None:
@@ -84,6 +85,7 @@ The error code, message and data the server sent, and the end of its stderr log.
                 yield Button("Copy", id="copy")
                 yield Button("Reconnect", id="reconnect", variant="primary")
                 yield Button("Close", id="close")
+        yield KeyBar()  # this dialog's keys, not the screen's below it
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         actions: dict[str | None, Any] = {

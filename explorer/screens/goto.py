@@ -26,6 +26,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from explorer.model.resolve import Resolution, ResolveRequest, resolve, snapshot
 from explorer.model.uri_tree import UriTree
 from explorer.sanitize import sanitize_line
+from explorer.widgets.key_bar import KeyBar
 from explorer.widgets.lists import VimOptionList
 
 
@@ -94,6 +95,7 @@ nearest prefix that exists. `enter` jumps to the first choice; `down` moves into
             yield Input(value=self.initial, placeholder="URI, e.g. docs://handbook/welcome", id="goto-input")
             yield Static(Content(""), id="goto-summary")
             yield VimOptionList(id="goto-options")
+        yield KeyBar()  # this dialog's keys, not the screen's below it
 
     def on_mount(self) -> None:
         self._update(self.initial)

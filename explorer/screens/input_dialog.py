@@ -22,6 +22,7 @@ from textual.widgets import Input, Static
 from explorer.config import ConfigError, InputPrompt, ServerSpec
 from explorer.config.inputs import fill_inputs
 from explorer.sanitize import sanitize_line
+from explorer.widgets.key_bar import KeyBar
 
 # Called with the filled-in spec, or with None and the sentence saying why the server is not connected.
 Done = Callable[[ServerSpec | None, str | None], None]
@@ -75,6 +76,7 @@ the server unconnected (reconnect it to be asked again).
                 Content(f"enter: use it · escape: do not connect {sanitize_line(self.server, 60)}"),
                 id="input-hint",
             )
+        yield KeyBar()  # this dialog's keys, not the screen's below it
 
     def on_mount(self) -> None:
         self.query_one("#input-value", Input).focus()

@@ -36,6 +36,7 @@ from explorer.model.entries import ToolEntry
 from explorer.model.overview import instructions_text, overview_facts
 from explorer.model.tool_info import schema_text, tool_arguments
 from explorer.sanitize import sanitize, sanitize_line
+from explorer.widgets.key_bar import KeyBar
 from explorer.widgets.lists import VimOptionList
 
 if TYPE_CHECKING:
@@ -122,6 +123,7 @@ On the Log tab choose the level of entries the server sends. `c` copies the over
                     yield Log(id="voice", max_lines=5_000, highlight=False)
                 with TabPane("Stderr", id="tab-stderr"), VerticalScroll():
                     yield Static(Content(self._stderr_text()), id="stderr-text")
+        yield KeyBar()  # this dialog's keys, not the screen's below it
 
     def _tool_options(self) -> list[Option]:
         return [
