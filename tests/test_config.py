@@ -101,6 +101,16 @@ def test_cursor_transport_types(tmp_path: Path, declared: str, transport: str) -
     assert load_config(path).servers["x"].transport == transport
 
 
+def test_type_and_transport_that_disagree_are_warned_about(tmp_path: Path) -> None:
+    """ "type" wins (the JSON clients' word), which was silent: a user who set "transport" saw it ignored."""
+    server = {"type": "sse", "transport": "http", "url": "https://h/mcp"}
+    config = load_config(write(tmp_path, "mcp.json", {"mcpServers": {"x": server}}))
+    assert config.servers["x"].transport == "sse"
+    assert any('both "type" and "transport" are set; "type" (\'sse\') is used' in w for w in config.warnings)
+    agreeing = {"type": "sse", "transport": "sse", "url": "https://h/mcp"}
+    assert load_config(write(tmp_path, "same.json", {"mcpServers": {"x": agreeing}})).warnings == []
+
+
 def test_server_url_key_and_cwd_relative_to_the_file(tmp_path: Path) -> None:
     path = write(
         tmp_path,

@@ -448,6 +448,9 @@ class _Loader:
     ) -> Transport:
         key = "type" if "type" in raw else "transport"
         declared = raw.get(key)
+        other = raw.get("transport") if key == "type" else None
+        if other is not None and other != declared:
+            self.warn(f'{where}: both "type" and "transport" are set; "type" ({declared!r}) is used')
         if command is not None and url is not None:
             raise self.error(f'{where} has both "command" and "url"; keep the one to use')
         if command is None and url is None:
