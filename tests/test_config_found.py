@@ -313,3 +313,21 @@ def test_found_configs_are_offered_when_config_toml_has_no_servers(tmp_path: Pat
     assert [f.client for f in Settings().prepare(context).found] == ["cursor"]
     own.write_text('[servers.mine]\ncommand = "x"\n')
     assert Settings().prepare(context).found == []  # the explorer's own servers: nothing to offer
+
+
+def test_the_explorers_own_settings_apply_with_another_config(tmp_path: Path, isolated_home: Path) -> None:
+    """With -c, the keymap, theme and listing bounds of the user's own config.toml were dropped without a
+    word; they are the user's, not the servers', and apply where the named config sets none."""
+    context = host(tmp_path)
+    own = isolated_home / "config" / "config.toml"
+    own.parent.mkdir(parents=True, exist_ok=True)
+    own.write_text('theme = "explorer-light"\n[keymap]\n"main.filter" = "ctrl+f"\n[listing]\nmax_items = 5\n')
+    desktop = put(
+        context.home / ".config/Claude/claude_desktop_config.json",
+        {"mcpServers": {"files": {"command": sys.executable, "args": ["-V"]}}},
+    )
+    config = Settings(config_path=Path("claude-desktop")).load(context)
+    assert config is not None and list(config.servers) == ["files"]
+    assert config.keymap == {"main.filter": "ctrl+f"} and config.theme == "explorer-light"
+    assert config.listing.max_items == 5
+    assert desktop.is_file()

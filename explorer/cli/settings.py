@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -128,11 +128,28 @@ class Settings:
         return self.timeout if self.timeout is not None else 30.0
 
     def load(self, context: HostContext | None = None) -> Config | None:
-        """The config -c names (a file or a client name), else the user's own config.toml if it exists."""
-        if self.config_path is not None:
-            return load_config_option(self.config_path, context)
+        """The config -c names (a file or a client name), else the user's own config.toml if it exists.
+
+        With -c, the own config.toml's settings of the explorer itself (keymap, theme, listing bounds)
+        still apply where the named config sets none: they were dropped without a word, though they are
+        the user's, not the servers'."""
         path = default_config_path()
-        return load_config(path, context=context) if path is not None else None
+        if self.config_path is None:
+            return load_config(path, context=context) if path is not None else None
+        named = load_config_option(self.config_path, context)
+        if path is None or (named.source is not None and named.source.resolve() == path.resolve()):
+            return named
+        try:
+            own = load_config(path, context=context)
+        except ConfigError as problem:  # the named config is what was asked for: it still runs
+            named.warnings.append(f"the explorer's own settings were not applied: {problem}")
+            return named
+        return replace(
+            named,
+            keymap=named.keymap or own.keymap,
+            theme=named.theme or own.theme,
+            listing=own.listing if named.listing == ListingBounds() else named.listing,
+        )
 
     def prepare(self, context: HostContext | None = None) -> Prepared:
         """The config and the servers to use, inputs not asked yet; raises ConfigError (exit 2)."""
