@@ -90,12 +90,15 @@ def test_a_stream_resumed_without_end_fails_its_request_and_the_other_lists_come
     _Resuming.gets = 0
     result = run_cli("tree", "--list-timeout", "60", "-s", resuming_server, timeout=60)
     assert result.code == 1, result
-    said = f"had it resumed {MOST_IN_WINDOW + 1} times within {WINDOW:g} s; stopped resuming"
     assert (
         "listing resources: the server's answer never came: it ended its event stream early" in result.stderr
     )
-    assert said in result.stderr
-    assert _Resuming.gets <= MOST_IN_WINDOW + 10  # the SDK's few attempts after a refusal, no more
+    # Which budget stops it depends on the machine's pace (21 within 10 s, or 501 in all on a crawl):
+    # either way it is said and bounded.
+    within = f"had it resumed {MOST_IN_WINDOW + 1} times within {WINDOW:g} s; stopped resuming"
+    in_all = f"had it resumed {MOST_PER_CONNECTION + 1} times on this connection; stopped resuming"
+    assert within in result.stderr or in_all in result.stderr
+    assert _Resuming.gets <= MOST_PER_CONNECTION + 10  # the SDK's few attempts after a refusal, no more
     tools = run_cli("tools", "--json", "-s", resuming_server, timeout=60)
     assert [entry["tool"]["name"] for entry in json.loads(tools.stdout)["tools"]] == ["still-listed"]
 
