@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import math
 import os
 import signal
 import sys
@@ -66,7 +67,7 @@ EOF_GRACE = 1.0  # for the server to exit on its own once its stdin is closed
 TERM_GRACE = 1.0  # after SIGTERM to the group, before SIGKILL
 _KILL_REAP = 0.3  # for the event loop to see the leader die after SIGKILL
 _POLL = 0.02
-_EXIT_POLL = 0.1  # how often a reader waiting for output looks whether the server's process exited
+_EXIT_POLL = 0.1  # how often the exit is looked for where the OS gives no process descriptor (`_exit_of`)
 EXIT_DRAIN = 0.25  # once it exited: how long its output may stay silent before the connection ends
 
 _live_groups: dict[int, str] = {}  # process group id -> server name, until the group is stopped
@@ -164,6 +165,7 @@ async def _streams(
     write_stream, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
     writer_done = anyio.Event()
     budget = NotificationBudget()
+    exit_watch = _ExitWatch()
 
     async def deliver(line: bytes | bytearray, *, cut: bool = False) -> bool:
         """Parse one line and pass it on (each message of a batch in turn); False once nobody reads any
@@ -221,7 +223,7 @@ async def _streams(
         dropping = False  # inside a line that went over the limit: skip to its end
         async with read_send:
             while True:
-                chunk = await _next_chunk(process)
+                chunk = await _next_chunk(process, exit_watch)
                 if chunk is None:
                     break
                 start = 0
@@ -268,6 +270,7 @@ async def _streams(
             writer_done.set()
 
     async with anyio.create_task_group() as group:
+        group.start_soon(exit_watch.run, process)
         group.start_soon(read_stdout)
         group.start_soon(write_stdin)
         try:
@@ -287,7 +290,50 @@ async def _streams(
             group.cancel_scope.cancel()
 
 
-async def _next_chunk(process: Any) -> bytes | None:
+class _ExitWatch:
+    """Wakes the stdout reader once the server's process exits (`_next_chunk`), so an idle connection
+    sleeps until something happens instead of looking every tenth of a second."""
+
+    __slots__ = ("_reading", "exited")
+
+    def __init__(self) -> None:
+        self.exited = False
+        self._reading: anyio.CancelScope | None = None  # the receive in progress, if any
+
+    async def run(self, process: Any) -> None:
+        """Wait for the process to exit, then give the reader at most `EXIT_DRAIN` more to finish."""
+        with suppress(Exception):  # a wait that fails tells nothing: the reader still ends at EOF
+            await _exit_of(process)
+            self.exited = True
+            reading = self._reading
+            if reading is not None:
+                reading.deadline = min(reading.deadline, anyio.current_time() + EXIT_DRAIN)
+
+    def reading(self, scope: anyio.CancelScope | None) -> None:
+        """The reader's receive in progress (None between receives)."""
+        self._reading = scope
+
+
+async def _exit_of(process: Any) -> None:
+    """Return once the process exited: woken by the OS through a process descriptor (Linux), else by
+    looking at its return code every `_EXIT_POLL`. Not `process.wait()`: on asyncio that also waits for
+    the pipes, which a child left behind holds open (`server_process.wait_for_exit`)."""
+    open_descriptor = getattr(os, "pidfd_open", None)
+    descriptor: int | None = None
+    if open_descriptor is not None and process.returncode is None:
+        with suppress(OSError):  # reaped already, or a kernel without them
+            descriptor = open_descriptor(process.pid)
+    if descriptor is None:
+        while process.returncode is None:  # noqa: ASYNC110 (no event is set when it changes)
+            await anyio.sleep(_EXIT_POLL)
+        return
+    try:
+        await anyio.wait_readable(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+async def _next_chunk(process: Any, watch: _ExitWatch) -> bytes | None:
     """The next chunk the server wrote to stdout, or None once its output ended.
 
     It ends at EOF, and also once the server's process (the one started: a wrapper script, or the server
@@ -297,16 +343,18 @@ async def _next_chunk(process: Any) -> bytes | None:
     so its last answers are still read. A receive cut by the deadline loses nothing: anyio does not
     cancel a task whose read has completed, and trio's cancelled receive read nothing.
     """
-    while True:
-        exited = process.returncode is not None  # set by the event loop's child watcher, no wait needed
-        with anyio.move_on_after(EXIT_DRAIN if exited else _EXIT_POLL):
-            try:
-                chunk: bytes = await process.stdout.receive(_CHUNK)
-            except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
-                return None
-            return chunk
-        if exited:
+    exited = watch.exited or process.returncode is not None  # returncode: set by the loop's child watcher
+    deadline = anyio.current_time() + EXIT_DRAIN if exited else math.inf
+    with anyio.CancelScope(deadline=deadline) as scope:
+        watch.reading(scope)
+        try:
+            chunk: bytes = await process.stdout.receive(_CHUNK)
+        except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
             return None
+        finally:
+            watch.reading(None)
+        return chunk
+    return None  # the deadline: the process exited and its output stayed silent for `EXIT_DRAIN`
 
 
 async def stop_server_process(process: Any, eof_grace: float = EOF_GRACE) -> None:
