@@ -15,9 +15,9 @@ refused, with the right name when it is a common alias. Keys replace the binding
 add to them.
 
 `validate_keymap` keeps the usable entries (normalized: single punctuation characters become their key
-names, as Textual names the keys it reports) and returns one warning per entry it dropped, and one per
-key that an entry takes from another binding active with it (`binding_scopes`). The App then calls
-`self.set_keymap(keymap)` and shows the warnings.
+names, as Textual names the keys it reports) and returns one warning per entry it dropped (naming every
+bad key of it), and one per key that an entry takes from another binding active with it
+(`binding_scopes`). The App then calls `self.set_keymap(keymap)` and shows the warnings.
 """
 
 from __future__ import annotations
@@ -192,11 +192,22 @@ def _taken_defaults(usable: Mapping[str, str], scopes: Iterable[Mapping[str, Col
 def normalize_keys(keys: str) -> str:
     """Check a comma-separated key string and return it in the form Textual matches key events against.
 
-    Raises `KeyStringError` (a `ValueError` whose message is the reason) when the string is malformed.
+    Raises `KeyStringError` (a `ValueError` whose message is the reason) when the string is malformed:
+    every bad key is named in it, joined by "; ", so one warning says all that is to fix.
     """
     if not keys.strip():
         raise KeyStringError("no keys given")
-    return ",".join(_normalize_key(key.strip()) for key in keys.split(","))
+    normalized: list[str] = []
+    problems: list[str] = []
+    for key in keys.split(","):
+        try:
+            normalized.append(_normalize_key(key.strip()))
+        except KeyStringError as error:
+            if str(error) not in problems:  # `x,,,y`: the empty key once
+                problems.append(str(error))
+    if problems:
+        raise KeyStringError("; ".join(problems))
+    return ",".join(normalized)
 
 
 def _normalize_key(key: str) -> str:
