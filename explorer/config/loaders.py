@@ -30,9 +30,11 @@ from explorer.config.spec import (
     ListingBounds,
     OAuthSettings,
     ServerSpec,
+    SpecOrigin,
     Transport,
     quoted,
 )
+from explorer.config.typos import likely_meant
 from explorer.config.variables import PLACEHOLDER, Expander, HostContext, workspace_of
 from explorer.value_kinds import value_kind
 
@@ -104,6 +106,7 @@ _JSON_TYPES: dict[str, Transport] = {
 _SERVER_KEYS = frozenset(
     {"command", "args", "env", "envFile", "cwd", "url", "headers", "transport", "type", "disabled", "oauth"}
 )
+_JSON_SERVER_KEYS = _SERVER_KEYS | {"serverUrl"}  # Windsurf's word for the URL
 _OAUTH_STRINGS = (
     "client_id",
     "client_secret",
@@ -149,6 +152,7 @@ class _Loader:
 
     def __init__(self, label: str, path: Path, context: HostContext) -> None:
         self.label = label
+        self.path = path.absolute()  # what a spec's origin names
         self.context = context
         workspace = workspace_of(path)
         # ${workspaceFolder}: the folder holding .vscode/, else the current directory.
@@ -245,10 +249,7 @@ class _Loader:
         if disabled:
             self.warn(f"{where} is disabled and is skipped")
             return None
-        if self.table == "table":
-            unknown = sorted(set(raw) - _SERVER_KEYS)
-            if unknown:
-                self.warn(f"{where}: unknown setting(s) {', '.join(unknown)} ignored")
+        self.unknown_keys(raw, where)
 
         expand = Expander(where, self.context, self.workspace, self.inputs, warn=self.warn, fail=self.error)
         command = self.opt_str(raw, "command", where, expand)
@@ -312,6 +313,22 @@ class _Loader:
             oauth=oauth,
         )
 
+    def unknown_keys(self, raw: dict[str, Any], where: str) -> None:
+        """Warn about the keys of a server entry that are not read.
+
+        The explorer's TOML: every one (its tables are the explorer's alone). JSON: only a likely typo of a
+        key that is read (`comand`, `Env`), never another client's own key (`autoApprove`, `dev`), which
+        the user's other clients need there; each with its guess.
+        """
+        if self.table == "table":
+            unknown = sorted(str(key) for key in set(raw) - _SERVER_KEYS)
+            shown = [_with_guess(key, likely_meant(key, _SERVER_KEYS)) for key in unknown]
+        else:
+            guesses = ((str(key), likely_meant(str(key), _JSON_SERVER_KEYS)) for key in raw)
+            shown = [_with_guess(key, meant) for key, meant in sorted(guesses) if meant is not None]
+        if shown:
+            self.warn(f"{where}: unknown setting(s) {', '.join(shown)} ignored")
+
     def emptied(self, where: str, key: str, raw: object, expand: Expander) -> str:
         """`server "a": "command" is empty after expanding ${env:NOPE} (unset)`."""
         reasons = expand.empty_reasons(raw if isinstance(raw, str) else "")
@@ -323,7 +340,7 @@ class _Loader:
         The checks above should leave none; this keeps a missed case one sentence, never a traceback.
         """
         try:
-            return ServerSpec(**fields)
+            return ServerSpec(**fields, origin=SpecOrigin(self.path, fields["name"]))
         except (ValueError, TypeError) as exc:
             raise self.error(f"{where}: {exc}") from None
 
@@ -454,7 +471,7 @@ class _Loader:
         if command is not None and url is not None:
             raise self.error(f'{where} has both "command" and "url"; keep the one to use')
         if command is None and url is None:
-            raise self.error(f'{where} has neither "command" nor "url"')
+            raise self.error(f'{where} has neither "command" nor "url"{_misspelt_target(raw)}')
         if declared is None:
             return "stdio" if command is not None else "http"
         if not isinstance(declared, str):
@@ -539,6 +556,21 @@ class _Loader:
                 )
             result[name] = expand(item)
         return result
+
+
+def _misspelt_target(raw: Mapping[str, Any]) -> str:
+    """` ("comand" looks like a typo of "command")` when a key of the entry is a near miss of one."""
+    for key in sorted(str(key) for key in raw):
+        meant = likely_meant(key, _JSON_SERVER_KEYS)
+        if meant in ("command", "url", "serverUrl"):
+            return f' ("{quoted(key)[1:-1]}" looks like a typo of "{meant}")'
+    return ""
+
+
+def _with_guess(key: str, meant: str | None) -> str:
+    """`comand (did you mean "command"?)`, or the key alone; a key is shown sanitized (it may be anything)."""
+    shown = quoted(key)[1:-1]
+    return shown if meant is None else f'{shown} (did you mean "{meant}"?)'
 
 
 def _parse_json(text: str, label: str) -> Any:

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 from explorer import paths
 from explorer.config.checks import cwd_problem, header_name_problem, header_value_problem, url_problem
-from explorer.config.spec import Config, ConfigError, ServerSpec, mask_url, quoted
+from explorer.config.spec import Config, ConfigError, ServerSpec, mask_url, name_looks_secret, quoted
 from explorer.sanitize import sanitize_line
 
 
@@ -43,6 +43,9 @@ def demo_server_spec() -> ServerSpec:
         command=sys.executable,
         args=("-m", "explorer", "demo-server"),
         env=knobs,
+        # Settings (a period, a count, a path), not secrets: shown, never masked, unless a name says
+        # otherwise (`EXPLORER_DEMO_TOKEN`).
+        plain_env=frozenset(name for name in knobs if not name_looks_secret(name)),
     )
 
 
@@ -303,7 +306,9 @@ def select_servers(
             if not any(spec.transport == "stdio" for spec in specs):
                 raise ConfigError("-e/--env: none of the -s servers is a stdio command to give it to")
             specs = [
-                replace(spec, env={**spec.env, **env}) if spec.transport == "stdio" else spec
+                replace(spec, env={**spec.env, **env}, plain_env=spec.plain_env - env.keys())
+                if spec.transport == "stdio"
+                else spec
                 for spec in specs
             ]
     elif env:

@@ -39,6 +39,23 @@ class ConfigError(Exception):
     """A config or command-line problem the user can fix: one sentence saying where and what is wrong."""
 
 
+def name_looks_secret(name: str) -> bool:
+    """Whether a variable or parameter name says its value is a credential (`API_KEY`, `token`)."""
+    return _SECRET_PARAM.search(name) is not None
+
+
+@dataclass(frozen=True)
+class SpecOrigin:
+    """Where a server spec was read from: the config file (absolute) and the server's name in it.
+
+    Removing a server at runtime edits only the explorer's own config.toml, and only the entry the server
+    came from; a spec from another file (a client's, a `-c` file) says which file brings it back.
+    """
+
+    file: Path
+    entry: str
+
+
 @dataclass(frozen=True)
 class InputPrompt:
     """A VS Code `inputs` entry: a value asked of the user before a server that uses `${input:ID}` starts.
@@ -130,6 +147,11 @@ class ServerSpec:
     # Values filled in from inputs: masked like header and env values wherever they appear (args, url...).
     secrets: tuple[str, ...] = ()
     oauth: OAuthSettings | None = field(default=None, hash=False)
+    # The config file entry this spec was read from; None for `-s` values, the connect dialog, the demo.
+    origin: SpecOrigin | None = field(default=None, compare=False)
+    # Env names whose values are settings, not secrets (the demo's `EXPLORER_DEMO_*` knobs): shown as they
+    # are and never masked. Every other env value is a secret, whatever its name.
+    plain_env: frozenset[str] = field(default=frozenset(), compare=False)
 
     def __post_init__(self) -> None:
         # Own copies: a caller mutating its dict later must not change a spec that is already in use.
@@ -138,6 +160,7 @@ class ServerSpec:
         object.__setattr__(self, "headers", dict(self.headers))
         object.__setattr__(self, "inputs", tuple(self.inputs))
         object.__setattr__(self, "secrets", tuple(self.secrets))
+        object.__setattr__(self, "plain_env", frozenset(self.plain_env))
         if self.transport not in ("stdio", "http", "sse"):
             raise ValueError(f"unknown transport {self.transport!r}")
         if self.transport == "stdio" and not self.command:
@@ -155,7 +178,7 @@ class ServerSpec:
         if self.cwd:
             extras.append(f"cwd: {self.cwd}")
         if self.env:
-            extras.append("env: " + ", ".join(f"{key}={MASK}" for key in self.env))
+            extras.append("env: " + ", ".join(f"{key}={self.shown_env(key)}" for key in self.env))
         if self.headers:
             extras.append("headers: " + ", ".join(f"{key}: {MASK}" for key in self.headers))
         if self.inputs:
@@ -167,7 +190,7 @@ class ServerSpec:
         return sanitize_line(self.mask_secrets(text), limit=None)
 
     def __repr__(self) -> str:
-        env = {key: MASK for key in self.env}
+        env = {key: self.shown_env(key) for key in self.env}
         headers = {key: MASK for key in self.headers}
         url = None if self.url is None else mask_url(self.url)
         inputs = [prompt.id for prompt in self.inputs]
@@ -176,6 +199,14 @@ class ServerSpec:
             f"args={self.args!r}, env={env!r}, cwd={self.cwd!r}, url={url!r}, headers={headers!r}, "
             f"inputs={inputs!r})"
         )
+
+    def shown_env(self, name: str) -> str:
+        """The env value of `name` as people may see it: `***`, unless it is a plain setting."""
+        return self.env[name] if name in self.plain_env else MASK
+
+    def secret_env_values(self) -> list[str]:
+        """The env values that are secrets: all but those of `plain_env`."""
+        return [value for name, value in self.env.items() if name not in self.plain_env]
 
     def mask_secrets(self, text: str) -> str:
         """`text` with the filled-in input values masked: they may sit in args, the command or the URL,
@@ -263,10 +294,11 @@ def secrets_of(spec: ServerSpec) -> list[str]:
 
     The credential after an auth scheme (`Bearer abc`) counts on its own too, and the password inside
     a Basic credential; a URL's password counts as the Basic credential made of it too. Values shorter
-    than 4 characters are left out (`DEBUG=1` is no secret).
+    than 4 characters are left out (`DEBUG=1` is no secret), and so are the env values the spec marks
+    as plain settings (`plain_env`: the demo's knobs, such as a count of 1000000).
     """
     candidates: list[str] = []
-    for value in [*spec.headers.values(), *spec.env.values(), *spec.secrets]:
+    for value in [*spec.headers.values(), *spec.secret_env_values(), *spec.secrets]:
         candidates.extend(_credentials(value))
     if spec.url:
         candidates.extend(_url_secrets(spec.url))

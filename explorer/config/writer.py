@@ -1,22 +1,30 @@
-"""Saving a server added at runtime into the explorer's own `config.toml`.
+"""Saving a server added at runtime into the explorer's own `config.toml`, and removing one from it.
 
 Why append text rather than rewrite the file: the user's file keeps its comments, order and formatting;
 only a new `[servers."NAME"]` table (and its `oauth` table) is added at the end. Every key and string is
 written as a TOML basic string with JSON's escapes (ASCII only), which TOML reads back exactly. A name
 that the file already has is refused, never overwritten. The text is parsed with the new table before it
 is written, and a file the table cannot extend (an inline `servers = {...}`) is left unchanged.
+
+Removing cuts the server's tables and pairs out of the text (`toml_entries`), checks that what is left
+parses to the old file minus that server, and replaces the file atomically (its symlink and mode kept).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import stat
+import tempfile
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from explorer.config.spec import ConfigError, ServerSpec
+from explorer.config.toml_entries import InlineServers, Unreadable, cut_server
 
 
 def _string(value: str) -> str:
@@ -119,3 +127,98 @@ def _read_back_problem(text: str, before: dict[str, Any], spec: ServerSpec) -> s
     if rest != before:
         return "saving the server would change other settings of the file"
     return None
+
+
+def saved_table(spec: ServerSpec) -> dict[str, Any]:
+    """The table `save_server` writes for `spec`, as TOML reads it back."""
+    table: dict[str, Any] = tomllib.loads(server_toml(spec))["servers"][spec.name]
+    return table
+
+
+def remove_server(path: Path, name: str, *, only_if: Mapping[str, Any] | None = None) -> bool:
+    """Remove the server `name` from the config at `path`: True when done; False when the file is missing
+    or has no such server (or, with `only_if`, has another table under that name); ConfigError, with the
+    file unchanged, when it cannot be done.
+
+    Only that server's tables and pairs go; other servers, settings and comments stay as they are, and
+    what is left must parse to the old file minus that server, else nothing is written. The new text
+    replaces the file atomically: a failure never leaves half a file. A symlink stays a symlink (its
+    target is replaced), the file keeps its mode, and a UTF-8 BOM stays.
+    """
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the file ({exc.strerror or exc}); not changed") from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"{path}: not UTF-8 text (invalid byte at offset {exc.start}); not changed"
+        ) from None
+    try:
+        before = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML ({exc}); not changed") from None
+    servers = before.get("servers")
+    if not isinstance(servers, dict) or name not in servers:
+        return False
+    if only_if is not None and servers[name] != only_if:
+        return False
+    by_hand = "remove the server there by hand; not changed"
+    try:
+        after_text = cut_server(text, name)
+    except InlineServers:
+        raise ConfigError(f"{path}: it declares servers inline (servers = {{ ... }}); {by_hand}") from None
+    except Unreadable:
+        raise ConfigError(f"{path}: the server's entry could not be told apart; {by_hand}") from None
+    problem = _removal_problem(after_text, before, name)
+    if problem is not None:
+        raise ConfigError(f"{path}: {problem}; {by_hand}")
+    bom = "\ufeff" if data.startswith(b"\xef\xbb\xbf") else ""
+    _replace_text(path, bom + after_text, data)
+    return True
+
+
+def _removal_problem(text: str, before: dict[str, Any], name: str) -> str | None:
+    """Why `text` would not read back as the old file without the server `name`."""
+    try:
+        after = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return "removing the server would leave invalid TOML"
+    wanted = {**before, "servers": {key: value for key, value in before["servers"].items() if key != name}}
+    for doc in (wanted, after):
+        if doc.get("servers") == {}:
+            doc.pop("servers")  # `[servers]` left empty, or gone with its last table: the same
+    if after != wanted:
+        return "removing the server would change other settings of the file"
+    return None
+
+
+def _replace_text(path: Path, text: str, read: bytes) -> None:
+    """Write `text` over `path` atomically (a temporary file in the target's folder, then a rename)."""
+    try:
+        target = Path(os.path.realpath(path)) if path.is_symlink() else path
+        mode = stat.S_IMODE(target.stat().st_mode)
+        descriptor, temp = tempfile.mkstemp(prefix=f".{target.name}-", suffix=".tmp", dir=target.parent)
+    except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop (older Pythons)
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ConfigError(f"{path}: cannot write the file ({reason}); not changed") from None
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temp, mode)
+        if path.read_bytes() != read:
+            raise ConfigError(f"{path}: the file changed while the server was being removed; not changed")
+        os.replace(temp, target)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise ConfigError(f"{path}: cannot write the file ({exc.strerror or exc}); not changed") from None
+    except ConfigError:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise

@@ -1,9 +1,9 @@
 """ "Copy as": the URI, the JSON-RPC request, or the headless command line that reproduces a read or a
 prompt, so what a user found in the TUI can go into a bug report, a script or CI.
 
-Secrets never leave through here: header and env values and the credentials in a server URL are
-replaced by `***`, and a server that came from a config file is named through that file (`-c FILE -s
-NAME`) instead of spelled out.
+Secrets never leave through here: header and env values (but a spec's plain settings, the demo's
+knobs) and the credentials in a server URL are replaced by `***`, and a server that came from a config
+file is named through that file (`-c FILE -s NAME`) instead of spelled out.
 
 Nothing a server sent reaches the clipboard raw either: pasted into a terminal, a control character in
 a URI (ESC, a newline, the end of a bracketed paste) would act. So every copy path goes through one of
@@ -146,8 +146,15 @@ def command_line(
         words += ["--protocol", protocol]
     prefix = ""
     if spec.env and not in_config:
-        prefix = "env " + " ".join(f"{name}={MASK}" for name in spec.env) + " "
+        prefix = "env " + " ".join(_env_word(spec, name) for name in spec.env) + " "
     return prefix + shell_join(words)
+
+
+def _env_word(spec: ServerSpec, name: str) -> str:
+    """`NAME=***`, or `NAME=VALUE` quoted for a plain setting such as the demo's knobs."""
+    if name in spec.plain_env:
+        return shell_word(f"{name}={spec.env[name]}")
+    return f"{name}={MASK}"
 
 
 def read_command(

@@ -90,7 +90,8 @@ class ServerAdder:
         self.screen.app.push_screen(ConnectDialog(self.screen))
 
     def remove_server(self, name: str) -> None:
-        """Disconnect `name` and drop it with its nodes; the other servers are not touched."""
+        """Disconnect `name` and drop it with its nodes; the other servers are not touched. What that
+        means for the config files is said by the caller (`removing_servers`)."""
         screen = self.screen
         for worker in list(screen.workers):
             if worker.group == f"conn-{name}":
@@ -98,7 +99,6 @@ class ServerAdder:
         screen.supervisor.remove(name)
         screen.events.tree_changed()
         screen.events.statuses_changed()
-        screen.notify(f"Removed {sanitize_line(name, 60)}.", markup=False)
 
     def open_config(self, client: str) -> None:
         """Add the servers of a found client config (the palette's "Open config: ...")."""

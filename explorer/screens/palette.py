@@ -18,7 +18,10 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.markup import escape
 
+from explorer import paths
+from explorer.config.removal import deletable
 from explorer.sanitize import sanitize_line
+from explorer.screens.removing_servers import disconnect_and_remove
 
 if TYPE_CHECKING:
     from explorer.screens.main import MainScreen
@@ -51,10 +54,19 @@ class ExplorerCommands(Provider):
             verbs.append(
                 (
                     f"Disconnect and remove: {shown}",
-                    "Close its connection and drop its nodes (the other servers stay)",
-                    partial(screen.adder.remove_server, name),
+                    "Close its connection and drop its nodes for this session (the other servers stay)",
+                    partial(disconnect_and_remove, screen, name),
                 )
             )
+            if deletable(status.spec, paths.config_file()):
+                verbs.append(
+                    (
+                        f"Delete from config.toml: {shown}",
+                        "Disconnect and remove it, and delete its entry from the explorer's config.toml "
+                        "(the rest of the file stays as it is)",
+                        partial(disconnect_and_remove, screen, name, delete=True),
+                    )
+                )
             if status.login is not None:
                 verbs.append(
                     (

@@ -1,0 +1,101 @@
+"""What removing a server at runtime does to the config files, and the sentence that says so.
+
+Two verbs, because one is for good: "Disconnect and remove" drops a server for this session and says
+which file brings it back; "Delete from config.toml" also deletes its entry, offered only for a server
+whose entry is in the explorer's own config.toml (`deletable`). The explorer edits only that file (the
+one the connect dialog saves to), and there only the entry the server came from. A server read from any
+other file (another client's config such as Claude Desktop's, a `-c` file) is removed for this session
+only: that file is never edited, and the notice says it brings the server back. A server given on the
+command line or added in the connect dialog has no file of origin; the one the dialog saved to
+config.toml is found there by its exact saved table.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from explorer.config.spec import ConfigError, ServerSpec
+from explorer.config.writer import remove_server, saved_table
+from explorer.sanitize import sanitize_line
+
+__all__ = ["Forgotten", "deletable", "forget_server"]
+
+
+@dataclass(frozen=True)
+class Forgotten:
+    """The notice after removing a server, and whether editing config.toml failed (a warning then)."""
+
+    message: str
+    failed: bool = False
+
+
+def deletable(spec: ServerSpec, own_config: Path) -> bool:
+    """Whether `spec`'s entry is in `own_config`, so that "Delete from config.toml" can remove it."""
+    return _own_entry(spec, own_config) is not None
+
+
+def forget_server(spec: ServerSpec, own_config: Path, *, delete: bool = False) -> Forgotten:
+    """Say what removing `spec` from the session means for the config files; with `delete`, remove its
+    entry from `own_config` first when it came from there.
+
+    Called once the server is disconnected and dropped from the session; never raises.
+    """
+    name = sanitize_line(spec.name, 60)
+    origin = spec.origin
+    if origin is not None and not _same_file(origin.file, own_config):
+        return Forgotten(
+            f"Removed {name} for this session; it will come back from {_shown(origin.file)} at next "
+            "start (the explorer never edits that file)."
+        )
+    entry = _own_entry(spec, own_config)
+    if entry is None:
+        return Forgotten(f"Removed {name}.")
+    if not delete:
+        return Forgotten(
+            f"Removed {name} for this session; it will come back from {_shown(own_config)} at next start "
+            '(the palette\'s "Delete from config.toml" deletes it there).'
+        )
+    entry_name, only_if = entry
+    try:
+        removed = remove_server(own_config, entry_name, only_if=only_if)
+    except ConfigError as exc:
+        return Forgotten(
+            f"Removed {name} for this session only: {sanitize_line(str(exc), 300)}. It will come back "
+            "from there at next start.",
+            failed=True,
+        )
+    if removed:
+        return Forgotten(f"Removed {name}, and deleted it from {_shown(own_config)}.")
+    return Forgotten(f"Removed {name}.")
+
+
+def _own_entry(spec: ServerSpec, own_config: Path) -> tuple[str, dict[str, Any] | None] | None:
+    """The entry name of `spec` in `own_config`, and the table it must still be (a server the connect
+    dialog saved has no origin: it is found by its exact table); None when it is not there."""
+    origin = spec.origin
+    if origin is not None:
+        return (origin.entry, None) if _same_file(origin.file, own_config) else None
+    if _saved_there(spec, own_config):
+        return spec.name, saved_table(spec)
+    return None
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    return os.path.realpath(a) == os.path.realpath(b)
+
+
+def _shown(path: Path) -> str:
+    return sanitize_line(str(path), 200)
+
+
+def _saved_there(spec: ServerSpec, own_config: Path) -> bool:
+    """Whether `own_config` holds this very server under its name, as the connect dialog saves it."""
+    try:
+        servers = tomllib.loads(own_config.read_bytes().decode("utf-8-sig")).get("servers")
+    except (OSError, ValueError):  # missing, unreadable, not UTF-8, not TOML: nothing saved there to find
+        return False
+    return isinstance(servers, dict) and servers.get(spec.name) == saved_table(spec)
