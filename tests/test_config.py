@@ -122,6 +122,22 @@ def test_server_url_key_and_cwd_relative_to_the_file(tmp_path: Path) -> None:
     assert config.servers["s"].cwd == str(tmp_path / "sub")
 
 
+def test_gemini_and_copilot_cli_entries_load(tmp_path: Path) -> None:
+    """Gemini CLI's `httpUrl` is its Streamable HTTP URL; GitHub Copilot CLI's `"type": "local"` is stdio.
+    Both were refused ("neither command nor url", "unknown type")."""
+    gemini = {
+        "g": {"httpUrl": "https://h/mcp", "timeout": 5000, "trust": False},
+        "s": {"url": "https://h/sse"},
+    }
+    config = load_config(write(tmp_path, "settings.json", {"theme": "x", "mcpServers": gemini}))
+    assert (config.servers["g"].url, config.servers["g"].transport) == ("https://h/mcp", "http")
+    assert config.servers["s"].url == "https://h/sse" and config.warnings == []
+    copilot = {"c": {"type": "local", "command": "srv", "args": ["-v"], "tools": ["*"]}}
+    config = load_config(write(tmp_path, "mcp-config.json", {"mcpServers": copilot}))
+    assert (config.servers["c"].command, config.servers["c"].transport) == ("srv", "stdio")
+    assert config.warnings == []
+
+
 def test_disabled_servers_are_skipped_with_a_warning(tmp_path: Path) -> None:
     path = write(
         tmp_path,

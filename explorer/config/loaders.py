@@ -97,6 +97,7 @@ def _read_text(path: Path, label: str) -> str:
 
 _JSON_TYPES: dict[str, Transport] = {
     "stdio": "stdio",
+    "local": "stdio",  # GitHub Copilot CLI
     "http": "http",
     "streamable-http": "http",
     "streamable_http": "http",
@@ -106,7 +107,10 @@ _JSON_TYPES: dict[str, Transport] = {
 _SERVER_KEYS = frozenset(
     {"command", "args", "env", "envFile", "cwd", "url", "headers", "transport", "type", "disabled", "oauth"}
 )
-_JSON_SERVER_KEYS = _SERVER_KEYS | {"serverUrl"}  # Windsurf's word for the URL
+# The URL under other names, read when there is no "url": Windsurf's, and Gemini CLI's Streamable HTTP one
+# (its "url" is an SSE endpoint, which a Streamable HTTP attempt falls back to).
+_URL_ALIASES = ("serverUrl", "httpUrl")
+_JSON_SERVER_KEYS = _SERVER_KEYS | set(_URL_ALIASES)
 _OAUTH_STRINGS = (
     "client_id",
     "client_secret",
@@ -253,8 +257,9 @@ class _Loader:
 
         expand = Expander(where, self.context, self.workspace, self.inputs, warn=self.warn, fail=self.error)
         command = self.opt_str(raw, "command", where, expand)
-        windsurf = self.table == "object" and "url" not in raw and "serverUrl" in raw
-        url_key = "serverUrl" if windsurf else "url"
+        url_key = "url"
+        if self.table == "object" and "url" not in raw:
+            url_key = next((alias for alias in _URL_ALIASES if alias in raw), "url")
         url = self.opt_str(raw, url_key, where, expand)
         args = self.str_list(raw, "args", where, expand)
         env = self.str_map(raw, "env", where, expand)
@@ -562,7 +567,7 @@ def _misspelt_target(raw: Mapping[str, Any]) -> str:
     """` ("comand" looks like a typo of "command")` when a key of the entry is a near miss of one."""
     for key in sorted(str(key) for key in raw):
         meant = likely_meant(key, _JSON_SERVER_KEYS)
-        if meant in ("command", "url", "serverUrl"):
+        if meant in ("command", "url", *_URL_ALIASES):
             return f' ("{quoted(key)[1:-1]}" looks like a typo of "{meant}")'
     return ""
 

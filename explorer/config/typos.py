@@ -32,7 +32,6 @@ OTHER_CLIENT_KEYS = frozenset(
         "excludeTools",
         "gallery",
         "headersHelper",
-        "httpUrl",
         "includeTools",
         "name",
         "networkTimeout",
