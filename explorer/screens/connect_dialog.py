@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, ClassVar
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -27,6 +28,8 @@ from textual.widgets import Button, Checkbox, Input, Label, Select, Static, Text
 from explorer.config import ConfigError, OAuthSettings, ServerSpec, parse_header, parse_server_option, redact
 from explorer.config.options import parse_env_options
 from explorer.sanitize import sanitize_line
+from explorer.screens.tiny_terminal import mark_tiny
+from explorer.widgets.key_bar import KeyBar
 
 if TYPE_CHECKING:
     from explorer.screens.main import MainScreen
@@ -69,6 +72,7 @@ class SaveCheckbox(Checkbox):
 class ConnectDialog(ModalScreen[None]):
     """Add a server by URL or command line and watch it connect."""
 
+    AUTO_FOCUS = ""  # none: `on_mount` focuses the first field
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close", id="connect.close"),
         Binding("ctrl+s", "connect", "Connect", id="connect.submit"),
@@ -80,7 +84,12 @@ per line) go to a URL, env values (`KEY=VALUE`, one per line) to a command. An O
 for you shows here with its URL (`Copy URL` copies it). `ctrl+s` connects, `escape` closes.
 """
     # The attempt's status and the buttons are docked to the bottom of the box: on a short terminal the
-    # fields scroll above them (with the focus) and what the attempt says stays in sight.
+    # fields scroll above them (with the focus) and what the attempt says stays in sight. Under the box,
+    # the dialog's own key bar; on a short terminal the buttons lose their borders (one row each, not
+    # three), which pays for the bar's row: at 80x24 every field and the title are in sight at once. On
+    # a thin one (40 columns) the buttons give up their 16-cell minimum width, so all three fit. On a
+    # tiny one (12 rows) the status and the buttons scroll with the rest: the box scrolls to the focused
+    # widget as though the docked rows were not there, and left some fields under them.
     DEFAULT_CSS = """
     ConnectDialog { align: center middle; }
     ConnectDialog > Vertical {
@@ -98,6 +107,10 @@ for you shows here with its URL (`Copy URL` copies it). `ctrl+s` connects, `esca
     ConnectDialog.-short TextArea { height: 3; }
     ConnectDialog.-short #connect-status { padding-top: 0; max-height: 4; }
     ConnectDialog.-short #connect-buttons { padding-top: 0; }
+    ConnectDialog.-short Button { border: none !important; }
+    ConnectDialog.-tiny #connect-bottom { dock: none; }
+    ConnectDialog.-thin Button { min-width: 0; margin-right: 1; }
+    ConnectDialog.-thin Checkbox { max-width: 100%; }
     """
 
     def __init__(self, screen: MainScreen) -> None:
@@ -127,9 +140,15 @@ for you shows here with its URL (`Copy URL` copies it). `ctrl+s` connects, `esca
                     yield Button("Connect", id="connect", variant="primary")
                     yield Button("Copy URL", id="copy-url")
                     yield Button("Close", id="close")
+        yield KeyBar()  # this dialog's keys, not the screen's below it
 
     def on_mount(self) -> None:
-        self.query_one("#target", Input).focus()
+        # Without a scroll (nor Textual's auto focus, which scrolls): the field is at the top, and a
+        # scroll now would use the layout before the terminal's size classes (`mark_tiny`).
+        self.query_one("#target", Input).focus(scroll_visible=False)
+
+    def on_resize(self, event: events.Resize) -> None:
+        mark_tiny(self, event.size)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any, ClassVar
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -18,6 +19,7 @@ from textual.widgets import Button, Static
 from explorer.config import redact
 from explorer.model.catalogue import ServerStatus
 from explorer.sanitize import sanitize, sanitize_line
+from explorer.screens.tiny_terminal import mark_tiny
 from explorer.widgets.key_bar import KeyBar
 
 
@@ -57,7 +59,9 @@ class ErrorDialog(ModalScreen[str | None]):
 The error code, message and data the server sent, and the end of its stderr log.
 `r` reconnects, `c` copies the report, `escape` closes.
 """
-    # The report scrolls within a share of the screen's height, so the buttons always fit under it.
+    # The report scrolls within a share of the screen's height, so the buttons always fit under it. On a
+    # tiny terminal (40x12) the box takes every row and scrolls as one, without the blank rows, and the
+    # buttons give up their 16-cell minimum width: each is in sight when `tab` reaches it.
     DEFAULT_CSS = """
     ErrorDialog { align: center middle; }
     ErrorDialog > Vertical {
@@ -69,6 +73,10 @@ The error code, message and data the server sent, and the end of its stderr log.
     ErrorDialog Horizontal { height: auto; align-horizontal: right; padding-top: 1; }
     ErrorDialog Button { margin-left: 2; }
     ErrorDialog.-short VerticalScroll { max-height: 40vh; }
+    ErrorDialog.-tiny > Vertical { max-height: 100%; overflow-y: auto; }
+    ErrorDialog.-tiny #error-title { padding: 0; }
+    ErrorDialog.-tiny Horizontal { padding-top: 0; }
+    ErrorDialog.-thin Button { min-width: 0; margin-left: 1; }
     """
 
     def __init__(self, status: ServerStatus) -> None:
@@ -86,6 +94,9 @@ The error code, message and data the server sent, and the end of its stderr log.
                 yield Button("Reconnect", id="reconnect", variant="primary")
                 yield Button("Close", id="close")
         yield KeyBar()  # this dialog's keys, not the screen's below it
+
+    def on_resize(self, event: events.Resize) -> None:
+        mark_tiny(self, event.size)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         actions: dict[str | None, Any] = {

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, ClassVar
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
@@ -34,6 +34,7 @@ from explorer.model.fields import FieldSpec, FormCheck, check_round_trip, check_
 from explorer.model.suggestions import Suggestions
 from explorer.model.templates import ParsedTemplate, TemplateError, parse_template
 from explorer.sanitize import sanitize, sanitize_line
+from explorer.screens.tiny_terminal import mark_tiny
 from explorer.widgets.argument_form import ArgumentForm
 from explorer.widgets.key_bar import KeyBar
 
@@ -82,7 +83,9 @@ RFC 6570 says (a `/` in `{id}` becomes `%2F`, `{+path}` keeps it).
 """
     # The URI preview and the status line are docked (together) to the bottom of the box, so they stay
     # in sight when the box is too short for everything: the rest (header, description, fields) scrolls
-    # above them. On a short terminal the fields give up their own scroll, so the box scrolls as one.
+    # above them. On a short terminal the fields give up their own scroll, so the box scrolls as one. On
+    # a tiny one (40x12) the box takes every row, the blank rows go and the inputs are one row high, so a
+    # field, its label and a few of its suggestions are in sight together.
     DEFAULT_CSS = """
     TemplateFormScreen { align: center top; }
     TemplateFormScreen > #tf-box {
@@ -100,6 +103,10 @@ RFC 6570 says (a `/` in `{id}` becomes `%2F`, `{+path}` keeps it).
     TemplateFormScreen.-short #tf-fields { max-height: initial; }
     TemplateFormScreen.-short #tf-preview { max-height: 3; }
     TemplateFormScreen.-short #tf-status { max-height: 2; }
+    TemplateFormScreen.-tiny > #tf-box { margin-top: 0; }
+    TemplateFormScreen.-tiny #tf-meta { margin-bottom: 0; }
+    TemplateFormScreen.-tiny ArgumentForm > .form-field { margin-bottom: 0; }
+    TemplateFormScreen.-tiny ArgumentForm > #suggestions { margin-bottom: 0; }
     """
 
     def __init__(self, entry: TemplateEntry, completer: Completer | None = None) -> None:
@@ -168,6 +175,10 @@ RFC 6570 says (a `/` in `{id}` becomes `%2F`, `{+path}` keeps it).
                 "Suggestions: from the server's completions" if why is None else f"No suggestions: {why}"
             )
         return Content("\n".join(lines))
+
+    def on_resize(self, event: events.Resize) -> None:
+        mark_tiny(self, event.size)
+        self.form.set_compact(self.has_class("-tiny"))
 
     def on_mount(self) -> None:
         form = self.form

@@ -25,6 +25,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
 from textual.timer import Timer
+from textual.widget import Widget
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -215,6 +216,12 @@ One line per variable or argument. The label shows how the template writes the v
             box.set_class(bool(message), "-shown")
             self.input_for(spec.name).set_class(bool(message), "-invalid")
 
+    def set_compact(self, compact: bool) -> None:
+        """Inputs of one row without borders (Textual's compact style), or the usual three: for a tiny
+        terminal, where a field's three rows and its suggestions did not fit in sight together."""
+        for field_input in self.inputs:
+            field_input.compact = compact
+
     def set_history(self, history: Sequence[HistoryValues]) -> None:
         self._history = list(history)
         self._recall_index = -1
@@ -387,9 +394,17 @@ One line per variable or argument. The label shows how the template writes the v
         if isinstance(row, Vertical) and row.parent is self:
             self.move_child(suggestions, after=row)
         suggestions.add_class("-shown")
-        # On a short screen the list can open below the fold of the scrolling form: bring it in.
-        self.call_after_refresh(suggestions.scroll_visible, animate=False)
+        self.call_after_refresh(self._bring_in, field_input)
         self.refresh_bindings()
+
+    def _bring_in(self, field_input: FieldInput) -> None:
+        """On a short screen the list can open below the fold of the scrolling form: bring it in, but
+        never at the cost of the field being typed into (at 40x12 the list alone filled the box): the
+        list, then the field's label, then its input, each scrolled to only if it is out of sight."""
+        self._suggestion_list.scroll_visible(animate=False, immediate=True)
+        if isinstance(field_input.parent, Widget):
+            field_input.parent.scroll_visible(animate=False, immediate=True)
+        field_input.scroll_visible(animate=False, immediate=True)
 
     def _hide(self) -> None:
         suggestions = self._suggestion_list
