@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, ClassVar
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -57,6 +58,17 @@ def _values_text(values: dict[str, Any]) -> str:
     return "  ".join(f"{sanitize_line(k, 60)}={sanitize_line(str(v), 120)}" for k, v in values.items())
 
 
+class _Choices(VimOptionList):
+    """The go-to box's choices: moving up from the first one goes back to the URI, as in a command
+    palette (`down` in the URI comes here: `GoToDialog.on_key`)."""
+
+    def action_cursor_up(self) -> None:
+        if self.highlighted is None or self.highlighted <= 0:
+            self.screen.query_one("#goto-input", Input).focus()
+            return
+        super().action_cursor_up()
+
+
 class GoToDialog(ModalScreen[GoToTarget | None]):
     """Resolve a URI live as it is typed."""
 
@@ -65,7 +77,8 @@ class GoToDialog(ModalScreen[GoToTarget | None]):
 ## Go to URI
 Type or paste a URI. The list says which server lists it, or which templates of which servers produce
 it (most specific first, with the values; `or` lines are other readings of the same URI), or the
-nearest prefix that exists. `enter` jumps to the first choice; `down` moves into the list.
+nearest prefix that exists. `enter` jumps to the first choice; `down` moves into the list, where
+`enter` acts on the choice highlighted and `up` from the first choice goes back to the URI.
 """
     DEFAULT_CSS = """
     GoToDialog { align: center top; }
@@ -94,7 +107,7 @@ nearest prefix that exists. `enter` jumps to the first choice; `down` moves into
         with Vertical():
             yield Input(value=self.initial, placeholder="URI, e.g. docs://handbook/welcome", id="goto-input")
             yield Static(Content(""), id="goto-summary")
-            yield VimOptionList(id="goto-options")
+            yield _Choices(id="goto-options")
         yield KeyBar()  # this dialog's keys, not the screen's below it
 
     def on_mount(self) -> None:
@@ -102,6 +115,20 @@ nearest prefix that exists. `enter` jumps to the first choice; `down` moves into
 
     def on_input_changed(self, event: Input.Changed) -> None:
         self._update(event.value.strip())
+
+    def on_key(self, event: events.Key) -> None:
+        """`down` in the URI moves to the first choice (the input has no use for it), once the choices
+        are those of the URI as it is now: `enter` there must not act on a choice for older text."""
+        if event.key != "down" or not isinstance(self.focused, Input):
+            return
+        if self._resolving is not None or not self._targets:
+            return
+        event.stop()
+        event.prevent_default()
+        self.focused.select_on_focus = False  # back from the list, typing goes on after the URI
+        choices = self.query_one("#goto-options", OptionList)
+        choices.focus()
+        choices.highlighted = 0
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if self._resolving is not None:
