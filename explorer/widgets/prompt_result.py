@@ -23,16 +23,19 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
-from explorer.model.contents import TEXT_KINDS, classify_item, hex_dump, human_size
+from explorer.model.contents import TEXT_KINDS, classify_item, human_size
 from explorer.model.contents import Content as ReadContent
 from explorer.model.prompt_data import Block, PromptMessage, parse_prompt_result
 from explorer.sanitize import sanitize, sanitize_line
+from explorer.widgets.hex_view import HexDumpBlock
 from explorer.widgets.preview import ImageView, server_answered
 
 __all__ = ["PromptResultView", "ResourceLink", "describe_error"]
 
 TEXT_LIMIT = 50_000
 """Characters of one text block shown (the rest is counted, not drawn)."""
+HEX_LIMIT = 256
+"""Bytes of a binary content shown in its hex dump."""
 _ERROR_NAMES = {
     -32602: "invalid parameters",
     -32601: "method not found",
@@ -106,6 +109,7 @@ anywhere, to open it in the tree.
     PromptResultView .pr-error-detail { height: auto; color: $text-error; padding: 0 1; }
     PromptResultView .pr-message { height: auto; }
     PromptResultView .pr-muted { height: auto; color: $text-muted; }
+    PromptResultView .pr-hex { padding: 0 1; }
     """
 
     class OpenResource(Message):
@@ -187,7 +191,10 @@ anywhere, to open it in the tree.
     @property
     def text(self) -> str:
         """Everything shown, as plain text (for tests and copying)."""
-        return "\n".join(str(w.render()) for w in self.query(Static))
+        return "\n".join(
+            w.text if isinstance(w, HexDumpBlock) else str(w.render())
+            for w in self.query("Static, HexDumpBlock")
+        )
 
     # --- rendering ----------------------------------------------------------------------------------------
 
@@ -300,5 +307,5 @@ anywhere, to open it in the tree.
                 and not content.truncated
             ):
                 widgets.append(ImageView(content.data))
-            widgets.append(_static(Content(hex_dump(content.data or b"", limit=256)), "pr-text"))
+            widgets.append(HexDumpBlock(content.data or b"", limit=HEX_LIMIT, classes="pr-hex"))
         return widgets
