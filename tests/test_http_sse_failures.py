@@ -240,3 +240,113 @@ def test_an_endpoint_not_used_is_named_with_why(handler: type[_Legacy], said: st
         assert "gave no endpoint" not in stderr and "closed the connection" not in stderr
         assert "\x1b" not in stderr and "\u202e" not in stderr and "s3cret" not in stderr
         assert handler.posts == []  # nothing was posted to it
+
+
+# ------------------------------------------------------------------------------------------ the event stream
+
+
+class _StreamRedirected(_Legacy):
+    """The GET of the event stream is redirected: `status` to `location`."""
+
+    status: ClassVar[int] = 301
+    location: ClassVar[str] = "/sse"
+
+    def do_GET(self) -> None:
+        self._status(self.status, b"", ("Location", self.location))
+
+
+@pytest.mark.parametrize(
+    ("status", "said"),
+    [
+        (301, "(HTTP 301 Moved Permanently)"),
+        (302, "(HTTP 302 Found)"),
+        (307, "(HTTP 307 Temporary Redirect)"),
+        (308, "(HTTP 308 Permanent Redirect)"),
+    ],
+)
+def test_a_redirected_event_stream_says_the_status_where_and_what_to_do(status: int, said: str) -> None:
+    """Before: `the server answered HTTP 301 Moved Permanently to http://u:s3cret@.../sse?token=...
+    (not followed)`: the location as sent, password and query too, and no word of why or what to do."""
+
+    class Handler(_StreamRedirected):
+        pass
+
+    Handler.status, Handler.location = status, "http://u:s3cret@127.0.0.1:9/new/sse?token=t0ken#x"
+    for url in _serve(Handler):
+        stderr = _tree(url)
+        assert (
+            f"connecting: the server redirected the event stream {said} to http://127.0.0.1:9/new/sse: not "
+            "followed (another origin); if that is the server, connect to http://127.0.0.1:9/new/sse instead"
+        ) in stderr
+        assert "s3cret" not in stderr and "t0ken" not in stderr
+
+
+def test_an_event_stream_redirected_to_itself_is_said_to_be_a_loop() -> None:
+    class Handler(_StreamRedirected):
+        pass
+
+    Handler.status, Handler.location = 307, "/sse"
+    for url in _serve(Handler):
+        stderr = _tree(url)
+        said = f"the server redirected the event stream (HTTP 307 Temporary Redirect) to {url}: not followed"
+        assert f"{said} (it redirects to itself, a loop)" in stderr
+        assert "connect to" not in stderr
+
+
+# ------------------------------------------------------------------------------------------ a 202's body
+
+
+class _HugeAccepted(_Legacy):
+    """Every POST is answered 202 with a body said to be (or going on) past the message cap; its answer
+    comes on the event stream as usual."""
+
+    endless: ClassVar[bool] = False
+
+    def refused(self, message: dict[str, object]) -> bool:
+        self.send_response(202)
+        if self.endless:
+            self.send_header("Transfer-Encoding", "chunked")
+        else:
+            self.send_header("Content-Length", str(300 * 1024 * 1024))
+        self.end_headers()
+        if "id" in message:
+            result = _result(str(message.get("method")), message)
+            answer = {"jsonrpc": "2.0", "id": message["id"], "result": result}
+            self.events.put(f"event: message\ndata: {json.dumps(answer)}\n\n".encode())
+        chunk = b"x" * 65536
+        try:
+            for _ in range(5000):  # 320 MiB at most, then the body stays unfinished
+                if self.endless:
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                else:
+                    self.wfile.write(chunk)
+                if self.stop.is_set():
+                    break
+        except OSError:
+            pass  # the client closed it: the bytes were not wanted
+        self.close_connection = True
+        return True
+
+
+@pytest.mark.parametrize("endless", [False, True], ids=["said-length", "chunked"])
+def test_a_202_with_a_body_past_the_cap_leaves_the_connection_working(endless: bool) -> None:
+    """Before: the SDK read the 202's body whole, the cap refused it, and the SDK's writer died: connecting
+    said "the server closed the connection"."""
+
+    class Handler(_HugeAccepted):
+        pass
+
+    Handler.endless = endless
+
+    async def session(url: str) -> None:
+        spec = ServerSpec(name="legacy", transport="sse", url=url)
+        with anyio.fail_after(RUN_AT_MOST):
+            async with ServerConnection(spec, timeout=float(NEVER)) as conn:
+                for _ in range(2):
+                    read = await conn.read_resource("sse://a")
+                    assert read["contents"][0]["text"] == "hello"
+                assert not conn.lost.is_set()
+
+    for url in _serve(Handler):
+        anyio.run(session, url)
+    assert Handler.posts.count("resources/read") == 2

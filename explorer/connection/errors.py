@@ -205,6 +205,25 @@ def _sdk_sentence(code: int, text: str, redirects: RedirectWhy | None = None) ->
     return None
 
 
+def _unfollowed(response: Any, following: Any) -> str:
+    """A redirect the HTTP client handed back unfollowed (an `httpx2.Response` and the request that would
+    follow it): its status, where it points (without user name, query and fragment, which may carry
+    secrets), why it was not followed, and what to do. The legacy SSE client raises it as an error
+    status, and said only "not followed"."""
+    request, status = response.request, response.status_code
+    url, location = str(request.url), str(following.url)
+    shown = _cut(str(following.url.copy_with(userinfo=b"", query=None, fragment=None)))
+    reason = f" {response.reason_phrase}" if response.reason_phrase else ""
+    what = "the event stream" if request.method == "GET" else "the request"
+    why = redirect_refusal(request.method, url, status, location)
+    said = f"the server redirected {what} (HTTP {status}{reason}) to {shown}: not followed"
+    if why is None:  # one the SDK follows, but not again and again
+        return f"{said} ({redirect_loop(url, location)})"
+    if why.startswith("it would downgrade"):
+        return f"{said} ({why}); if plain HTTP is meant, connect to {shown} instead"
+    return f"{said} ({why}); if that is the server, connect to {shown} instead"
+
+
 def _cut(text: str, most: int = 120) -> str:
     return text if len(text) <= most else f"{text[:most]}… [+{len(text) - most:,} chars]"
 
@@ -290,6 +309,9 @@ def describe_exception(
         status = getattr(response, "status_code", None)
         if isinstance(status, int):
             reason = getattr(response, "reason_phrase", "") or ""
+            following = getattr(response, "next_request", None)
+            if 300 <= status < 400 and following is not None:  # the legacy SSE client follows none
+                return ServerFault(f"{action}: {_unfollowed(response, following)}")
             said = f"{action}: the server answered HTTP {status}{' ' + reason if reason else ''}"
             headers = getattr(response, "headers", None) or {}
             target = str(headers.get("location", "")) if 300 <= status < 400 else ""

@@ -16,11 +16,13 @@ SDK (`http_text`: bytes that are not UTF-8 and lone surrogates become U+FFFD, as
 The errors are the kinds the SDK fails one request with, not the connection (`httpx2.StreamError` for an
 answer read whole, `httpx2.SSEError` for an event stream): the next request still works, as over stdio.
 
-A JSON answer to a Streamable HTTP request is looked at before the SDK gets it (`_AnswerHead`, its first
-bytes only): one whose head names another request is refused (the SDK dropped it, and the request waited
-for its timeout), and an error answer whose id is null is given the request's id, as the SDK does itself
-for an error status. The legacy SSE transport is guarded in two places: its endpoint event is checked as
-the event stream is read (`watch_endpoint`), and its message POSTs never raise (`guard_posts`).
+A JSON answer to a Streamable HTTP request is looked at before the SDK gets it (`answer_checks`, its
+first and last bytes only): one that is not JSON text, or names another request, is refused (the SDK
+dropped it, and the request waited for its timeout), and an error answer whose id is null is given the
+request's id, as the SDK does itself for an error status. A body in a declared charset other than UTF-8
+is made UTF-8 first (`http_text.Transcoder`). The legacy SSE transport is guarded in two places: its
+endpoint event is checked as the event stream is read (`watch_endpoint`), and its message POSTs never
+raise (`guard_posts`; a success's body is not read on, `_accepted`).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from urllib.parse import urljoin, urlsplit
 import httpx2
 import orjson
 
+from explorer.connection.answer_checks import AnswerCheck
 from explorer.connection.errors import (  # REFUSED_PREFIX: see there
     REFUSED_PREFIX,
     ServerSentence,
@@ -42,9 +45,8 @@ from explorer.connection.errors import (  # REFUSED_PREFIX: see there
     redirect_loop,
     redirect_refusal,
     retry_hint,
-    shown_id,
 )
-from explorer.connection.http_text import TextRepair
+from explorer.connection.http_text import TextRepair, Transcoder, declared_charset
 from explorer.connection.sizes import MAX_MESSAGE_BYTES, RequestId, ResponseSizes, limit_text
 from explorer.model.sizes import human_size
 
@@ -58,6 +60,8 @@ __all__ = [
     "refuse_body",
     "remember_request_id",
     "request_id",
+    "request_method",
+    "sent_message",
     "watch_endpoint",
 ]
 
@@ -90,7 +94,7 @@ async def cap_answer(
     drains it where no error is caught, and the answer is the redirected request's.
 
     With `heads` (Streamable HTTP, whose JSON answer is the request's answer), a successful JSON answer's
-    head is checked against the request's id (`_AnswerHead`).
+    head and tail are checked against the request's id (`answer_checks.AnswerCheck`).
     """
     inner = response.stream
     assert isinstance(inner, httpx2.AsyncByteStream)  # the async client's
@@ -124,95 +128,34 @@ async def cap_answer(
         if "content-length" in response.headers:
             del response.headers["content-length"]
     decoders = [_Inflater(encoding) for encoding in reversed(encodings)]  # undone last to first
-    response.stream = _CappedStream(inner, limit, decoders, refused, bound, head)
+    charset = declared_charset(response.headers.get("content-type", ""))
+    if charset is not None:  # made UTF-8 here: the SDK's event streams must not decode it again
+        response.headers["content-type"] = f"{kind}; charset=utf-8"
+    transcoder = Transcoder(charset) if charset is not None else None
+    response.stream = _CappedStream(inner, limit, decoders, refused, bound, head, transcoder)
 
 
-def _answer_head(response: httpx2.Response, kind: str) -> _AnswerHead | None:
-    """A check of the head of a successful JSON answer to a POST that sent a request, else None."""
+def _answer_head(response: httpx2.Response, kind: str) -> AnswerCheck | None:
+    """A check of a successful JSON answer to a POST that sent a request (`answer_checks`), else None."""
     if kind != "application/json" or not 200 <= response.status_code < 300:
         return None
     expected = request_id(response.request)
-    return _AnswerHead(expected) if expected is not None else None
-
-
-_ANSWER_HEAD = re.compile(
-    rb'\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(null|-?[0-9]{1,18}|"[^"\\]{0,200}")\s*,\s*"(result|error)"\s*:'
-)
-"""The id of an answer where servers write it (as `stdio_lines._HEAD_ID`, and null), read unparsed."""
-_HEAD_BYTES = 512
-
-
-class _AnswerHead:
-    """The first bytes of a JSON answer, held until they tell which request it answers.
-
-    Why: the SDK hands a JSON answer to the session as it is, and the session drops an answer to a
-    request it did not send; the request then waited for its timeout and said the server did not answer.
-    An answer naming another request is refused (`refusal`); an error answer naming none (id null: the
-    server could not read the request) is given the request's id, so its code and message reach the
-    user, as the SDK does for an error status. Only the head is looked at: an id written after a big
-    result is not looked for, and the answer goes on as before."""
-
-    def __init__(self, expected: RequestId) -> None:
-        self.expected = expected
-        self.refusal: str | None = None
-        self._held = bytearray()
-        self._done = False
-
-    def take(self, piece: bytes, *, end: bool = False) -> bytes:
-        """`piece`, or b"" while the head is held, or the head (mended) once it is told."""
-        if self._done:
-            return piece
-        self._held += piece
-        if len(self._held) < _HEAD_BYTES and not end:
-            return b""
-        self._done = True
-        held, self._held = bytes(self._held), bytearray()
-        return self._told(held)
-
-    def _told(self, held: bytes) -> bytes:
-        found = _ANSWER_HEAD.match(held, 0, _HEAD_BYTES)
-        if found is None:
-            return held
-        token, kind = found.group(1), found.group(2)
-        if token == b"null" and kind == b"error":
-            start, end = found.span(1)
-            return held[:start] + orjson.dumps(self.expected) + held[end:]
-        expected = shown_id(self.expected)
-        if token == b"null":
-            self.refusal = f"{REFUSED_PREFIX}to request {expected} is a result naming no request (id null)"
-        elif not _same_id(_head_value(token), self.expected):
-            named = shown_id(_head_value(token))
-            self.refusal = f"{REFUSED_PREFIX}to request {expected} is an answer to request {named}"
-        return held
-
-
-def _head_value(token: bytes) -> RequestId:
-    return token[1:-1].decode("utf-8", errors="replace") if token.startswith(b'"') else int(token)
-
-
-def _same_id(found: RequestId, expected: RequestId) -> bool:
-    """Whether two ids are one for the SDK, which reads a string of an integer as that integer."""
-    return _coerced(found) == _coerced(expected)
-
-
-def _coerced(ident: RequestId) -> RequestId:
-    if isinstance(ident, str):
-        try:
-            return int(ident)
-        except ValueError:
-            return ident
-    return ident
+    return AnswerCheck(expected, request_method(response.request)) if expected is not None else None
 
 
 _REQUEST_ID = "explorer.request_id"
 """Where `remember_request_id` keeps a request's id among its extensions (a redirect keeps them)."""
+_REQUEST_METHOD = "explorer.request_method"  # and its method, for what a refusal says
 
 
 async def remember_request_id(request: httpx2.Request) -> None:
-    """Request hook: keep the JSON-RPC request id a POST sends, for the answer's hook. A redirected
-    request's body can no longer be read, but it keeps the extensions of the request it follows."""
+    """Request hook: keep the JSON-RPC request id a POST sends (and its method), for the answer's hook. A
+    redirected request's body can no longer be read, but it keeps the extensions of the request it
+    follows."""
     if _REQUEST_ID not in request.extensions:
-        request.extensions[_REQUEST_ID] = _sent_id(request)
+        message = sent_message(request)
+        request.extensions[_REQUEST_ID] = _id_of(message)
+        request.extensions[_REQUEST_METHOD] = _method_of(message)
 
 
 def request_id(request: httpx2.Request) -> RequestId | None:
@@ -220,10 +163,20 @@ def request_id(request: httpx2.Request) -> RequestId | None:
     if _REQUEST_ID in request.extensions:
         found = request.extensions[_REQUEST_ID]
         return found if isinstance(found, int | str) else None
-    return _sent_id(request)
+    return _id_of(sent_message(request))
 
 
-def _sent_id(request: httpx2.Request) -> RequestId | None:
+def request_method(request: httpx2.Request) -> str | None:
+    """The method of the JSON-RPC message `request` sent, or None."""
+    if _REQUEST_METHOD in request.extensions:
+        found = request.extensions[_REQUEST_METHOD]
+        return found if isinstance(found, str) else None
+    return _method_of(sent_message(request))
+
+
+def sent_message(request: httpx2.Request) -> dict[str, Any] | None:
+    """The JSON-RPC message a POST sent (a JSON object), or None: another method, a streamed or long body
+    (not one of the SDK's), a batch, or not JSON."""
     if request.method != "POST":
         return None
     try:
@@ -236,10 +189,19 @@ def _sent_id(request: httpx2.Request) -> RequestId | None:
         message = orjson.loads(body)
     except orjson.JSONDecodeError:
         return None
-    if not isinstance(message, dict) or "method" not in message:
-        return None  # a batch, or the client's answer to a request of the server's (its id is the server's)
+    return message if isinstance(message, dict) else None
+
+
+def _id_of(message: dict[str, Any] | None) -> RequestId | None:
+    if message is None or "method" not in message:
+        return None  # not a request, or the client's answer to a request of the server's (its id is theirs)
     ident = message.get("id")
     return ident if isinstance(ident, int | str) and not isinstance(ident, bool) else None
+
+
+def _method_of(message: dict[str, Any] | None) -> str | None:
+    method = message.get("method") if message is not None else None
+    return method if isinstance(method, str) else None
 
 
 def refuse_body(response: httpx2.Response, error: Exception) -> None:
@@ -355,11 +317,13 @@ class _CappedStream(httpx2.AsyncByteStream):
         decoders: list[_Inflater],
         refused: type[AnswerRefused] | type[EventsRefused],
         bound: _Bound | None = None,
-        head: _AnswerHead | None = None,
+        head: AnswerCheck | None = None,
+        transcoder: Transcoder | None = None,
     ) -> None:
         self._inner = inner
         self._bound = bound
         self._head = head
+        self._transcoder = transcoder
         self._limit = limit
         self._decoders = decoders
         self._refused = refused
@@ -376,6 +340,8 @@ class _CappedStream(httpx2.AsyncByteStream):
                 for piece in self._decoded(decoder.rest(), at + 1):
                     if mended := self._taken(piece):
                         yield mended
+            if self._transcoder is not None and (mended := self._onward(self._transcoder.rest())):
+                yield mended
             if self._head is not None and (mended := self._headed(b"", end=True)):
                 yield mended
             if rest := self._repair.rest():
@@ -409,11 +375,17 @@ class _CappedStream(httpx2.AsyncByteStream):
             if bound.past(self._seen):
                 raise self._refused(bound.refusal(self._seen, whole=False))
             bound.sizes.record(bound.ident, self._seen)  # the request takes it once its answer is in
+        if self._transcoder is not None:
+            piece = self._transcoder.feed(piece)
+        return self._onward(piece)
+
+    def _onward(self, piece: bytes) -> bytes:
+        """`piece` (UTF-8 now) on to the answer's checks, then mended."""
         return self._headed(piece) if self._head is not None else self._repair.feed(piece)
 
     def _headed(self, piece: bytes, *, end: bool = False) -> bytes:
-        """`piece` after the answer's head is told (`_AnswerHead`), mended; refused when it names another
-        request."""
+        """`piece` once the answer's head or tail tells its id (`AnswerCheck`), mended; refused when it
+        names another request or is not JSON text."""
         assert self._head is not None
         piece = self._head.take(piece, end=end)
         if self._head.refusal is not None:
@@ -451,6 +423,26 @@ def guard_posts(client: httpx2.AsyncClient, failed: FailedPost) -> None:
     cast(_GuardedPosts, client).post_failed = failed
 
 
+_MOST_ACCEPTED_BODY = 64 * 1024  # the longest body of a POST's success read (else closed unread)
+
+
+async def _accepted(response: httpx2.Response) -> httpx2.Response:
+    """A POST's success as the SDK gets it: without a body. Why: the answer comes on the event stream,
+    but the SDK read the POST's body whole, and one over the message cap ended its writer (every later
+    request waited for its timeout). A short body (its length said) is read, so that its connection
+    serves the next POST; any other is closed unread."""
+    length = response.headers.get("content-length", "")
+    try:
+        if length.isdigit() and int(length) <= _MOST_ACCEPTED_BODY:
+            async for _ in response.aiter_raw():
+                pass
+    except (httpx2.HTTPError, httpx2.StreamError):
+        pass  # accepted all the same: what it said is of no use
+    finally:
+        await response.aclose()
+    return httpx2.Response(response.status_code, request=response.request)
+
+
 class _GuardedPosts(httpx2.AsyncClient):
     """The SDK's client whose POSTs never raise nor answer an error status (`guard_posts`)."""
 
@@ -474,7 +466,7 @@ class _GuardedPosts(httpx2.AsyncClient):
         else:
             refused = self._refusal(request, response)
             if refused is None:
-                return response
+                return await _accepted(response) if 200 <= response.status_code < 300 else response
             await response.aclose()
             why = refused
         ident = request_id(request)

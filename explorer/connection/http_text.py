@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-__all__ = ["TextRepair", "mended"]
+__all__ = ["TextRepair", "Transcoder", "declared_charset", "mended"]
 
 _LONE = re.compile(
     rb"\\u[dD](?:"
@@ -129,3 +129,45 @@ class TextRepair:
         """What waited, mended (the body ended)."""
         block, self._held = bytes(self._held), bytearray()
         return mended(block) if block else b""
+
+
+# ------------------------------------------------------------------------------------------ charsets
+
+_NOT_CHARSETS = frozenset({"raw-unicode-escape", "unicode-escape", "idna", "punycode", "undefined", "utf-8"})
+"""Codecs Python knows that no server's text is in (they rewrite escapes, or refuse everything), and
+UTF-8 itself (mended as it is)."""
+
+
+def declared_charset(content_type: str) -> str | None:
+    """The charset a Content-Type declares when it is one to decode from (a text encoding Python knows,
+    other than UTF-8 and ASCII, which UTF-8 mending covers), as Python names it; else None."""
+    import codecs
+
+    for parameter in content_type.split(";")[1:]:
+        name, _, value = parameter.partition("=")
+        if name.strip().lower() != "charset":
+            continue
+        value = value.strip().strip("\"'")[:40]
+        try:
+            codec = codecs.lookup(value).name
+            b"{}".decode(codec, "replace")  # a text encoding (bytes.decode refuses base64, say)
+        except (LookupError, ValueError, TypeError):
+            return None
+        return None if codec in _NOT_CHARSETS or codec == "ascii" else codec
+    return None
+
+
+class Transcoder:
+    """A body in `charset` made UTF-8, a piece at a time (what cannot be decoded becomes U+FFFD), for
+    `TextRepair` and the SDK, which read UTF-8 only. Linear: one incremental decoder of Python's."""
+
+    def __init__(self, charset: str) -> None:
+        import codecs
+
+        self._decoder = codecs.getincrementaldecoder(charset)(errors="replace")
+
+    def feed(self, data: bytes) -> bytes:
+        return self._decoder.decode(data).encode("utf-8", errors="replace")
+
+    def rest(self) -> bytes:
+        return self._decoder.decode(b"", final=True).encode("utf-8", errors="replace")

@@ -11,7 +11,9 @@ where one pointed, and the user needs to know why it was not followed.
 
 The legacy SSE transport's message POSTs never fail the SDK's writer (`http_limits.guard_posts`): a POST
 that failed fails its request at once with an error answer made here (`_PostFailures`), handed to the
-session with the server's messages, and the transport goes on.
+session with the server's messages, and the transport goes on. A Streamable HTTP session the server ended
+is started again once (`http_sessions`). On both, an answer naming a request never sent fails the one
+request waiting (`stray_answers`).
 """
 
 from __future__ import annotations
@@ -29,14 +31,9 @@ import anyio.abc
 
 from explorer import sdk_door
 from explorer.config import ServerSpec
-from explorer.connection.errors import (
-    INTERNAL_ERROR,
-    ProtocolProblems,
-    UnreadableAnswer,
-    redirect_loop,
-    redirect_refusal,
-)
+from explorer.connection.errors import ProtocolProblems, redirect_loop, redirect_refusal
 from explorer.connection.sizes import MAX_MESSAGE_BYTES, RequestId, ResponseSizes
+from explorer.connection.stray_answers import StrayAnswers, error_answer
 
 if TYPE_CHECKING:
     import httpx2
@@ -203,6 +200,10 @@ def _http_client(
     client.event_hooks = hooks
     if legacy is not None:
         guard_posts(client, legacy[1].fail)
+    else:
+        from explorer.connection.http_sessions import keep_sessions
+
+        keep_sessions(client)
     return client
 
 
@@ -235,7 +236,7 @@ class _PostFailures:
         if self._send is None:
             return
         with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
-            await self._send.send(_error_answer(ident, why))  # else the connection ended meanwhile
+            await self._send.send(error_answer(ident, why))  # else the connection ended meanwhile
 
     @asynccontextmanager
     async def merged(self, streams: TransportStreams) -> AsyncIterator[TransportStreams]:
@@ -260,16 +261,6 @@ class _PostFailures:
             finally:
                 self._send = None
                 group.cancel_scope.cancel()
-
-
-def _error_answer(ident: RequestId, why: str) -> Any:
-    """A JSON-RPC error answer to `ident` made here, carrying `why` (`describe_exception` says it)."""
-    import mcp_types as types
-    from mcp.shared.message import SessionMessage
-
-    unread = UnreadableAnswer(why)
-    error = types.ErrorData.model_construct(code=INTERNAL_ERROR, message=why, data=unread)
-    return SessionMessage(types.JSONRPCError.model_construct(jsonrpc="2.0", id=ident, error=error))
 
 
 @asynccontextmanager
@@ -354,7 +345,7 @@ async def open_transport(
             spec.url, headers=dict(spec.headers), timeout=timeout, httpx_client_factory=factory
         )
         async with _opened_within(opening, timeout) as streams, failures.merged(streams) as merged:
-            yield merged
+            yield StrayAnswers().watched(merged)
     else:
         from mcp.client.streamable_http import streamable_http_client
 
@@ -366,7 +357,7 @@ async def open_transport(
         # A streamed answer is one event: the SDK's 1 MiB default failed a page of 10,000 resources.
         streaming = streamable_http_client(spec.url, http_client=http, max_sse_event_size=MAX_MESSAGE_BYTES)
         async with http, streaming as streams:
-            yield streams
+            yield StrayAnswers().watched(streams)
 
 
 def tail(path: Path | None, max_bytes: int = 4096, *, start: int = 0) -> str:

@@ -1,0 +1,277 @@
+"""A Streamable HTTP session the server ended is started again once; when that fails, the connection ends
+with a sentence that says so. A session id too long to send back is refused at once.
+
+Why: a server that ended a session answers 404 to every request carrying its id, and the spec has the
+client start a new session. The SDK made each such 404 an error of its own ("Session terminated", -32600)
+and kept the old id: every later request failed so, `tree` said "the server answered error -32600:
+Session terminated" (the server had sent no error), and the TUI kept the server shown connected. Here the
+first 404 to a request that carried the session id starts a new session (the `initialize` the SDK sent,
+again without an id, then `notifications/initialized`) and sends the request again in it; the SDK's later
+requests are given the new id. When the new session gets 404 too, or cannot be started, the request's task
+raises `SessionGone`: the SDK's transport ends with it, and the connection's fault is that sentence (the
+CLI prints it, the TUI shows the server failed). A 404 whose body is a JSON-RPC error naming the request
+(a method the server does not know, as some servers say it) is that request's answer, not the session's
+end, and is handed on as it came.
+
+The SDK sends the session id back in a header of every request; one of 90 KB was answered HTTP 431 or
+the server hung up, which read as "the server closed the connection". An id over `MOST_SESSION_ID` is
+refused where the `initialize` answer that set it is read, and never sent.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any, cast
+
+import anyio
+import httpx2
+import orjson
+
+from explorer.connection.errors import REFUSED_PREFIX, ServerSentence
+from explorer.connection.http_limits import (
+    AnswerRefused,
+    EventsRefused,
+    refuse_body,
+    request_id,
+    sent_message,
+)
+
+__all__ = ["MOST_SESSION_ID", "SessionGone", "keep_sessions"]
+
+MOST_SESSION_ID = 8 * 1024
+"""The longest `Mcp-Session-Id` taken (bytes). The spec's ids are short tokens (a UUID, a JWT of a few
+hundred bytes); common HTTP servers refuse a request whose headers pass 8 to 16 KiB."""
+
+SESSION_HEADER = "mcp-session-id"
+_MOST_ERROR_BODY = 64 * 1024  # a 404's body read to see whether it is the request's own JSON-RPC error
+
+
+class SessionGone(ServerSentence):
+    """The server ended its session and a new one could not be had: the connection ends with this."""
+
+
+def keep_sessions(client: httpx2.AsyncClient) -> None:
+    """Make `client` (the SDK's Streamable HTTP client) start a session the server ended again, once, and
+    refuse a session id over `MOST_SESSION_ID` (see the module docstring). Its class is swapped for one
+    with this `send`, as `http_limits.guard_posts` does: the client stays the one the transport uses."""
+    client.__class__ = _SessionKeeping
+    cast(_SessionKeeping, client).sessions = _Session()
+
+
+class _Session:
+    """What a new session needs (the bodies of the SDK's `initialize` and `notifications/initialized`),
+    and what became of the first one."""
+
+    def __init__(self) -> None:
+        self.initialize: bytes | None = None
+        self.initialized: bytes | None = None
+        self.renewed_to: str | None = None  # the new session's id (None: not renewed)
+        self.stale: set[str] = set()  # ids the SDK still sends, replaced by `renewed_to`
+        self.gone: str | None = None  # why no session can be had any more
+        self.lock = anyio.Lock()
+
+    def note(self, request: httpx2.Request) -> str | None:
+        """The JSON-RPC method `request` sent (None: not a message); keeps the two bodies a new session
+        sends again."""
+        message = sent_message(request)
+        method = message.get("method") if message is not None else None
+        if method == "initialize" and self.initialize is None:
+            self.initialize = request.content
+        elif method == "notifications/initialized" and self.initialized is None:
+            self.initialized = request.content
+        return method if isinstance(method, str) else None
+
+    def rewrite(self, request: httpx2.Request) -> None:
+        """The new session's id in place of the old one the SDK still sends."""
+        sent = request.headers.get(SESSION_HEADER)
+        if self.renewed_to is not None and sent in self.stale:
+            request.headers[SESSION_HEADER] = self.renewed_to
+
+
+class _SessionKeeping(httpx2.AsyncClient):
+    """The SDK's client, keeping the session (`keep_sessions`)."""
+
+    sessions: _Session
+
+    async def send(
+        self,
+        request: httpx2.Request,
+        *,
+        stream: bool = False,
+        auth: Any = httpx2.USE_CLIENT_DEFAULT,
+        follow_redirects: Any = httpx2.USE_CLIENT_DEFAULT,
+    ) -> httpx2.Response:
+        session = self.sessions
+        session.rewrite(request)
+        method = session.note(request)
+        response = await super().send(request, stream=stream, auth=auth, follow_redirects=follow_redirects)
+        if method == "initialize":
+            _bound_session_id(response)
+        sent = request.headers.get(SESSION_HEADER)
+        if response.status_code != 404 or sent is None or request_id(request) is None:
+            return response  # only a request's 404 is the session's end: a notification's is ignored
+        if await _own_error(response, request):
+            return _unread_again(response, request)
+        await response.aclose()
+        async with session.lock:
+            if session.gone is not None:
+                raise SessionGone(session.gone)
+            renewed = session.renewed_to
+            if renewed is None:
+                renewed = await self._renew(request, sent)
+            elif sent == renewed:  # the new session ended too
+                session.gone = _everything_404(request)
+                raise SessionGone(session.gone)
+            retried = _again(self, request, renewed)
+        answer = await super().send(retried, stream=stream, auth=auth, follow_redirects=follow_redirects)
+        if answer.status_code != 404:
+            return answer
+        if await _own_error(answer, retried):
+            return _unread_again(answer, retried)
+        session.gone = _everything_404(request)
+        raise SessionGone(session.gone)
+
+    async def _renew(self, request: httpx2.Request, old: str) -> str:
+        """Start a new session (`initialize` again, then `notifications/initialized`) and return its id,
+        or raise `SessionGone` with why it could not be."""
+        session = self.sessions
+        if session.initialize is None:  # no initialize went out on this client: nothing to send again
+            session.gone = _not_renewed(request, "no initialize was sent on this connection to send again")
+            raise SessionGone(session.gone)
+        headers = {name: value for name, value in request.headers.items() if name.lower() != SESSION_HEADER}
+        headers.pop("content-length", None)
+        opening = self.build_request("POST", request.url, content=session.initialize, headers=headers)
+        try:
+            answer = await super().send(opening, stream=True)
+            await _drained(answer)  # the answer to an initialize the SDK no longer waits for
+        except httpx2.HTTPError as exc:
+            session.gone = _not_renewed(request, f"sending initialize again failed ({type(exc).__name__})")
+            raise SessionGone(session.gone) from None
+        new = answer.headers.get(SESSION_HEADER) or ""
+        if answer.status_code == 404:
+            session.gone = _everything_404(request)
+        elif not 200 <= answer.status_code < 300:
+            reason = f" {answer.reason_phrase}" if answer.reason_phrase else ""
+            session.gone = _not_renewed(request, f"initialize was answered HTTP {answer.status_code}{reason}")
+        elif not new:
+            session.gone = _not_renewed(request, "the answer to initialize gave no session id")
+        elif len(new) > MOST_SESSION_ID:
+            session.gone = _not_renewed(request, _long_id(len(new)))
+        if session.gone is not None:
+            raise SessionGone(session.gone)
+        session.stale.add(old)
+        session.renewed_to = new
+        if session.initialized is not None:
+            told = _again(self, request, new, content=session.initialized)
+            with contextlib.suppress(httpx2.HTTPError):  # the request sent again says if the session works
+                await _drained(await super().send(told, stream=True))
+        return new
+
+
+async def _drained(response: httpx2.Response) -> None:
+    """Read a few KiB of an answer nobody waits for, so its connection serves the next request, and
+    close it (an event stream is closed unread: it may stay open)."""
+    kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
+    try:
+        if kind != "text/event-stream":
+            read = 0
+            async for piece in response.aiter_raw():
+                read += len(piece)
+                if read > _MOST_ERROR_BODY:
+                    break
+    except (httpx2.HTTPError, httpx2.StreamError):
+        pass
+    finally:
+        await response.aclose()
+
+
+def _again(
+    client: httpx2.AsyncClient, request: httpx2.Request, session_id: str, *, content: bytes | None = None
+) -> httpx2.Request:
+    """`request` (or another body to its URL) again, in the session `session_id`."""
+    headers = {name: value for name, value in request.headers.items() if name.lower() != SESSION_HEADER}
+    headers.pop("content-length", None)
+    headers[SESSION_HEADER] = session_id
+    body = request.content if content is None else content
+    again = client.build_request("POST", request.url, content=body, headers=headers)
+    if content is None:
+        again.extensions = {**request.extensions}  # its id, for the answer's checks (`http_limits`)
+    return again
+
+
+async def _own_error(response: httpx2.Response, request: httpx2.Request) -> bool:
+    """Whether a 404 is the request's own answer: a JSON-RPC error naming it, read within a few KiB
+    (kept for the SDK, `_unread_again`)."""
+    kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind != "application/json":
+        return False
+    body = bytearray()
+    try:
+        async for piece in response.aiter_bytes():
+            body += piece
+            if len(body) > _MOST_ERROR_BODY:
+                return False
+    except (httpx2.HTTPError, httpx2.StreamError):
+        return False
+    finally:
+        await response.aclose()
+    response.extensions = {**response.extensions, _READ_BODY: bytes(body)}
+    try:
+        answer = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return False
+    ident = request_id(request)
+    return (
+        isinstance(answer, dict)
+        and isinstance(answer.get("error"), dict)
+        and answer.get("id") is not None
+        and str(answer.get("id")) == str(ident)
+    )
+
+
+_READ_BODY = "explorer.read_body"  # a 404's body `_own_error` read, for the SDK to read again
+
+
+def _unread_again(response: httpx2.Response, request: httpx2.Request) -> httpx2.Response:
+    """A 404 whose body `_own_error` read, as the SDK would have got it."""
+    body = response.extensions.get(_READ_BODY, b"")
+    headers = {"content-type": response.headers.get("content-type", "application/json")}
+    return httpx2.Response(response.status_code, headers=headers, content=body, request=request)
+
+
+def _bound_session_id(response: httpx2.Response) -> None:
+    """Refuse the answer to `initialize` when its session id is too long to send back (the SDK then
+    never takes it: the header is dropped)."""
+    given = response.headers.get(SESSION_HEADER)
+    if given is None or len(given) <= MOST_SESSION_ID:
+        return
+    del response.headers[SESSION_HEADER]
+    kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
+    refused = EventsRefused if kind == "text/event-stream" else AnswerRefused
+    refuse_body(response, refused(f"{REFUSED_PREFIX}to initialize {_long_id(len(given))}"))
+
+
+def _long_id(size: int) -> str:
+    return (
+        f"gives a session id (Mcp-Session-Id) of {size:,} bytes, over the {MOST_SESSION_ID // 1024} KiB "
+        "the explorer sends back in a header: refused (HTTP servers refuse headers that long)"
+    )
+
+
+def _shown(request: httpx2.Request) -> str:
+    """The URL a request went to, as a message names it: without user name, query and fragment."""
+    return str(request.url.copy_with(userinfo=b"", query=None, fragment=None))[:200]
+
+
+def _everything_404(request: httpx2.Request) -> str:
+    return (
+        f"the server answered 404 (Not Found) to every request at {_shown(request)}: it ended the session, "
+        "and a new session got 404 too; check the URL, then reconnect"
+    )
+
+
+def _not_renewed(request: httpx2.Request, why: str) -> str:
+    return (
+        f"the server ended its session (404 Not Found at {_shown(request)}), and a new one could not be "
+        f"started: {why}; reconnect"
+    )
