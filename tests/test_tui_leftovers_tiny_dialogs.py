@@ -17,11 +17,12 @@ from textual.widgets import Button, Checkbox, Input, Select, Static, TextArea
 from explorer.app import ExplorerApp
 from explorer.screens.connect_dialog import ConnectDialog
 from explorer.screens.error_dialog import ErrorDialog
+from explorer.screens.prompts import PromptFormScreen
 from explorer.screens.template_form import TemplateFormScreen
 from explorer.widgets.argument_form import ArgumentForm
 from explorer.widgets.key_bar import KeyBar
 from tests.app_helpers import demo_spec, main_screen, settled_app, stdio_spec, wait_for
-from tests.test_small_terminal import in_sight
+from tests.test_small_terminal import in_sight, open_prompts
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -127,3 +128,18 @@ async def test_at_40x12_every_field_of_the_template_form_is_in_sight_with_its_su
                 ),  # its top border and two suggestions
             )
             await pilot.press("tab")
+
+
+async def test_at_40x12_the_prompts_view_stacks_and_its_form_keeps_each_field_in_sight() -> None:
+    """Side by side, the prompt list's 30 columns left the result 8; the form's suggestions hid the field."""
+    async with settled_app(demo_spec(), size=TINY) as (app, pilot):
+        prompts = await open_prompts(app, pilot)
+        result = prompts.query_one("#prompt-right")
+        await wait_for(pilot, lambda: result.region.width >= TINY[0] - 2)
+        await pilot.press("enter")  # summarize-chapter: three arguments, each with completions
+        await wait_for(pilot, lambda: isinstance(app.screen, PromptFormScreen) and app.screen.is_mounted)
+        form = app.screen.query_one(ArgumentForm)
+        for name in ("chapter", "audience", "length"):
+            form.focus_field(name)
+            field = form.input_for(name)
+            await wait_for(pilot, lambda field=field: app.screen.focused is field and in_sight(app, field))

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, ClassVar
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -40,6 +40,7 @@ from explorer.model.suggestions import Suggestions
 from explorer.sanitize import sanitize, sanitize_line
 from explorer.screens.copy_as import CopyAsDialog
 from explorer.screens.template_form import remember_in_background
+from explorer.screens.tiny_terminal import mark_tiny
 from explorer.widgets.argument_form import ArgumentForm
 from explorer.widgets.key_bar import KeyBar
 from explorer.widgets.lists import VimOptionList
@@ -112,7 +113,8 @@ sent), then `enter` or `ctrl+s` gets the prompt. Suggestions come from the serve
 `ctrl+r` recalls the values you used before. `escape` cancels: nothing is sent.
 """
     # As in the template form: the status line is docked to the bottom of the box so it stays in sight,
-    # and on a short terminal the box scrolls as one (the fields give up their own scroll).
+    # and on a short terminal the box scrolls as one (the fields give up their own scroll). On a tiny one
+    # (40x12) the box takes every row, the blank rows go and the inputs are one row high.
     DEFAULT_CSS = """
     PromptFormScreen { align: center top; }
     PromptFormScreen > #pf-box {
@@ -126,6 +128,10 @@ sent), then `enter` or `ctrl+s` gets the prompt. Suggestions come from the serve
     PromptFormScreen.-short > #pf-box { margin-top: 1; max-height: 100%; }
     PromptFormScreen.-short #pf-fields { max-height: initial; }
     PromptFormScreen.-short #pf-status { max-height: 2; }
+    PromptFormScreen.-tiny > #pf-box { margin-top: 0; }
+    PromptFormScreen.-tiny #pf-header { margin-bottom: 0; }
+    PromptFormScreen.-tiny ArgumentForm > .form-field { margin-bottom: 0; }
+    PromptFormScreen.-tiny ArgumentForm > #suggestions { margin-bottom: 0; }
     """
 
     def __init__(self, entry: PromptEntry, completer: Completer | None = None) -> None:
@@ -161,6 +167,10 @@ sent), then `enter` or `ctrl+s` gets the prompt. Suggestions come from the serve
     @property
     def form(self) -> ArgumentForm:
         return self.query_one(ArgumentForm)
+
+    def on_resize(self, event: events.Resize) -> None:
+        mark_tiny(self, event.size)
+        self.form.set_compact(self.has_class("-tiny"))
 
     def on_mount(self) -> None:
         self.form.focus_field()
@@ -266,6 +276,9 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
         width: 100%; height: 2fr; border-right: none; border-bottom: solid $panel;
     }
     PromptsScreen.-narrow.-tall #prompt-right { height: 3fr; }
+    PromptsScreen.-thin #prompts-panes { layout: vertical; }
+    PromptsScreen.-thin #prompt-list { width: 100%; min-width: 0; height: 1fr; border-right: none; }
+    PromptsScreen.-thin #prompt-right { height: 1fr; }
     """
 
     def __init__(
@@ -297,6 +310,10 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
                     yield Static(Content("Highlight a prompt."), id="prompt-detail-body")
                 yield PromptResultView(id="prompt-result")
         yield KeyBar()
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Under 60 columns the list and the result are stacked: side by side the result had 8 columns."""
+        mark_tiny(self, event.size)
 
     def on_mount(self) -> None:
         self.query_one("#prompt-list", OptionList).focus()
