@@ -73,7 +73,7 @@ async def test_log_entries_arrive_at_the_chosen_level(protocol: str) -> None:
             await conn.read_resource("docs://no/such/thing")
         await wait_until(lambda: any(isinstance(n, LogEntry) and n.level == "warning" for n in news))
     entry = next(n for n in news if isinstance(n, LogEntry) and n.level == "warning")
-    assert entry.logger == "demo.resources" and "docs://no/such/thing" in str(entry.data)
+    assert entry.logger == "demo.resources" and "docs://no/such/thing" in entry.text
 
 
 async def test_progress_of_a_slow_read_arrives(protocol: str) -> None:

@@ -3,7 +3,8 @@
 Why one vocabulary: in the handshake era (initialize, up to 2025-11-25) changes arrive as plain
 notifications after `resources/subscribe`; in the modern era (2026-07-28) only on a `subscriptions/listen`
 stream whose filter names what to deliver. Log entries and progress arrive as notifications in both. The
-connection turns all of it into `News` records, so the screens and the CLI never look at the era.
+connection turns all of it into `News` records, so the screens and the CLI never look at the era. What a
+record keeps of the server's text is cut at arrival (`voice_log`): the explorer keeps what it shows.
 
 `Follower` keeps a connection's subscriptions: `follow(uri)` / `unfollow(uri)` send `resources/subscribe` /
 `resources/unsubscribe` in the handshake era, and re-open the listen stream with the new set in the modern
@@ -14,13 +15,15 @@ costs live updates only, never the connection: the reason is kept in `Follower.p
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 
 from explorer.connection.errors import ServerFault
+from explorer.connection.voice_log import KEPT_CHARS, TOKEN_CHARS, cut_text
 
 if TYPE_CHECKING:
     from explorer.connection.session import ServerConnection
@@ -44,27 +47,37 @@ class ListChanged:
 
 @dataclass(frozen=True, slots=True)
 class LogEntry:
-    """A `notifications/message` entry: the server's own log, raw (callers sanitize)."""
+    """A `notifications/message` entry: the server's own log, raw (callers sanitize).
+
+    `text` is what the Log tab shows of its `data` (a string as it is, anything else as JSON), cut at
+    arrival to its first `voice_log.KEPT_CHARS` characters (`cut`); `size` is the whole text's UTF-8 size.
+    """
 
     level: str
     logger: str | None
-    data: Any
+    text: str
+    size: int = 0
+    cut: bool = False
     at: float = field(default_factory=time.time)
 
 
 @dataclass(frozen=True, slots=True)
 class Progress:
-    """A `notifications/progress` for one of the explorer's running requests."""
+    """A `notifications/progress`. `request` says what the explorer asked with this token (from the
+    connection's `issued_tokens`); None: a token the explorer never issued (unsolicited progress)."""
 
     token: str | int
     progress: float
     total: float | None
     message: str | None
     at: float = field(default_factory=time.time)
+    request: str | None = None
 
 
 News = ResourceChanged | ListChanged | LogEntry | Progress
 NewsHandler = Callable[[News], Awaitable[None] | None]
+NO_TOKENS: Mapping[str | int, str] = MappingProxyType({})
+_LABEL_CHARS = 200  # of a log entry's level and logger
 
 _LIST_METHODS: dict[str, ListKind] = {
     "notifications/resources/list_changed": "resources",
@@ -85,23 +98,47 @@ def news_from_notification(message: Any) -> News | None:
     if method == "notifications/message":
         level = getattr(params, "level", None)
         logger = getattr(params, "logger", None)
+        text, size, cut = cut_text(getattr(params, "data", None))
         return LogEntry(
-            str(level or "info"), logger if isinstance(logger, str) else None, getattr(params, "data", None)
+            str(level or "info")[:_LABEL_CHARS],
+            logger[:_LABEL_CHARS] if isinstance(logger, str) else None,
+            text,
+            size,
+            cut,
         )
     if method == "notifications/progress":
         token = getattr(params, "progress_token", None)
         progress = getattr(params, "progress", None)
-        if not isinstance(token, str | int) or not isinstance(progress, int | float):
+        if (
+            isinstance(token, bool)
+            or not isinstance(token, str | int)
+            or not isinstance(progress, int | float)
+        ):
             return None
         total = getattr(params, "total", None)
         message_text = getattr(params, "message", None)
         return Progress(
-            token,
+            token[:TOKEN_CHARS] if isinstance(token, str) else token,
             float(progress),
             float(total) if isinstance(total, int | float) else None,
-            message_text if isinstance(message_text, str) else None,
+            message_text[:KEPT_CHARS] if isinstance(message_text, str) else None,
         )
     return None
+
+
+def issued_tokens(conn: object) -> Mapping[str | int, str]:
+    """The progress tokens `conn` sent with its requests, each with what the request is
+    ("resources/read x://a"), as `ServerConnection.issued_tokens` keeps them while the request runs;
+    none when it keeps none. A progress notification is labelled by this at arrival (`labelled`), never
+    by request ids: a server's token that equals a request's id is not that request's progress."""
+    found = getattr(conn, "issued_tokens", None)
+    return found if isinstance(found, Mapping) else NO_TOKENS
+
+
+def labelled(progress: Progress, issued: Mapping[str | int, str]) -> Progress:
+    """`progress` with the request its token was issued for, or None (unsolicited)."""
+    request = issued.get(progress.token)
+    return replace(progress, request=request if isinstance(request, str) else None)
 
 
 def news_from_event(event: object) -> News | None:

@@ -4,7 +4,10 @@ Why: a server decides how often it notifies, the explorer decides how often it a
 `resources/updated` for the previewed resource must cost at most one re-read in flight and one queued (not
 one read per notification), and a server that announces a list change after every listing must not make
 the explorer refresh forever: after a burst, refreshes slow down and the user is told the server keeps
-changing. Both are plain logic with an injectable clock, so the tests need no real time.
+changing. A storm of announcements that prompts or tools changed costs the same: at most one re-list of
+each running and one queued, paced like the resources' refreshes (`PacedRuns`). What is kept per key is
+forgotten once it constrains nothing: 20,000 keys seen once leave nothing behind. Plain logic with an
+injectable clock, so the tests need no real time.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass, field
 
 Spawn = Callable[[Callable[[], Awaitable[None]]], None]
+_SWEEP_FLOOR = 64
 
 
 class Coalescer:
@@ -26,11 +30,13 @@ class Coalescer:
     changes every few seconds is followed at once.
     """
 
-    def __init__(self, min_interval: float = 0.5) -> None:
+    def __init__(self, min_interval: float = 0.5, clock: Callable[[], float] = time.monotonic) -> None:
         self.min_interval = min_interval
+        self.clock = clock
         self._running: set[Hashable] = set()
         self._queued: set[Hashable] = set()
         self._last_start: dict[Hashable, float] = {}
+        self._sweep_at = _SWEEP_FLOOR  # `_last_start` is swept of what constrains nothing at this size
         self.absorbed = 0  # triggers that cost nothing (counted for tests and the protocol log)
 
     def trigger(self, key: Hashable, job: Callable[[], Awaitable[None]], spawn: Spawn) -> None:
@@ -41,7 +47,27 @@ class Coalescer:
             self._queued.add(key)
             return
         self._running.add(key)
+        self._forget_old_starts()
         spawn(lambda: self._run(key, job))
+
+    def _forget_old_starts(self) -> None:
+        """Drop start times older than `min_interval` of keys not running: they delay nothing any more.
+        Swept when the table has doubled since the last sweep, so a trigger costs O(1) amortized and the
+        table holds at most twice what still counts (a key is started at most twice a second)."""
+        if len(self._last_start) < self._sweep_at:
+            return
+        now = self.clock()
+        self._last_start = {
+            key: at
+            for key, at in self._last_start.items()
+            if key in self._running or now - at < self.min_interval
+        }
+        self._sweep_at = max(_SWEEP_FLOOR, 2 * len(self._last_start))
+
+    @property
+    def remembered(self) -> int:
+        """How many keys' start times are kept (bounded: see `_forget_old_starts`)."""
+        return len(self._last_start)
 
     async def _run(self, key: Hashable, job: Callable[[], Awaitable[None]]) -> None:
         import anyio
@@ -50,9 +76,9 @@ class Coalescer:
             while True:
                 last = self._last_start.get(key)
                 if last is not None:
-                    await anyio.sleep(max(0.0, self.min_interval - (time.monotonic() - last)))
+                    await anyio.sleep(max(0.0, self.min_interval - (self.clock() - last)))
                 self._queued.discard(key)
-                self._last_start[key] = time.monotonic()
+                self._last_start[key] = self.clock()
                 with contextlib.suppress(Exception):  # one failed re-read must not stop the next
                     await job()
                 if key not in self._queued:
@@ -100,3 +126,64 @@ class RefreshPacer:
         now = self.clock()
         self._recent.append(now)
         self._last = now
+
+
+class PacedRuns:
+    """Per key (a server's list of prompts, of tools): at most one run going and one queued, each after
+    the delay its key's `RefreshPacer` asks for; announcements while one is queued are absorbed.
+
+    A run queued while another goes waits for it, then for its own delay, so a server announcing a change
+    on every listing is re-listed at most every `slow_interval` once it keeps at it. `on_keeps_changing`
+    is told the key once each time its pacer starts pacing.
+    """
+
+    def __init__(
+        self,
+        pacer: Callable[[], RefreshPacer],
+        on_keeps_changing: Callable[[Hashable], None] | None = None,
+    ) -> None:
+        self._make_pacer = pacer
+        self._on_keeps_changing = on_keeps_changing
+        self._pacers: dict[Hashable, RefreshPacer] = {}
+        self._running: set[Hashable] = set()
+        self._queued: set[Hashable] = set()
+        self.absorbed = 0  # announcements that cost nothing
+
+    def trigger(self, key: Hashable, job: Callable[[], Awaitable[None]], spawn: Spawn) -> None:
+        """Run `job` for `key` after its pacer's delay, or once more after the one going."""
+        if key in self._queued:
+            self.absorbed += 1
+            return
+        self._queued.add(key)
+        if key in self._running:
+            return  # the run going takes it when it ends
+        self._running.add(key)
+        spawn(lambda: self._run(key, job))
+
+    def busy(self, key: Hashable) -> bool:
+        return key in self._running
+
+    def keeps_changing(self, key: Hashable) -> bool:
+        pacer = self._pacers.get(key)
+        return pacer is not None and pacer.keeps_changing
+
+    async def _run(self, key: Hashable, job: Callable[[], Awaitable[None]]) -> None:
+        import anyio
+
+        pacer = self._pacers.get(key)
+        if pacer is None:
+            pacer = self._pacers[key] = self._make_pacer()
+        try:
+            while key in self._queued:
+                was_pacing = pacer.keeps_changing
+                delay = pacer.delay()
+                if pacer.keeps_changing and not was_pacing and self._on_keeps_changing is not None:
+                    self._on_keeps_changing(key)
+                await anyio.sleep(delay)
+                self._queued.discard(key)  # announcements from now on queue one more run
+                pacer.refreshed()
+                with contextlib.suppress(Exception):  # one failed re-list must not stop the next
+                    await job()
+        finally:
+            self._running.discard(key)
+            self._queued.discard(key)

@@ -10,9 +10,15 @@ Rules it keeps:
 - A server's first listing is merged into the tree page by page; a refresh is built aside and replaces
   the old entries only when complete (`Catalogue`). One server's failure never touches another's.
 - A followed resource that changes is re-read at most once in flight and once queued (`Coalescer`); the
-  previewed resource is followed while previewed, pinned ones until unpinned.
+  previewed resource is followed while previewed, pinned ones until unpinned. An update for a resource
+  neither followed nor previewed is only counted (`unfollowed_updates`): 20,000 of them, each marked
+  and coalesced, kept the loop busy and a listing's prompt answer was reported as timed out.
 - A list change refreshes that list after a short debounce; a server that keeps announcing changes is
-  refreshed at most every 30 s and the listener is told (`RefreshPacer`).
+  refreshed at most every 30 s and the listener is told (`RefreshPacer`). Prompts and tools alike, each
+  with at most one re-list going and one queued (`PacedRuns`): one re-list per announcement made 501
+  requests of each for 500 announcements.
+- What a server says on its own (log entries, progress) is kept bounded in entries and bytes, its text
+  cut at arrival (`VoiceLog`); progress is labelled by the tokens the connection issued (`labelled`).
 - A connection that drops while held is reported as that server's failure, with its stderr tail; its
   entries stay (marked by the caller), and `run(name)` again reconnects and refreshes as one transaction.
 - A running listing can be stopped (`stop_listing`): what arrived stays, marked incomplete, and "continue"
@@ -23,7 +29,6 @@ Rules it keeps:
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Protocol
@@ -34,10 +39,19 @@ import anyio.lowlevel
 
 from explorer.config import ListingBounds, ServerSpec, redact
 from explorer.connection.errors import ServerFault, describe_exception
-from explorer.connection.live import ListChanged, LogEntry, News, Progress, ResourceChanged
-from explorer.connection.pacing import Coalescer, RefreshPacer
+from explorer.connection.live import (
+    ListChanged,
+    LogEntry,
+    News,
+    Progress,
+    ResourceChanged,
+    issued_tokens,
+    labelled,
+)
+from explorer.connection.pacing import Coalescer, PacedRuns, RefreshPacer, Spawn
 from explorer.connection.stderr_log import take_log_warnings
 from explorer.connection.stderr_summary import quotes_stderr, stderr_clause
+from explorer.connection.voice_log import VoiceLog
 from explorer.input_first import InputFirst
 from explorer.model.catalogue import Catalogue, ServerStatus
 from explorer.model.heap import after_ingest
@@ -53,7 +67,6 @@ if TYPE_CHECKING:
     from explorer.auth.options import AuthOptions
     from explorer.model.login_prompt import LoginPrompt
 
-VOICE_LIMIT = 1_000  # log entries and progress kept per server
 # Resources of a page merged at a time on the event loop (see `_merge_in_slices`). 125 rather than 250: a
 # key in a node of 10^6 children while they stream went from p99 14.7 to 12.6 ms (medians of 3 runs,
 # alternated, with `discovery.PARSE_SLICE` alike), for about 2% more time to list 10^6.
@@ -112,6 +125,7 @@ class _Life:
     """One server's runtime state while its `run` is going."""
 
     pacer: RefreshPacer
+    lists: PacedRuns  # re-lists of prompts and of tools after the server announced a change
     conn: ServerConnection | None = None
     group: anyio.abc.TaskGroup | None = None
     listing_scope: anyio.CancelScope | None = None
@@ -119,7 +133,8 @@ class _Life:
     refresh_scheduled: bool = False
     told_keeps_changing: bool = False
     prefixes: dict[str, Listing | None] = field(default_factory=dict)  # listed by prefix (None: running)
-    voice: deque[LogEntry | Progress] = field(default_factory=lambda: deque(maxlen=VOICE_LIMIT))
+    voice: VoiceLog = field(default_factory=VoiceLog)
+    unfollowed_updates: int = 0  # resources/updated for resources neither followed nor previewed
 
 
 class Supervisor:
@@ -164,7 +179,9 @@ class Supervisor:
     def add(self, spec: ServerSpec) -> ServerStatus:
         """A server to show; `run(spec.name)` connects it."""
         status = self.catalogue.add_server(spec)
-        self._lives[spec.name] = _Life(pacer=self.settings.pacer())
+        name = spec.name
+        lists = PacedRuns(self.settings.pacer, lambda _kind: self._tell_keeps_changing(name))
+        self._lives[name] = _Life(pacer=self.settings.pacer(), lists=lists)
         return status
 
     def remove(self, name: str) -> None:
@@ -201,6 +218,11 @@ class Supervisor:
     def voice(self, name: str) -> list[LogEntry | Progress]:
         life = self._lives.get(name)
         return list(life.voice) if life is not None else []
+
+    def unfollowed_updates(self, name: str) -> int:
+        """How many `resources/updated` the server sent for resources neither followed nor previewed."""
+        life = self._lives.get(name)
+        return life.unfollowed_updates if life is not None else 0
 
     # ------------------------------------------------------------------------------------------ a life
 
@@ -429,29 +451,40 @@ class Supervisor:
         if life is None:
             return
         if isinstance(news, ResourceChanged):
-            key = (name, news.uri)
+            uri = news.uri
+            key = (name, uri)
+            if not self._follows(life, key):
+                life.unfollowed_updates += 1  # counted only: no mark, no job, nothing kept per URI
+                return
             self.changed.add(key)
-            group = life.group
-            if group is not None:
+            if life.group is not None:
 
                 async def reread() -> None:
-                    await self.listener.resource_changed(name, news.uri)
+                    await self.listener.resource_changed(name, uri)
 
-                def spawn(job: Callable[[], Awaitable[None]]) -> None:
-                    async def run_job() -> None:
-                        await job()
-
-                    group.start_soon(run_job)
-
-                self._coalescer.trigger(key, reread, spawn)
+                self._coalescer.trigger(key, reread, _spawner(life.group))
         elif isinstance(news, ListChanged):
             if news.kind == "resources":
                 self._schedule_refresh(name, life)
             elif life.group is not None:
-                life.group.start_soon(self._refresh_kind, name, news.kind)
+                kind = news.kind
+                life.lists.trigger(kind, lambda: self._refresh_kind(name, kind), _spawner(life.group))
         else:
-            life.voice.append(news)
-            self.listener.server_voice(name, news)
+            said = labelled(news, issued_tokens(life.conn)) if isinstance(news, Progress) else news
+            life.voice.append(said)
+            self.listener.server_voice(name, said)
+
+    def _follows(self, life: _Life, key: tuple[str, str]) -> bool:
+        """Whether the resource `key` is followed (pinned, subscribed) or previewed: its updates matter."""
+        if key in self.pinned or key == self.previewed:
+            return True
+        return life.conn is not None and key[1] in life.conn.follower.following
+
+    def _tell_keeps_changing(self, name: str) -> None:
+        life = self._lives.get(name)
+        if life is not None and not life.told_keeps_changing:
+            life.told_keeps_changing = True
+            self.listener.keeps_changing(name)
 
     def _schedule_refresh(self, name: str, life: _Life) -> None:
         if life.refresh_scheduled or life.group is None:
@@ -480,7 +513,11 @@ class Supervisor:
 
     def keeps_changing(self, name: str) -> bool:
         life = self._lives.get(name)
-        return life is not None and life.pacer.keeps_changing
+        if life is None:
+            return False
+        return life.pacer.keeps_changing or any(
+            life.lists.keeps_changing(kind) for kind in ("prompts", "tools")
+        )
 
     # ------------------------------------------------------------------------------------------ reads
 
@@ -524,6 +561,18 @@ class Supervisor:
         if conn is None:
             return f"server {name} is not connected"
         return await conn.set_log_level(level)
+
+
+def _spawner(group: anyio.abc.TaskGroup) -> Spawn:
+    """The pacing helpers' way to start a job: as a task of the server's group."""
+
+    def spawn(job: Callable[[], Awaitable[None]]) -> None:
+        async def run_job() -> None:
+            await job()
+
+        group.start_soon(run_job)
+
+    return spawn
 
 
 class LiveConnections(Mapping[str, "ServerConnection"]):

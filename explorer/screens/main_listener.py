@@ -39,6 +39,7 @@ class ScreenListener:
         self._flush_due_at: float | None = None  # when the pending redraw fell due, if it waits for a key
         self._flushed_once = False
         self._problems_told: dict[str, str] = {}  # per server: the protocol junk last notified
+        self._marks_due = False  # a batch of followed resources changed: their marks are redrawn once
 
     def statuses_changed(self) -> None:
         screen = self.screen
@@ -134,9 +135,17 @@ class ScreenListener:
         return f"{said}; the last listing stays ({items:,} items){more}"
 
     async def resource_changed(self, name: str, uri: str) -> None:
-        """A followed resource changed: re-read it when it is the one previewed (coalesced upstream)."""
-        self.mark_resources()
+        """A followed resource changed: re-read it when it is the one previewed (coalesced upstream).
+        The tree's marks are redrawn once for all the changes that came meanwhile (`_mark_due`), not
+        once per resource: each redraw walks every mark."""
+        if not self._marks_due:
+            self._marks_due = self.screen.call_later(self._mark_due)  # False while the screen closes
         await self.screen.reread_if_previewed(name, uri)
+
+    def _mark_due(self) -> None:
+        self._marks_due = False
+        if self.screen.query(ResourceTree):  # none while the app closes
+            self.mark_resources()
 
     def list_changed(self, name: str, kind: Kind) -> None:
         from explorer.screens.prompts import PromptsScreen

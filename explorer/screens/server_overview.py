@@ -4,9 +4,11 @@ Tabs:
 - Overview: identity, era, transport, declared capabilities, instructions, counts and listing health. The
   facts come from the same builder as the CLI's `servers` command, so both answer alike.
 - Tools: each tool with its description and input schema, read-only (the explorer never calls tools).
-- Log: the server's `notifications/message` entries (level, logger, data) and the progress of the
-  explorer's requests, as they arrive; the level it sends is chosen here (`logging/setLevel` in the
-  handshake era, per request in the modern era).
+- Log: the server's `notifications/message` entries (level, logger, data) and progress notifications, as
+  they arrive; the level it sends is chosen here (`logging/setLevel` in the handshake era, per request in
+  the modern era). An entry shows at most `LOG_LINE_CHARS` characters, and one cut says so and its
+  size first ("(cut, 10.0 MB) zzz…"); progress is labelled with the request whose token it carries, or
+  said to be unsolicited when the explorer never issued its token.
 - Stderr: the end of a stdio server's stderr log for this run.
 
 Opened by selecting the server's row in the server bar (or `i`, or the palette). Everything here came from
@@ -15,7 +17,6 @@ a server: it is sanitized and shown as plain Content or plain log lines, never m
 
 from __future__ import annotations
 
-import json
 import time
 from typing import TYPE_CHECKING, ClassVar
 
@@ -34,6 +35,7 @@ from explorer.deferred import Deferred
 from explorer.model.catalogue import ServerStatus
 from explorer.model.entries import ToolEntry
 from explorer.model.overview import instructions_text, overview_facts
+from explorer.model.sizes import human_size
 from explorer.model.tool_info import schema_text, tool_arguments
 from explorer.sanitize import sanitize, sanitize_line
 from explorer.widgets.key_bar import KeyBar
@@ -44,6 +46,7 @@ if TYPE_CHECKING:
 
 SCHEMA_CAP = 100_000
 STDERR_TAIL_BYTES = 64 * 1024
+LOG_LINE_CHARS = 2_000  # of one log entry or progress line
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
 
@@ -93,6 +96,9 @@ On the Log tab choose the level of entries the server sends. `c` copies the over
         server, *facts = overview_facts(status.identity, status.listing, error=status.error, name=status.name)
         lines = [f"{server.label}: {server.value}", f"Spec: {status.spec.describe()}"]
         lines += [f"{fact.label}: {fact.value}" for fact in facts]
+        unfollowed = self.supervisor.unfollowed_updates(status.name) if self.supervisor is not None else 0
+        if unfollowed:
+            lines.append(f"Updates for resources not followed: {unfollowed:,} (counted, not read)")
         instructions = instructions_text(status.identity)
         if instructions:
             lines += ["", "Instructions:", instructions]
@@ -216,21 +222,25 @@ On the Log tab choose the level of entries the server sends. `c` copies the over
 
 
 def voice_line(news: LogEntry | Progress, status: ServerStatus) -> str:
-    """`10:11:12 warning demo.resources  {"message": ...}` or `10:11:12 progress 3/5 Rolled up eu-west`."""
+    """`10:11:12 warning demo.resources  {"message": ...}`, `10:11:12 info big  (cut, 10.0 MB) zzz…`,
+    `10:11:12 progress 3/5 (resources/read metrics://rollup) Rolled up eu-west`, or
+    `10:11:12 unsolicited progress (token 7) 1/2`."""
     clock = time.strftime("%H:%M:%S", time.localtime(news.at))
     if isinstance(news, LogEntry):
-        data = (
-            news.data
-            if isinstance(news.data, str)
-            else json.dumps(news.data, ensure_ascii=False, default=str)
-        )
         logger = f" {news.logger}" if news.logger else ""
-        text = f"{clock} {news.level}{logger}  {data}"
+        head = f"{clock} {news.level}{logger}  "
+        if not news.cut:
+            return sanitize_line(redact(head + news.text, status.spec), limit=LOG_LINE_CHARS)
+        # The size first, where it shows without scrolling; masked before the cut, so no secret is split.
+        text = redact(f"{head}(cut, {human_size(news.size)}) {news.text}", status.spec)
+        return f"{sanitize_line(text[:LOG_LINE_CHARS], limit=LOG_LINE_CHARS)}…"
+    total = f"/{news.total:g}" if news.total is not None else ""
+    message = f" {news.message}" if news.message else ""
+    if news.request is not None:
+        text = f"{clock} progress {news.progress:g}{total} ({news.request}){message}"
     else:
-        total = f"/{news.total:g}" if news.total is not None else ""
-        message = f" {news.message}" if news.message else ""
-        text = f"{clock} progress {news.progress:g}{total}{message} (request {news.token})"
-    return sanitize_line(redact(text, status.spec), limit=2000)
+        text = f"{clock} unsolicited progress (token {news.token}) {news.progress:g}{total}{message}"
+    return sanitize_line(redact(text, status.spec), limit=LOG_LINE_CHARS)
 
 
 def tool_text(tool: ToolEntry) -> str:
