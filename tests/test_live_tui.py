@@ -223,7 +223,8 @@ async def test_a_followed_resources_update_keeps_the_tab_the_user_is_on() -> Non
         screen.read("demo", CLOCK)
         preview = screen.query_one(ContentPreview)
         await wait_for(pilot, lambda: preview.update_info is not None and preview.update_info.version >= 2)
-        await wait_for(pilot, lambda: bool(preview.query(TabbedContent)))
+        await wait_for(pilot, lambda: bool(preview.query(TabbedContent)) and screen.preview_settled)
+        # what the user does: on the preview as it is now (not one a re-read is replacing)
         tabs = preview.query(TabbedContent).first()
         changes = [pane.id for pane in tabs.query("TabPane")][-1]
         assert changes is not None

@@ -154,6 +154,9 @@ Every server's resources and templates as one URI-prefix tree.
         self._previewing: tuple[str, str] | None = None  # (server, uri)
         self._versions: dict[tuple[str, str], int] = {}  # how many times a previewed resource was read
         self._last_text: dict[tuple[str, str], str | None] = {}
+        # The view state a re-read of a followed resource will lay back on the preview once its new body is
+        # mounted; a re-read arriving before then keeps the same one (the half-built body has none yet).
+        self._kept_view: tuple[tuple[str, str], ViewState, object] | None = None  # (key, state, token)
         # After a go-to to a URI no node stands for (a template's URI), c, y and the details act on that
         # URI until the cursor moves on: the node the cursor was put on, and the target.
         self._target: tuple[UriNode | PatternNode, str, str] | None = None
@@ -414,20 +417,32 @@ Every server's resources and templates as one URI-prefix tree.
         if changed:
             update = describe_update(self._last_text.get(key), contents, version=version, at=time.time())
         self._last_text[key] = _text_of(contents)
-        kept = (
-            preview.view_state() if changed and preview.uri == uri and preview.state == "contents" else None
-        )
+        kept: ViewState | None = None
+        if changed and preview.uri == uri and preview.state == "contents":
+            pending = self._kept_view
+            kept = pending[1] if pending is not None and pending[0] == key else preview.view_state()
         shown = preview.show_contents(uri, contents, server=server, update=update)
+        self._kept_view = None
         if kept is not None:  # a followed resource changed: the tab, the scroll and the focus stay
-            self.call_after_refresh(self._restore_preview_when, shown, kept)
+            token = object()  # the last one scheduled clears `_kept_view`
+            self._kept_view = (key, kept, token)
+            self.call_after_refresh(self._restore_preview_when, shown, kept, token)
         if self._refocus_preview == key:
             self._refocus_preview = None
             self.call_after_refresh(self._focus_preview_when, shown)
         self.events.mark_resources()  # read now: no longer "changed"
 
-    async def _restore_preview_when(self, shown: AwaitComplete, kept: ViewState) -> None:
+    async def _restore_preview_when(self, shown: AwaitComplete, kept: ViewState, token: object) -> None:
         await shown
         self.query_one(ContentPreview).restore_view_state(kept)
+        if self._kept_view is not None and self._kept_view[2] is token:
+            self._kept_view = None
+
+    @property
+    def preview_settled(self) -> bool:
+        """No re-read's view state is waiting to be laid back on the preview (what a user does to the
+        preview now stays)."""
+        return self._kept_view is None
 
     async def _focus_preview_when(self, shown: AwaitComplete) -> None:
         await shown
