@@ -424,7 +424,7 @@ source of rendered markdown (raw HTML, which is not rendered, and link targets s
         """`view_state` laid back on what is shown now, part by part as far as the parts still match."""
         for tabs, active in zip(self.query(TabbedContent), state.tabs, strict=False):
             if active and tabs.query(f"#{active}"):
-                tabs.active = active
+                _activate(tabs, active)
         for view, (x, y) in zip(self.query(TextView), state.scrolls, strict=False):
             view.scroll_to(x, y, animate=False, immediate=True)
         parts = [widget for widget in self.query("*") if widget.focusable]
@@ -499,3 +499,13 @@ source of rendered markdown (raw HTML, which is not rendered, and link targets s
         name = content.uri.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1] if content.uri else ""
         label = sanitize_line(name, 40) or f"#{number}"
         return Content(f"{number}. {label}")
+
+
+def _activate(tabs: TabbedContent, pane: str, tries: int = 3) -> None:
+    """Open the tab of `pane`: a new TabbedContent mounts its tabs a refresh after its panes, and until
+    then setting `active` raises (it did, from a callback: the app stopped)."""
+    try:
+        tabs.active = pane
+    except ValueError:
+        if tries > 1 and tabs.is_attached:
+            tabs.call_after_refresh(_activate, tabs, pane, tries - 1)
