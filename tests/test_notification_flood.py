@@ -1,12 +1,15 @@
-"""A stdio server that floods notifications: past `flood.RATE` a second (after a burst of `BURST`) they
-are dropped before the SDK sees them, counted, and said; lists changing are never dropped.
+"""A server that floods notifications: past `flood.RATE` a second (after a burst of `BURST`) they are
+dropped before the SDK sees them, counted, and said; lists changing are never dropped. Over stdio and
+over HTTP (Streamable HTTP and legacy SSE) alike.
 
 Before, 100,000 log entries sent ahead of a page took the SDK 11 s to get through, and the page, answered
-all along, was reported as timed out."""
+all along, was reported as timed out; over HTTP nothing was dropped at all (30,000 entries ahead of a
+page: "the server did not answer after 2 s")."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,6 +17,7 @@ from explorer.connection.errors import ProtocolProblems
 from explorer.connection.flood import BURST, RATE, NotificationBudget
 from tests.helpers.cli import run_cli
 from tests.helpers.tiny_server import tiny_server
+from tests.test_server_messages_http import Legacy, Streamable, event, explore, log_entry
 
 ANSWERS = """
 CAPABILITIES = {"resources": {}, "logging": {}}
@@ -64,3 +68,36 @@ def test_a_flood_before_a_page_is_dropped_and_said_and_the_page_listed(tmp_path:
     assert result.code == 0, result
     assert "x://quiet" in result.stdout
     assert "notifications faster than 2,000 a second (most of them 'notifications/message')" in result.stderr
+
+
+FLOOD = 40_000
+FLOODED = "notifications faster than 2,000 a second (most of them 'notifications/message')"
+
+
+def _flood() -> bytes:
+    return b"".join(event(log_entry({"level": "info", "data": f"flood {k}"})) for k in range(FLOOD))
+
+
+class _FloodsBeforeThePage(Streamable):
+    def before(self, message: dict[str, Any]) -> bytes:
+        return _flood() if message["method"] == "resources/list" else b""
+
+
+class _FloodsBeforeThePageOverSse(Legacy):
+    def before(self, message: dict[str, Any]) -> bytes:
+        return _flood() if message["method"] == "resources/list" else b""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("handler", "listed"),
+    [(_FloodsBeforeThePage, "x://h/one"), (_FloodsBeforeThePageOverSse, "x://sse/one")],
+    ids=["streamable-http", "legacy-sse"],
+)
+def test_an_http_flood_before_a_page_is_dropped_and_said_and_the_page_listed(
+    handler: type[Streamable] | type[Legacy], listed: str
+) -> None:
+    result = explore(handler, "tree")
+    assert result.code == 0, result
+    assert listed in result.stdout
+    assert FLOODED in result.stderr, result

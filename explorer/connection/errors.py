@@ -69,6 +69,52 @@ class UnreadableAnswer(dict[str, Any]):
         )
 
 
+class UnreadableMessage(Exception):
+    """A message a server sent that is JSON but not one the SDK reads (a request whose params are not an
+    object, a log entry whose params are a string): the stdio reader hands it on in its place, as the HTTP
+    transports hand on the SDK's validation error, so the connection can answer a request (a server waits
+    for that) and say what was wrong (`connection.server_messages`). `data` is the message as parsed."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        super().__init__("a message that is not JSON-RPC")
+        self.data = data
+
+
+def sent_message(exc: BaseException) -> Any:
+    """What the server sent, as far as a transport's error for it holds it: the parsed message of an
+    `UnreadableMessage`; for the SDK's validation error of a message (the HTTP transports), the object or
+    value it validated, or the text when that was not JSON. None when the error holds nothing of it."""
+    if isinstance(exc, UnreadableMessage):
+        return exc.data
+    errors = getattr(exc, "errors", None)
+    if type(exc).__name__ != "ValidationError" or not callable(errors):
+        return None
+    try:
+        found = errors()
+    except Exception:
+        return None
+    for error in found if isinstance(found, list) else []:
+        where = error.get("loc", ()) if isinstance(error, dict) else ()
+        if not where and error.get("type") == "json_invalid":  # not JSON: the text itself
+            text = error.get("input")
+            return text.decode("utf-8", errors="replace") if isinstance(text, bytes) else text
+        if len(where) == 1 or (len(where) == 2 and error.get("type") == "missing"):
+            return error.get("input")  # the message whole: one member of the union, or a missing field's
+    return None
+
+
+def quoted(sent: Any) -> str:
+    """A message a server sent, as a problem quotes it: its text, or its JSON (cut to 200 characters)."""
+    import json
+
+    if isinstance(sent, str):
+        return sent[:200]
+    try:
+        return json.dumps(sent, ensure_ascii=False, default=str)[:200]
+    except (TypeError, ValueError, RecursionError):
+        return type(sent).__name__
+
+
 def shown_id(ident: int | str) -> str:
     """A request id as a fault shows it: a server's padded string id cut to a few characters."""
     text = repr(ident) if isinstance(ident, str) else str(ident)
@@ -187,6 +233,13 @@ def _sdk_sentence(code: int, text: str, redirects: RedirectWhy | None = None) ->
     if code == PARSE_ERROR and first.startswith("Failed to parse JSON response: "):
         detail = first[len("Failed to parse JSON response: ") :]
         return f"the server's answer is not a JSON-RPC response ({_cut(detail)})"
+    if code == PARSE_ERROR and first.startswith("Failed to parse SSE message: "):
+        # The SDK fails the request for any event of its stream it cannot read (a request of the server's
+        # with params that are not an object, too) and reads that stream no further.
+        return (
+            "the server's event stream for this request held a message that is not JSON-RPC, and it was "
+            "read no further"
+        )
     if code == INVALID_REQUEST and first.startswith("Unexpected content type: "):
         kind = first[len("Unexpected content type: ") :]
         sent = f"content type {_cut(kind)!r}" if kind else "no content type"
@@ -418,6 +471,11 @@ class ProtocolProblems:
         self.limit = 0  # bytes: the message size limit that `oversized` messages went over
         self.sample: str | None = None
         self.dropped: dict[str, int] = {}  # notifications past the rate a connection takes, by method
+        self.requests = 0  # requests of the server's the explorer could not read (answered with an error)
+        self.request_sample: str | None = None
+        self.logs = 0  # log entries the explorer could not read
+        self.log_sample: str | None = None
+        self.logs_alike = True  # every unread log entry was unread for the same reason
 
     def dropped_notification(self, method: str) -> None:
         """A notification that came faster than `connection.flood.RATE` a second, not handed on."""
@@ -437,8 +495,28 @@ class ProtocolProblems:
         self.limit = limit
 
     def transport_error(self, exc: BaseException) -> None:
-        """An error a transport delivered instead of a message (HTTP/SSE parse failures)."""
-        self.bad_line(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+        """An error a transport delivered instead of a message (HTTP/SSE parse failures): the message
+        the server sent is quoted when the error holds it (`sent_message`), not the validator's words."""
+        sent = sent_message(exc)
+        if sent is not None:
+            self.bad_line(quoted(sent))
+        else:
+            self.bad_line(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+
+    def unreadable_request(self, what: str) -> None:
+        """A request of the server's the explorer could not read (`what`: which, and why), answered with
+        an error."""
+        self.requests += 1
+        if self.request_sample is None:
+            self.request_sample = what[:120]
+
+    def unreadable_log(self, why: str) -> None:
+        """A `notifications/message` the SDK would refuse (`why`), not handed on to it."""
+        self.logs += 1
+        if self.log_sample is None:
+            self.log_sample = why[:120]
+        elif why[:120] != self.log_sample:
+            self.logs_alike = False
 
     def describe(self) -> str | None:
         """`sent 3 lines that are not JSON-RPC messages (first: 'oops')`, or None when all was well."""
@@ -453,6 +531,17 @@ class ProtocolProblems:
         if self.oversized:
             many = "1 message" if self.oversized == 1 else f"{self.oversized} messages"
             parts.append(f"{many} over the {limit_text(self.limit)} limit, which the explorer dropped")
+        if self.requests:
+            many = "a request" if self.requests == 1 else f"{self.requests:,} requests"
+            first = "" if self.requests == 1 else "first: "
+            answered = "an error" if self.requests == 1 else "errors"
+            parts.append(
+                f"{many} the explorer could not read ({first}{self.request_sample}), answered with {answered}"
+            )
+        if self.logs:
+            many = "1 log message" if self.logs == 1 else f"{self.logs:,} log messages"
+            first = "" if self.logs_alike else "first: "
+            parts.append(f"{many} the explorer could not read ({first}{self.log_sample})")
         if self.dropped:
             from explorer.connection.flood import RATE
 

@@ -1,4 +1,4 @@
-"""Notifications from a stdio server at most `RATE` a second (bursts of `BURST`): past that, dropped.
+"""Notifications from a server at most `RATE` a second (bursts of `BURST`): past that, dropped.
 
 Why: the SDK validates and dispatches every notification on the connection's loop, about 100 us each (110
 us for a log entry, more for one it finds invalid, with a traceback in its log). A server that sent
@@ -6,14 +6,24 @@ us for a log entry, more for one it finds invalid, with a traceback in its log).
 was reported as timed out. Lists changing and resources updated are never dropped: they are coalesced
 further on (`connection.pacing`), and one of them lost would leave the tree stale. What was dropped is
 counted by method in the connection's `ProtocolProblems`, so a fault and the TUI's notice say so.
+
+One `FloodGate` a connection, on every transport: the stdio reader asks it of each message it parsed
+(`admits`), before the message is handed on; over HTTP (Streamable HTTP and legacy SSE), where the SDK
+reads the event streams itself, it wraps the transport's read stream (`watched`).
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["BURST", "KEPT", "RATE", "NotificationBudget"]
+import anyio
+
+if TYPE_CHECKING:
+    from explorer.connection.errors import ProtocolProblems
+
+__all__ = ["BURST", "KEPT", "RATE", "FloodGate", "NotificationBudget", "notification_method"]
 
 RATE = 2_000.0  # notifications a second, sustained: 20% of a core in the SDK, no listing waits on it
 BURST = 10_000  # at once: a server that logs a burst at start-up loses none of it
@@ -47,3 +57,66 @@ class NotificationBudget:
             self._tokens -= 1.0
             return True
         return False
+
+
+def notification_method(item: Any) -> str | None:
+    """The method of a notification (a `SessionMessage` whose message has a method and no id), else None."""
+    inner = getattr(item, "message", None)
+    method = getattr(inner, "method", None)
+    if isinstance(method, str) and getattr(inner, "id", None) is None:
+        return method
+    return None
+
+
+class FloodGate:
+    """One connection's notification budget, and where what it drops is counted."""
+
+    def __init__(self, problems: ProtocolProblems, clock: Callable[[], float] = time.monotonic) -> None:
+        self._budget = NotificationBudget(clock)
+        self._problems = problems
+
+    def admits(self, item: Any) -> bool:
+        """Whether `item` goes on: a notification within the rate, or anything else. A notification past
+        the rate is counted as dropped."""
+        method = notification_method(item)
+        if method is None or self._budget.admit(method):
+            return True
+        self._problems.dropped_notification(method)
+        return False
+
+    def watched(self, read: Any) -> Any:
+        """A transport's read stream that skips the notifications past the rate."""
+        return _GatedReceive(read, self)
+
+
+class _GatedReceive:
+    """A read stream handing out only what its gate admits."""
+
+    def __init__(self, inner: Any, gate: FloodGate) -> None:
+        self._inner = inner
+        self._gate = gate
+
+    async def receive(self) -> Any:
+        while True:
+            item = await self._inner.receive()
+            if self._gate.admits(item):
+                return item
+
+    def __aiter__(self) -> _GatedReceive:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> _GatedReceive:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: object) -> Any:
+        return await self._inner.__aexit__(*exc)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)

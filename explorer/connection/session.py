@@ -36,7 +36,9 @@ from explorer.connection.live import (
     ResourceChanged,
     news_from_notification,
 )
+from explorer.connection.progress_tokens import IssuedTokens, ignore_progress, progress_description
 from explorer.connection.sdk_logs import route_sdk_logs
+from explorer.connection.server_messages import ServerMessages
 from explorer.connection.sizes import ResponseSizes
 from explorer.connection.stderr_log import begin_run
 from explorer.connection.stderr_summary import quotes_stderr, stderr_clause
@@ -97,6 +99,9 @@ class ServerConnection:
         self.http_answers = HttpAnswers()  # an HTTP server's error statuses
         self.notes: list[str] = []  # what the user should know about how we connected (a fallback)
         self.sizes = ResponseSizes()  # wire bytes of responses, where the transport can tell
+        # The progress tokens of the requests in flight that asked for progress, and what each request is
+        # (`progress_tokens`): a `Progress` news' token is looked up here as it arrives.
+        self.issued_tokens = IssuedTokens()
         self.prefix_rejected = False  # the server answered -32602 to SEP-1269's `prefix`: never sent again
         self.follower = Follower(self, self._deliver)
         self.lost = anyio.Event()  # set when the server's side of the connection ends
@@ -220,6 +225,9 @@ class ServerConnection:
                 )
             )
             streams = tap_streams(streams, self.wire, spec.name, on_end=self.lost.set)
+            # What the server sends on its own that the SDK mishandles (a cancel of our request, a request
+            # or a log entry it cannot read), after the tap: the log shows the frames as they came.
+            streams = await stack.enter_async_context(ServerMessages(self.problems).watching(streams))
             client = Client(
                 _StreamsTransport(streams),
                 mode=self.protocol,
@@ -443,10 +451,16 @@ class ServerConnection:
             data.setdefault("params", {}).setdefault("_meta", {})[_LOG_LEVEL_META_KEY] = self.log_level
         opts: dict[str, Any] = {"timeout": self.timeout}
         ident = sdk_door.allocate_request_id(session)
+        described = progress_description(method, params) if ident is not None else None
         if ident is not None:
             opts["request_id"] = ident
             if most is not None:
                 self.sizes.expect_at_most(ident, most)
+            if described is not None:
+                # The SDK sends the request's id as its `_meta.progressToken`; the server's progress
+                # reaches `_handle_message` as news, labelled by `issued_tokens`.
+                opts["on_progress"] = ignore_progress
+                self.issued_tokens.issue(ident, described)
         try:
             raw = await sdk_door.send_raw_request(session, method, data, opts)
         except Exception as exc:
@@ -456,6 +470,9 @@ class ServerConnection:
             if getattr(exc, "code", CONNECTION_CLOSED) == CONNECTION_CLOSED:
                 await self._settle_stderr()
             raise self._fault(exc, action) from None
+        finally:
+            if described is not None:
+                self.issued_tokens.drop(ident)
         size = self.sizes.take(ident) if ident is not None else None
         if not isinstance(raw, dict):
             raise ServerFault(f"{action}: the server's result is not a JSON object")

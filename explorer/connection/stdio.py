@@ -51,7 +51,7 @@ from explorer.config import MASK, ServerSpec
 from explorer.config.spec import masked_forms
 from explorer.connection import server_process
 from explorer.connection.errors import ProtocolProblems
-from explorer.connection.flood import NotificationBudget
+from explorer.connection.flood import FloodGate, notification_method
 from explorer.connection.sizes import MAX_MESSAGE_BYTES, ResponseSizes
 from explorer.connection.stdio_lines import parse_line, refused_past_bound, refused_too_big
 
@@ -164,7 +164,7 @@ async def _streams(
     read_send, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_stream, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
     writer_done = anyio.Event()
-    budget = NotificationBudget()
+    gate = FloodGate(problems)
     exit_watch = _ExitWatch()
 
     async def deliver(line: bytes | bytearray, *, cut: bool = False) -> bool:
@@ -178,8 +178,8 @@ async def _streams(
         if parsed is None:
             return True
         messages = parsed if isinstance(parsed, list) else [parsed]
-        if any(_notification_method(message) is not None for message in messages):
-            messages = [message for message in messages if _admitted(message)]
+        if any(notification_method(message) is not None for message in messages):
+            messages = [message for message in messages if gate.admits(message)]
             if not messages:
                 return True
         if sizes is not None:
@@ -201,14 +201,6 @@ async def _streams(
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             return False
         return True
-
-    def _admitted(message: Any) -> bool:
-        """A notification within the connection's rate (`flood`), or any other message."""
-        method = _notification_method(message)
-        if method is None or budget.admit(method):
-            return True
-        problems.dropped_notification(method)
-        return False
 
     async def hand_on(message: Any) -> bool:
         """Pass a message made here on; False once nobody reads any more."""
@@ -487,19 +479,11 @@ def _reap_leaders(pgids: Iterable[int]) -> None:
             os.waitpid(pid, os.WNOHANG)
 
 
-def _notification_method(message: Any) -> str | None:
-    """The method of a notification (a message with a method and no id), else None."""
-    inner = getattr(message, "message", None)
-    method = getattr(inner, "method", None)
-    if isinstance(method, str) and getattr(inner, "id", None) is None:
-        return method
-    return None
-
-
 def _record_size(message: Any, size: int, sizes: ResponseSizes) -> None:
     """Note an answer's size on the wire by its id, for the listing's bytes bound."""
-    ident = getattr(message.message, "id", None)
-    if ident is not None and not hasattr(message.message, "method"):
+    inner = getattr(message, "message", None)  # none in an `UnreadableMessage`
+    ident = getattr(inner, "id", None)
+    if ident is not None and not hasattr(inner, "method"):
         sizes.record(ident, size)
 
 

@@ -7,8 +7,10 @@ every listing page) is parsed by orjson straight from the bytes and wrapped with
 validated way. A line both refuse is read again by the standard library's parser (`_read_leniently`):
 a message only they refused (a lone surrogate, as JavaScript writes one: made U+FFFD) goes on, a broken
 answer fails its request at once, and so does one no parser reads (nested too deep, a number too long),
-by the id at its head. A batch (a JSON array of messages) is read one message at a time. A line over the
-message cap, or a listing page past its bytes bound, is refused unread, the request its head names failed
+by the id at its head; a request only they refused (params that are not an object) is handed on as an
+`UnreadableMessage`, so the connection answers it (the server waits for that) and says what was wrong.
+A batch (a JSON array of messages) is read one message at a time. A line over the message cap, or a
+listing page past its bytes bound, is refused unread, the request its head names failed
 (`refused_too_big`, `refused_past_bound`). Every error made here carries an `UnreadableAnswer`, which a
 server cannot send.
 """
@@ -21,7 +23,13 @@ from typing import Any
 
 import orjson
 
-from explorer.connection.errors import INTERNAL_ERROR, ProtocolProblems, UnreadableAnswer, shown_id
+from explorer.connection.errors import (
+    INTERNAL_ERROR,
+    ProtocolProblems,
+    UnreadableAnswer,
+    UnreadableMessage,
+    shown_id,
+)
 from explorer.connection.sizes import ResponseSizes, limit_text
 
 __all__ = ["parse_line", "plain_result", "refused_past_bound", "refused_too_big"]
@@ -52,8 +60,9 @@ def _decode(line: bytearray | bytes) -> str:
 
 
 def parse_line(line: bytes | bytearray, problems: ProtocolProblems, *, cut: bool = False) -> Any:
-    """One stdout line -> a SessionMessage, a list of them (a JSON-RPC batch, `_read_batch`), or None
-    (blank, or not JSON-RPC: counted in `problems`).
+    """One stdout line -> a SessionMessage, a list of them (a JSON-RPC batch, `_read_batch`), an
+    `UnreadableMessage` (a request the SDK cannot read, which the connection answers), or None (blank, or
+    not JSON-RPC: counted in `problems`).
 
     `cut`: the server's output ended before the line did (it exited while writing). Such a line that
     cannot be parsed fails no request itself: the connection's end, which follows, says why better."""
@@ -158,7 +167,8 @@ def _read_leniently(text: str, head: int | str | None, problems: ProtocolProblem
 
 def _message_of(data: dict[str, Any], surrogates: bool) -> Any:
     """One message the standard library's parser read: a SessionMessage, an error failing the request a
-    broken answer names, or None (a broken request or notification, or no id to answer)."""
+    broken answer names, an `UnreadableMessage` for a broken request (the connection answers it and says
+    what was wrong, `server_messages`), or None (a broken notification, or no id to answer)."""
     import mcp_types as types
     from mcp.shared.message import SessionMessage
 
@@ -171,8 +181,12 @@ def _message_of(data: dict[str, Any], surrogates: bool) -> Any:
     ident = data.get("id")
     if type(ident) is float and ident.is_integer():
         ident = int(ident)
-    if "method" in data or not isinstance(ident, int | str) or isinstance(ident, bool):
-        return None  # a request or a notification, or no id to answer: nothing waits for it
+    if not isinstance(ident, int | str) or isinstance(ident, bool):
+        return None  # a notification, or no id to answer: nothing waits for it (counted as a line)
+    if "method" in data:
+        if isinstance(data["method"], str):
+            return UnreadableMessage({**data, "id": ident})  # a request: the server waits for its answer
+        return None  # a request that names no method: counted as a line
     why = (
         f"the server's answer to request {shown_id(ident)} is not a JSON-RPC response ({_answer_fault(data)})"
     )

@@ -8,7 +8,7 @@ answer, which the SDK does). Here, between the transport and the session, each a
 among the requests sent: an answer to a request sent earlier (late, or after its timeout) goes on as
 before; one naming a request never sent, while exactly one request waits, fails that request with the
 sentence `answer_checks` says for a JSON answer. With several waiting, which one the server meant cannot
-be told: they wait as before.
+be told: they wait as before. A request the server cancelled (`server_messages` fails it) waits no more.
 """
 
 from __future__ import annotations
@@ -60,16 +60,16 @@ class StrayAnswers:
             _put(self._waiting, key, message.id)
             _put(self._sent, key, None)
         elif isinstance(message, types.JSONRPCNotification) and message.method == "notifications/cancelled":
-            params = message.params if isinstance(message.params, dict) else {}
-            ident = params.get("requestId")
-            if isinstance(ident, int | str) and not isinstance(ident, bool):
-                self._waiting.pop(coerced(ident), None)
+            self._cancelled(message.params)
 
     def received(self, item: Any) -> None:
         """A message from the server: an answer to no request sent fails the one waiting, if one is."""
         import mcp_types as types
 
         message = getattr(item, "message", None)
+        if isinstance(message, types.JSONRPCNotification) and message.method == "notifications/cancelled":
+            self._cancelled(message.params)  # the request it names fails (`server_messages`): not waiting
+            return
         if not isinstance(message, types.JSONRPCResponse | types.JSONRPCError) or message.id is None:
             return
         key = coerced(message.id)
@@ -80,6 +80,11 @@ class StrayAnswers:
         _, ident = self._waiting.popitem()
         why = f"{REFUSED_PREFIX}to request {shown_id(ident)} is an answer to request {shown_id(message.id)}"
         self._made.append(error_answer(ident, why))
+
+    def _cancelled(self, params: Any) -> None:
+        ident = params.get("requestId") if isinstance(params, dict) else None
+        if isinstance(ident, int | str) and not isinstance(ident, bool):
+            self._waiting.pop(coerced(ident), None)
 
     def made(self) -> Any | None:
         """The next error answer made here, or None."""

@@ -13,7 +13,8 @@ The legacy SSE transport's message POSTs never fail the SDK's writer (`http_limi
 that failed fails its request at once with an error answer made here (`_PostFailures`), handed to the
 session with the server's messages, and the transport goes on. A Streamable HTTP session the server ended
 is started again once (`http_sessions`). On both, an answer naming a request never sent fails the one
-request waiting (`stray_answers`).
+request waiting (`stray_answers`), and notifications past the connection's rate are dropped and counted
+(`flood`), as over stdio.
 """
 
 from __future__ import annotations
@@ -306,7 +307,8 @@ async def open_transport(
 ) -> AsyncIterator[TransportStreams]:
     """Open the transport a spec describes; the caller builds an `mcp.Client` on the streams.
 
-    `problems` collects what a stdio server wrote that was not a message; `pump_holder` receives the
+    `problems` collects what a server sent that was not a usable message (over HTTP: the notifications
+    past the rate, `flood`; over stdio, also the lines that are not messages); `pump_holder` receives the
     stderr pump when one masks secrets on the way to the log (so callers can wait for it to settle);
     `http_answers` records the error statuses of an HTTP server; `auth` (an OAuth login) authenticates
     its requests; `sizes` receives each response's size on the wire where the transport can tell (stdio,
@@ -345,7 +347,7 @@ async def open_transport(
             spec.url, headers=dict(spec.headers), timeout=timeout, httpx_client_factory=factory
         )
         async with _opened_within(opening, timeout) as streams, failures.merged(streams) as merged:
-            yield StrayAnswers().watched(merged)
+            yield _gated(StrayAnswers().watched(merged), problems)
     else:
         from mcp.client.streamable_http import streamable_http_client
 
@@ -357,7 +359,17 @@ async def open_transport(
         # A streamed answer is one event: the SDK's 1 MiB default failed a page of 10,000 resources.
         streaming = streamable_http_client(spec.url, http_client=http, max_sse_event_size=MAX_MESSAGE_BYTES)
         async with http, streaming as streams:
-            yield StrayAnswers().watched(streams)
+            yield _gated(StrayAnswers().watched(streams), problems)
+
+
+def _gated(streams: TransportStreams, problems: ProtocolProblems | None) -> TransportStreams:
+    """`streams` with the notifications past the connection's rate dropped and counted (`flood`), as the
+    stdio reader drops them: the SDK reads an HTTP server's event streams itself, and a flood of log
+    entries ahead of an answer made its request time out."""
+    from explorer.connection.flood import FloodGate
+
+    read, write = streams
+    return FloodGate(problems if problems is not None else ProtocolProblems()).watched(read), write
 
 
 def tail(path: Path | None, max_bytes: int = 4096, *, start: int = 0) -> str:
