@@ -315,7 +315,8 @@ def test_protocol_problems_count_bad_lines_and_quote_the_first() -> None:
     problems.bad_line("second bad line")
 
     assert (
-        problems.describe() == "sent 2 lines that are not JSON-RPC messages (first: 'this is not JSON {{{')"
+        problems.describe()
+        == "sent 2 lines that are not JSON-RPC messages (first: 'this is not JSON {{{'), which it ignored"
     )
 
 
@@ -335,7 +336,7 @@ def test_protocol_problems_name_oversized_messages_and_transport_errors() -> Non
     problems.transport_error(ValueError("bad SSE event\nsecond line"))
 
     assert problems.describe() == (
-        "sent 1 line that is not a JSON-RPC message (first: 'bad SSE event') and "
+        "sent 1 line that is not a JSON-RPC message (first: 'bad SSE event'), which it ignored, and "
         "1 message over the 256 MiB limit, which the explorer dropped"
     )
 

@@ -227,7 +227,7 @@ def test_junk_on_stdout_is_ignored_and_reported_once(mode: str) -> None:
     assert result.code == 0, result
     assert "150 resources · 2 templates" in result.stdout
     assert_clean(result.stdout)
-    assert_one_clear_error(result, "not JSON-RPC messages", "ignored them")
+    assert_one_clear_error(result, "not JSON-RPC messages", "which it ignored")
     assert len(result.stderr.splitlines()) == 1
     data = json.loads(run_cli("tree", "--json", *PROTOCOL, "-s", raw_server(mode, resources=5)).stdout)
     assert "not JSON-RPC messages" in data["servers"][0]["warning"]

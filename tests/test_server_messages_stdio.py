@@ -134,8 +134,8 @@ def test_log_entries_the_explorer_cannot_read_are_counted_and_said(tmp_path: Pat
     assert "x://s/one" in result.stdout
     assert (
         'sent 1 line that is not a JSON-RPC message (first: \'{"jsonrpc": "2.0", "method": '
-        '"notifications/message", "params": "d"}\') and 4 log messages the explorer could not read '
-        '(first: level "loud" is not a log level)' in result.stderr
+        '"notifications/message", "params": "d"}\'), which it ignored, and 4 log messages the explorer '
+        'could not read (first: level "loud" is not a log level), which it ignored' in result.stderr
     ), result
 
 
@@ -167,7 +167,8 @@ def test_the_same_fault_again_is_said_without_first() -> None:
     problems.unreadable_log('level "loud" is not a log level')
     assert (
         problems.describe()
-        == 'sent 2 log messages the explorer could not read (level "loud" is not a log level)'
+        == 'sent 2 log messages the explorer could not read (level "loud" is not a log level), '
+        "which it ignored"
     )
 
 

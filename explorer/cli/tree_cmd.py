@@ -214,7 +214,7 @@ def report_errors(outcomes: Sequence[Outcome[Listing]]) -> None:
         for text in o.notes:
             note(f"note: server {o.name}: {text}")
         if o.fault is None and o.problems is not None:
-            note(f"warning: server {o.name} {o.problems}; ignored them")
+            note(f"warning: server {o.name} {o.problems}")
 
 
 def server_json(o: Outcome[Listing]) -> dict[str, Any]:
@@ -252,7 +252,7 @@ def server_json(o: Outcome[Listing]) -> dict[str, Any]:
     if o.notes:
         data["notes"] = list(o.notes)
     if o.problems is not None:
-        data["warning"] = f"the server {o.problems}; ignored them"
+        data["warning"] = f"the server {o.problems}"
     return data
 
 

@@ -519,7 +519,8 @@ class ProtocolProblems:
             self.logs_alike = False
 
     def describe(self) -> str | None:
-        """`sent 3 lines that are not JSON-RPC messages (first: 'oops')`, or None when all was well."""
+        """`sent 3 lines that are not JSON-RPC messages (first: 'oops'), which it ignored`, or None when all
+        was well; each part says what the explorer did about it."""
         parts = []
         if self.not_json:
             lines = (
@@ -527,7 +528,7 @@ class ProtocolProblems:
                 if self.not_json == 1
                 else (f"{self.not_json} lines that are not JSON-RPC messages")
             )
-            parts.append(lines + (f" (first: {self.sample!r})" if self.sample else ""))
+            parts.append(lines + (f" (first: {self.sample!r})" if self.sample else "") + ", which it ignored")
         if self.oversized:
             many = "1 message" if self.oversized == 1 else f"{self.oversized} messages"
             parts.append(f"{many} over the {limit_text(self.limit)} limit, which the explorer dropped")
@@ -541,7 +542,7 @@ class ProtocolProblems:
         if self.logs:
             many = "1 log message" if self.logs == 1 else f"{self.logs:,} log messages"
             first = "" if self.logs_alike else "first: "
-            parts.append(f"{many} the explorer could not read ({first}{self.log_sample})")
+            parts.append(f"{many} the explorer could not read ({first}{self.log_sample}), which it ignored")
         if self.dropped:
             from explorer.connection.flood import RATE
 
@@ -551,4 +552,4 @@ class ProtocolProblems:
                 f"{total:,} notifications faster than {RATE:,.0f} a second (most of them {most!r}), "
                 "which the explorer dropped"
             )
-        return "sent " + " and ".join(parts) if parts else None
+        return "sent " + ", and ".join(parts) if parts else None

@@ -223,7 +223,7 @@ class ScreenListener:
         if problems is not None and self._problems_told.get(name) != problems:
             self._problems_told[name] = problems
             self.screen.notify(
-                f"{sanitize_line(name, 40)} {sanitize_line(problems, 200)}; ignored them",
+                f"{sanitize_line(name, 40)} {sanitize_line(problems, 200)}",
                 severity="warning",
                 markup=False,
             )
