@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-import anyio
+from explorer.connection.stream_wrappers import ReceiveWrapper
 
 if TYPE_CHECKING:
     from explorer.connection.errors import ProtocolProblems
@@ -89,11 +89,11 @@ class FloodGate:
         return _GatedReceive(read, self)
 
 
-class _GatedReceive:
+class _GatedReceive(ReceiveWrapper):
     """A read stream handing out only what its gate admits."""
 
     def __init__(self, inner: Any, gate: FloodGate) -> None:
-        self._inner = inner
+        super().__init__(inner)
         self._gate = gate
 
     async def receive(self) -> Any:
@@ -101,22 +101,3 @@ class _GatedReceive:
             item = await self._inner.receive()
             if self._gate.admits(item):
                 return item
-
-    def __aiter__(self) -> _GatedReceive:
-        return self
-
-    async def __anext__(self) -> Any:
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
-
-    async def __aenter__(self) -> _GatedReceive:
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: object) -> Any:
-        return await self._inner.__aexit__(*exc)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)

@@ -41,6 +41,7 @@ from explorer.connection.errors import (
 )
 from explorer.connection.sizes import RequestId
 from explorer.connection.stray_answers import error_answer
+from explorer.connection.stream_wrappers import ReceiveWrapper, SendWrapper
 from explorer.sanitize import sanitize_line
 
 if TYPE_CHECKING:
@@ -220,11 +221,11 @@ def _put(kept: OrderedDict[RequestId, Any], key: RequestId, value: Any) -> None:
         kept.popitem(last=False)
 
 
-class _WatchedReceive:
+class _WatchedReceive(ReceiveWrapper):
     """The read stream the session reads: each message looked at (`ServerMessages.received`)."""
 
     def __init__(self, inner: Any, messages: ServerMessages) -> None:
-        self._inner = inner
+        super().__init__(inner)
         self._messages = messages
 
     async def receive(self) -> Any:
@@ -233,43 +234,14 @@ class _WatchedReceive:
             if item is not None:
                 return item
 
-    def __aiter__(self) -> _WatchedReceive:
-        return self
 
-    async def __anext__(self) -> Any:
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
-
-    async def __aenter__(self) -> _WatchedReceive:
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: object) -> Any:
-        return await self._inner.__aexit__(*exc)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-
-class _WatchedSend:
+class _WatchedSend(SendWrapper):
     """The write stream the session writes: each message noted before it goes (`ServerMessages.sent`)."""
 
     def __init__(self, inner: Any, messages: ServerMessages) -> None:
-        self._inner = inner
+        super().__init__(inner)
         self._messages = messages
 
     async def send(self, item: Any) -> None:
         self._messages.sent(item)
         await self._inner.send(item)
-
-    async def __aenter__(self) -> _WatchedSend:
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: object) -> Any:
-        return await self._inner.__aexit__(*exc)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)

@@ -16,11 +16,10 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
-import anyio
-
 from explorer.connection.answer_checks import coerced
 from explorer.connection.errors import INTERNAL_ERROR, REFUSED_PREFIX, UnreadableAnswer, shown_id
 from explorer.connection.sizes import RequestId
+from explorer.connection.stream_wrappers import ReceiveWrapper, SendWrapper
 
 __all__ = ["StrayAnswers", "error_answer"]
 
@@ -98,11 +97,11 @@ def _put(kept: OrderedDict[RequestId, Any], key: RequestId, value: Any) -> None:
         kept.popitem(last=False)
 
 
-class _WatchedReceive:
+class _WatchedReceive(ReceiveWrapper):
     """The transport's read stream, each answer looked at, the answers made here handed out next."""
 
     def __init__(self, inner: Any, strays: StrayAnswers) -> None:
-        self._inner = inner
+        super().__init__(inner)
         self._strays = strays
 
     async def receive(self) -> Any:
@@ -113,43 +112,14 @@ class _WatchedReceive:
         self._strays.received(item)
         return item
 
-    def __aiter__(self) -> _WatchedReceive:
-        return self
 
-    async def __anext__(self) -> Any:
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
-
-    async def __aenter__(self) -> _WatchedReceive:
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: object) -> Any:
-        return await self._inner.__aexit__(*exc)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-
-class _WatchedSend:
+class _WatchedSend(SendWrapper):
     """The transport's write stream, each request noted before it goes."""
 
     def __init__(self, inner: Any, strays: StrayAnswers) -> None:
-        self._inner = inner
+        super().__init__(inner)
         self._strays = strays
 
     async def send(self, item: Any) -> None:
         self._strays.sent(item)
         await self._inner.send(item)
-
-    async def __aenter__(self) -> _WatchedSend:
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: object) -> Any:
-        return await self._inner.__aexit__(*exc)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)

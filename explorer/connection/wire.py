@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from explorer.config import ServerSpec
+from explorer.connection.stream_wrappers import ReceiveWrapper, SendWrapper
 from explorer.model.frames import BIG_STRING, Direction, Frame, describe, lighten, lighten_json
 
 RELEASE_ID = "mcp-url-explorer:release"  # a response to this id is the stdio reader's, not the server's
@@ -177,11 +178,11 @@ class WireText:
         return lighten_json(raw)
 
 
-class _TappedReceive:
+class _TappedReceive(ReceiveWrapper):
     """A receive stream that records each message it hands out and says when it ends."""
 
     def __init__(self, inner: Any, on_item: Callable[[Any], None], on_end: Callable[[], None]) -> None:
-        self._inner = inner
+        super().__init__(inner)
         self._on_item = on_item
         self._on_end = on_end
 
@@ -196,48 +197,17 @@ class _TappedReceive:
         self._on_item(item)
         return item
 
-    def __aiter__(self) -> _TappedReceive:
-        return self
 
-    async def __anext__(self) -> Any:
-        import anyio
-
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
-
-    async def __aenter__(self) -> _TappedReceive:
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: object) -> Any:
-        return await self._inner.__aexit__(*exc)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-
-class _TappedSend:
+class _TappedSend(SendWrapper):
     """A send stream that records each message it is given."""
 
     def __init__(self, inner: Any, on_item: Callable[[Any], None]) -> None:
-        self._inner = inner
+        super().__init__(inner)
         self._on_item = on_item
 
     async def send(self, item: Any) -> None:
         self._on_item(item)
         await self._inner.send(item)
-
-    async def __aenter__(self) -> _TappedSend:
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: object) -> Any:
-        return await self._inner.__aexit__(*exc)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
 
 
 def tap_streams(
