@@ -40,7 +40,7 @@ from explorer.connection.errors import (
     sent_message,
 )
 from explorer.connection.sizes import RequestId
-from explorer.connection.stray_answers import error_answer
+from explorer.connection.stray_answers import error_answer, keep_latest
 from explorer.connection.stream_wrappers import ReceiveWrapper, SendWrapper
 from explorer.sanitize import sanitize_line
 
@@ -50,7 +50,6 @@ if TYPE_CHECKING:
 __all__ = ["LOG_LEVELS", "ServerMessages", "log_fault"]
 
 LOG_LEVELS = frozenset({"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"})
-_MOST_KEPT = 4096  # requests in flight remembered each way: past that, the oldest are forgotten
 _WRITE_WAIT = 10.0  # at most, for an error answer to a request to be written back
 _LISTEN = "subscriptions/listen"
 
@@ -88,7 +87,7 @@ class ServerMessages:
 
         message = getattr(item, "message", None)
         if isinstance(message, types.JSONRPCRequest):
-            _put(self._ours, coerced(message.id), (message.id, message.method))
+            keep_latest(self._ours, coerced(message.id), (message.id, message.method))
         elif isinstance(message, types.JSONRPCResponse | types.JSONRPCError) and message.id is not None:
             self._theirs.pop(coerced(message.id), None)
         elif isinstance(message, types.JSONRPCNotification) and message.method == "notifications/cancelled":
@@ -110,7 +109,7 @@ class ServerMessages:
             if message.id is not None:
                 self._ours.pop(coerced(message.id), None)
         elif isinstance(message, types.JSONRPCRequest):
-            _put(self._theirs, coerced(message.id), None)
+            keep_latest(self._theirs, coerced(message.id), None)
         elif isinstance(message, types.JSONRPCNotification):
             if message.method == "notifications/cancelled":
                 return self._cancelled(item, message.params)
@@ -212,13 +211,6 @@ def _request_id(value: Any) -> RequestId | None:
     if isinstance(value, int | str) and not isinstance(value, bool):
         return value
     return None
-
-
-def _put(kept: OrderedDict[RequestId, Any], key: RequestId, value: Any) -> None:
-    kept[key] = value
-    kept.move_to_end(key)
-    if len(kept) > _MOST_KEPT:
-        kept.popitem(last=False)
 
 
 class _WatchedReceive(ReceiveWrapper):

@@ -56,8 +56,8 @@ class StrayAnswers:
         message = getattr(item, "message", None)
         if isinstance(message, types.JSONRPCRequest):
             key = coerced(message.id)
-            _put(self._waiting, key, message.id)
-            _put(self._sent, key, None)
+            keep_latest(self._waiting, key, message.id)
+            keep_latest(self._sent, key, None)
         elif isinstance(message, types.JSONRPCNotification) and message.method == "notifications/cancelled":
             self._cancelled(message.params)
 
@@ -90,7 +90,9 @@ class StrayAnswers:
         return self._made.pop(0) if self._made else None
 
 
-def _put(kept: OrderedDict[RequestId, Any], key: RequestId, value: Any) -> None:
+def keep_latest(kept: OrderedDict[RequestId, Any], key: RequestId, value: Any) -> None:
+    """Remember `key` as the newest of `kept`, forgetting the oldest past `_MOST_KEPT` (ids of requests
+    in flight: a server that never answers must not make them grow for ever)."""
     kept[key] = value
     kept.move_to_end(key)
     if len(kept) > _MOST_KEPT:
