@@ -392,3 +392,12 @@ def test_a_retry_after_is_said_in_seconds_or_as_sent() -> None:
         == "; it asks to be retried after Wed, 21 Oct 2026 07:28:00 GMT"
     )
     assert retry_hint(None) == retry_hint("") == ""
+
+
+def test_a_missing_demo_command_names_the_built_in_demo_server() -> None:
+    """`-s demo` is neither a command nor a configured name; the demo is `mcp-url-explorer demo-server`."""
+    fault = describe_exception(FileNotFoundError(2, "No such file or directory", "demo"), action="connecting")
+
+    assert fault.message == (
+        "connecting: command not found: demo (the built-in demo server is -s 'mcp-url-explorer demo-server')"
+    )

@@ -342,7 +342,10 @@ def describe_exception(
         return ServerFault(f"{action}: {chosen}")
     if isinstance(chosen, FileNotFoundError):
         missing = chosen.filename or str(chosen)
-        return ServerFault(f"{action}: command not found: {missing}")
+        hint = ""
+        if missing in ("demo", "demo-server"):  # `-s demo`: no such command, nor a configured name
+            hint = " (the built-in demo server is -s 'mcp-url-explorer demo-server')"
+        return ServerFault(f"{action}: command not found: {missing}{hint}")
     if isinstance(chosen, PermissionError):
         return ServerFault(f"{action}: permission denied: {chosen.filename or chosen}")
     if isinstance(chosen, TimeoutError) and str(chosen).startswith("the server"):  # says what it waited for
