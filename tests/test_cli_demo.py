@@ -101,7 +101,7 @@ def test_expand_encodes_by_operator() -> None:
     )
     assert run_cli("expand", "file:///{+path}", "path=src/app.py").stdout == "file:///src/app.py\n"
     assert (
-        run_cli("expand", "metrics://rollup{/segments*}", "segments=eu,web").stdout
+        run_cli("expand", "metrics://rollup{/segments*}", "segments=eu/web").stdout
         == "metrics://rollup/eu/web\n"
     )
     assert run_cli("expand", "docs://search{?q,limit}", "q=tide tables", "limit=5").stdout == (

@@ -296,7 +296,11 @@ def read(
 @click.argument("template")
 @click.argument("values", nargs=-1, metavar="[NAME=VALUE]...")
 def expand(template: str, values: tuple[str, ...]) -> None:
-    """Expand an RFC 6570 TEMPLATE (no server needed); NAME=a,b gives a list to an explode variable."""
+    """Expand an RFC 6570 TEMPLATE (no server needed); values are read as the template form reads them.
+
+    An explode variable takes several values: NAME=a/b in {/x*}, NAME=a.b in {.x*}, NAME=a,b elsewhere;
+    under ? & ; items that are all key=value make pairs (NAME=a=1,b=2 gives ?a=1&b=2).
+    """
     from explorer.cli.match_cmd import expand_command
 
     sys.exit(expand_command(template, values))

@@ -19,8 +19,9 @@ from explorer.cli.output import (
 from explorer.cli.runner import run_on_servers
 from explorer.cli.tree_cmd import build_catalogue, exit_code, lister, report_errors, server_json
 from explorer.config import ListingBounds, ServerSpec
+from explorer.model.fields import parse_text, template_fields
 from explorer.model.resolve import resolve_uri
-from explorer.model.templates import TemplateError, expand, parse_template
+from explorer.model.templates import TemplateError, Values, expand, parse_template
 
 
 def parse_assignments(pairs: Sequence[str]) -> dict[str, str]:
@@ -61,10 +62,14 @@ def expand_command(template: str, pairs: Sequence[str]) -> int:
     if unknown:
         error(f"the template has no variable {', '.join(unknown)} (it has: {', '.join(variables) or 'none'})")
         return EXIT_USAGE
-    values: dict[str, str | list[str]] = {}
-    for name, value in raw.items():
-        # An explode variable takes a list: NAME=a,b. Elsewhere a comma is part of the value.
-        values[name] = value.split(",") if variables[name].explode else value
+    fields = {spec.name: spec for spec in template_fields(parsed)}
+    values: Values = {}
+    for name, text in raw.items():
+        # Read as the template form reads the same text (`parse_text`): an explode variable takes several
+        # values, split on its operator's separator, and key=value items make pairs under `?`, `&`, `;`.
+        value = parse_text(fields[name], text)
+        # NAME= defines the variable as empty (RFC 6570 tells empty from undefined; a form cannot).
+        values[name] = value if value is not None else ("" if fields[name].separator is None else [])
     missing = [name for name in variables if name not in values]
     if missing:
         note(f"note: no value for {', '.join(missing)}: omitted as RFC 6570 says")
