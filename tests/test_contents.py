@@ -646,3 +646,23 @@ def test_core_module_imports_no_ui() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_valid_json_python_cannot_read_is_said_for_what_it_is() -> None:
+    """Not "not valid JSON" with Python's advice to call sys.set_int_max_str_digits(): what it is."""
+    number = one({"uri": "x://a", "mimeType": "application/json", "text": '{"n": ' + "9" * 5000 + "}"})
+    limit = sys.get_int_max_str_digits()
+    assert number.kind == "text" and number.problem == (
+        f"JSON with a number of 5,000 digits, over Python's limit of {limit:,}: shown as text"
+    )
+    deep = one(
+        {
+            "uri": "x://a",
+            "mimeType": "application/json",
+            "text": '["[[["' + ", " + "[" * 100_000 + "]" * 100_001,
+        }
+    )
+    assert deep.problem is not None and deep.problem.startswith(
+        "JSON nested 100,001 levels deep, deeper than"
+    )
+    assert "not valid" not in deep.problem and "recursion" not in deep.problem

@@ -142,6 +142,9 @@ def test_a_result_that_is_not_an_object_or_has_no_message_list() -> None:
 
 def test_decoded_size() -> None:
     assert decoded_size("AAEC") == 3 and decoded_size("%%%") is None
+    # read as the TUI's preview reads a blob: whitespace and missing padding are fine
+    assert decoded_size("aGVs\nbG8g\nd29y\nbGQ=") == 11 and decoded_size("aGVsbG8") == 5
+    assert decoded_size("aGVs=bG8") is None and decoded_size("aGVsbG8é") is None
 
 
 json_values = st.recursive(
@@ -199,3 +202,10 @@ def test_no_input_makes_the_parser_raise(raw: Any) -> None:
         for block in message.blocks:
             assert block.kind in ("text", "image", "audio", "resource", "resource_link", "unknown", "invalid")
             assert block.kind not in ("unknown", "invalid") or block.problem
+
+
+def test_an_empty_role_is_said_empty() -> None:
+    [message] = parse_prompt_result(
+        {"messages": [{"role": "", "content": {"type": "text", "text": "t"}}]}
+    ).messages
+    assert message.role is None and message.problem == "its role is empty"

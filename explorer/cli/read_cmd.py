@@ -6,8 +6,6 @@
 
 from __future__ import annotations
 
-import base64
-import binascii
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +16,8 @@ from explorer.cli.tree_cmd import lister
 from explorer.config import ListingBounds, ServerSpec
 from explorer.connection.errors import ServerFault
 from explorer.connection.session import ServerConnection
+from explorer.model.contents.binary import Base64Error, base64_size, is_canonical_base64
+from explorer.model.contents.classify import shape_problem
 from explorer.model.listing import Listing
 from explorer.model.resolve import too_large_for
 from explorer.model.templates import match_all
@@ -56,10 +56,12 @@ def blob_summary(content: dict[str, Any]) -> str:
     if not isinstance(blob, str):
         return f"[blob: {safe_line(mime, 80)}, no data]"
     try:
-        size = len(base64.b64decode(blob, validate=True))
-    except (binascii.Error, ValueError):
-        return f"[blob: {safe_line(mime, 80)}, {len(blob):,} characters of INVALID base64]"
-    return f"[blob: {safe_line(mime, 80)}, {size:,} bytes]"
+        size = base64_size(blob)  # read as the TUI reads it: whitespace and missing padding are fine
+    except Base64Error as problem:
+        why = safe_line(str(problem), 120)
+        return f"[blob: {safe_line(mime, 80)}, {len(blob):,} characters of INVALID base64: {why}]"
+    lax = "" if is_canonical_base64(blob) else " (not canonical base64: whitespace or missing padding)"
+    return f"[blob: {safe_line(mime, 80)}, {size:,} bytes{lax}]"
 
 
 def print_contents(result: dict[str, Any], asked: str | None = None) -> None:
@@ -87,12 +89,13 @@ def print_contents(result: dict[str, Any], asked: str | None = None) -> None:
                 f"--- {safe_line(content.get('uri', ''), 500)}"
                 + (f" ({safe_line(mime, 80)})" if mime else "")
             )
-        if isinstance(content.get("text"), str):
+        problem = shape_problem(content)  # the sentence the TUI shows for the same item
+        if problem is not None:
+            out(f"[{problem}]")
+        elif isinstance(content.get("text"), str):
             out(safe(content["text"], limit=TEXT_LIMIT))
-        elif "blob" in content:
-            out(blob_summary(content))
         else:
-            out("[content with neither text nor blob]")
+            out(blob_summary(content))
 
 
 async def read_on(spec: ServerSpec, uri: str, *, protocol: str, timeout: float) -> Outcome[dict[str, Any]]:

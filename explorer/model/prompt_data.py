@@ -11,11 +11,11 @@ Strings stay raw here (the callers sanitize them); nothing in this module raises
 
 from __future__ import annotations
 
-import base64
-import binascii
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from explorer.model.contents.binary import Base64Error, base64_size
 
 __all__ = [
     "KNOWN_ROLES",
@@ -222,7 +222,12 @@ def _message(raw: object) -> PromptMessage:
     role = raw.get("role")
     problem = None
     if not isinstance(role, str) or not role:
-        problem = "it has no role" if role is None else f"its role is {_kind_of(role)}, not a string"
+        if role is None:
+            problem = "it has no role"
+        elif role == "":
+            problem = "its role is empty"
+        else:
+            problem = f"its role is {_kind_of(role)}, not a string"
         role = None
     elif role not in KNOWN_ROLES:
         problem = f"unknown role (MCP defines {' and '.join(KNOWN_ROLES)})"
@@ -308,8 +313,9 @@ def _embedded(raw: Mapping[str, Any]) -> Block:
 
 
 def decoded_size(data: str) -> int | None:
-    """Bytes in a base64 string, or None when it is not valid base64."""
+    """Bytes in a base64 string, or None when it is not base64 (read as every view reads it:
+    `base64_size`, lenient about whitespace and padding)."""
     try:
-        return len(base64.b64decode(data, validate=True))
-    except (binascii.Error, ValueError):
+        return base64_size(data)
+    except Base64Error:
         return None

@@ -115,3 +115,14 @@ def _take_digits(blob: str, count: int) -> str:
         parts.append(chunk)
         have += len(chunk)
     return "".join(parts)
+
+
+def base64_size(blob: str) -> int:
+    """The decoded size of a base64 string, by the rules of `decode_prefix` (which every view uses:
+    whitespace ignored, missing padding tolerated); raises `Base64Error` saying why it is not base64."""
+    return decode_prefix(blob, 0)[1]
+
+
+def is_canonical_base64(blob: str) -> bool:
+    """Whether a string `decode_prefix` accepts is also strict base64: no whitespace, padded to 4."""
+    return len(blob) % 4 == 0 and _B64_RUN.match(blob).end() >= len(blob.rstrip("="))  # type: ignore[union-attr]

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import codecs
 import json
+import re
+import sys
 from collections.abc import Mapping
+from itertools import accumulate
 from typing import Any
 
 from explorer.model.contents.binary import Base64Error, decode_prefix
@@ -24,12 +27,43 @@ def _parse_json(text: str) -> tuple[str | None, str | None]:
         value = json.loads(text)
     except json.JSONDecodeError as error:
         return None, f"not valid JSON: {error.msg} (line {error.lineno}, column {error.colno})"
-    except (ValueError, RecursionError) as error:
-        return None, f"not valid JSON: {error}"
+    except RecursionError:
+        return None, (
+            f"JSON nested {_depth(text):,} levels deep, deeper than Python can read "
+            f"(about {sys.getrecursionlimit():,}): shown as text"
+        )
+    except ValueError as error:
+        return None, _unreadable_json(error)
     try:
         return json.dumps(value, indent=2, ensure_ascii=False), None
-    except (ValueError, RecursionError) as error:
-        return None, f"JSON too deep to pretty-print: {error}"
+    except RecursionError:
+        return None, f"JSON nested {_depth(text):,} levels deep, too deep to pretty-print: shown as text"
+    except ValueError as error:
+        return None, _unreadable_json(error)
+
+
+_DIGITS = re.compile(r"value has (\d+) digits")
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_BRACKETS = re.compile(r"[\[\]{}]")
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+def _unreadable_json(error: ValueError) -> str:
+    """Valid JSON Python refuses to read: a number too long for `int` (Python's digit limit)."""
+    digits = _DIGITS.search(str(error))
+    limit = sys.get_int_max_str_digits()
+    if digits is not None:
+        return (
+            f"JSON with a number of {int(digits.group(1)):,} digits, over Python's limit of {limit:,}: "
+            "shown as text"
+        )
+    return f"JSON that Python cannot read ({str(error)[:200]}): shown as text"
+
+
+def _depth(text: str) -> int:
+    """How deep JSON `text` nests: its brackets outside strings, counted in C-speed passes."""
+    brackets = _BRACKETS.findall(_JSON_STRING.sub("", text))
+    return max(accumulate(_STEP[b] for b in brackets), default=0)
 
 
 UTF8_CHUNK = 1 << 20
@@ -164,22 +198,32 @@ def classify_item(item: object, *, cap: int | None = DEFAULT_CAP, index: int = 0
     uri = raw_uri if isinstance(raw_uri, str) else ""
     raw_mime = item.get("mimeType")
     mime = raw_mime if isinstance(raw_mime, str) else None
+    problem = shape_problem(item)
+    if problem is not None:
+        return Content("invalid", uri, mime, problem=problem)
     if "text" in item:
         text = item["text"]
-        if not isinstance(text, str):
-            return Content("invalid", uri, mime, problem=f"text is not a string ({type(text).__name__})")
         shown, size, shown_bytes = cap_text(text, cap)
         family = mime_family(normalize_mime(mime)) or extension_family(uri)
         truncated = shown_bytes < size
         return _text_content(
             uri, mime, shown, size=size, shown_bytes=shown_bytes, truncated=truncated, family=family
         )
+    return _blob_content(uri, mime, item["blob"], cap)
+
+
+def shape_problem(item: Mapping[str, Any]) -> str | None:
+    """Why a content item has no usable text or blob (None when it has one): one sentence for every view.
+
+    `text` wins when both are present, as in `classify_item`.
+    """
+    if "text" in item:
+        text = item["text"]
+        return None if isinstance(text, str) else f"text is not a string ({type(text).__name__})"
     if "blob" in item:
         blob = item["blob"]
-        if not isinstance(blob, str):
-            return Content("invalid", uri, mime, problem=f"blob is not a string ({type(blob).__name__})")
-        return _blob_content(uri, mime, blob, cap)
-    return Content("invalid", uri, mime, problem="the content has neither text nor blob")
+        return None if isinstance(blob, str) else f"blob is not a string ({type(blob).__name__})"
+    return "the content has neither text nor blob"
 
 
 def classify(result: Mapping[str, Any], *, cap: int | None = DEFAULT_CAP) -> list[Content]:
