@@ -143,3 +143,35 @@ async def test_tab_takes_the_only_suggestion_left_by_what_was_typed() -> None:
         await pilot.pause()
         await pilot.press("tab")
         assert app.focused is form.input_for("b")
+
+
+async def test_why_completion_gave_nothing_is_shown_where_the_suggestions_would_be() -> None:
+    """A server that fails completion (-32000) or sends only values it cannot offer: the form says so
+    under the field, sanitized and short, instead of showing nothing."""
+    answers = {
+        "a": Suggestions(reason="the server answered -32000: no completions today \x1b[31m" + "x" * 300),
+        "b": Suggestions(["bad\x1b[2J", "rtl\u202e"]),
+    }
+
+    async def complete(name: str, value: str, context: dict[str, str]) -> Suggestions:
+        return answers[name]
+
+    form = ArgumentForm(FIELDS, complete=complete)
+    app = FormApp(form)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+space")
+        await wait_for(pilot, lambda: form.completion_note is not None)
+        note = form.completion_note or ""
+        assert note.startswith("No suggestions: the server answered -32000: no completions today")
+        assert "\x1b" not in note and len(note) < 140
+        assert not form.suggestions_shown
+        assert form.query_one("#completion-note").region.height > 0  # on screen, under the field
+        await pilot.press("tab")  # to field b: the note was about a
+        await pilot.press("ctrl+space")
+        await wait_for(
+            pilot,
+            lambda: (
+                form.completion_note
+                == "2 suggestions from the server not offered: they hold control characters"
+            ),
+        )

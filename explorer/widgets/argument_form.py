@@ -84,6 +84,8 @@ One line per variable or argument. The label shows how the template writes the v
         height: auto; max-height: 10; margin: 0 0 1 2; border: round $accent; display: none;
     }
     ArgumentForm > _Suggestions.-shown { display: block; }
+    ArgumentForm > .completion-note { height: auto; margin: 0 0 1 2; color: $text-muted; display: none; }
+    ArgumentForm > .completion-note.-shown { display: block; }
     ArgumentForm > .form-empty { color: $text-muted; height: auto; }
     """
 
@@ -156,6 +158,7 @@ One line per variable or argument. The label shows how the template writes the v
                 yield FieldInput(spec, self._initial.get(spec.name, ""), id=f"field-{index}")
                 yield Static(Content(""), classes="field-error")
         yield _Suggestions(id="suggestions")
+        yield Static(Content(""), id="completion-note", classes="completion-note")
 
     @staticmethod
     def _label(spec: FieldSpec) -> Content:
@@ -257,6 +260,7 @@ One line per variable or argument. The label shows how the template writes the v
             return
         if self._shown_for != field_input.field_name:
             self._hide()
+            self._hide_note()  # it was about another field
         self._show(field_input, [])  # history at once, completions after the pause
         self._schedule(field_input)
 
@@ -265,6 +269,7 @@ One line per variable or argument. The label shows how the template writes the v
         if isinstance(event.widget, FieldInput) and self._focused_input() is None:
             self._cancel()
             self._hide()
+            self._hide_note()
 
     @on(Input.Changed)
     def _text_changed(self, event: Input.Changed) -> None:
@@ -338,6 +343,7 @@ One line per variable or argument. The label shows how the template writes the v
             return  # stale: the user typed on or moved away while the server was thinking
         self.last_reason = found.reason
         self._show(field_input, found.values)
+        self._show_note(field_input, self._note_text(found))
 
     # --- the list -----------------------------------------------------------------------------------------
 
@@ -396,6 +402,39 @@ One line per variable or argument. The label shows how the template writes the v
         suggestions.add_class("-shown")
         self.call_after_refresh(self._bring_in, field_input)
         self.refresh_bindings()
+
+    def _note_text(self, found: Suggestions) -> str | None:
+        """Why the server's answer offers nothing (or less than it sent), in one short line; None when
+        nothing needs saying. The reason is the server's or the connection's words: sanitized, cut."""
+        if found.reason is not None:
+            return f"No suggestions: {sanitize_line(found.reason, 100)}"
+        if self.hidden_unclean:
+            what = "suggestion" if self.hidden_unclean == 1 else "suggestions"
+            return f"{self.hidden_unclean} {what} from the server not offered: they hold control characters"
+        return None
+
+    @property
+    def completion_note(self) -> str | None:
+        """The note shown under the field about the last completion (None when none is shown)."""
+        note = self.query_one("#completion-note", Static)
+        return str(note.content) if note.has_class("-shown") else None
+
+    def _show_note(self, field_input: FieldInput, text: str | None) -> None:
+        """Put `text` under the field (after its suggestions, if any), or hide the note when None."""
+        note = self.query_one("#completion-note", Static)
+        if text is None:
+            note.remove_class("-shown")
+            return
+        note.update(Content(text))
+        row = field_input.parent
+        if self.suggestions_shown:
+            self.move_child(note, after=self._suggestion_list)
+        elif isinstance(row, Vertical) and row.parent is self:
+            self.move_child(note, after=row)
+        note.add_class("-shown")
+
+    def _hide_note(self) -> None:
+        self.query_one("#completion-note", Static).remove_class("-shown")
 
     def _bring_in(self, field_input: FieldInput) -> None:
         """On a short screen the list can open below the fold of the scrolling form: bring it in, but

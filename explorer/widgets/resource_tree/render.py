@@ -240,12 +240,20 @@ class RowPainter:
             marker = "  "
         segments.append(Segment(marker, styled(palette.guides)))
         if row.kind != "value":
-            segments.append(Segment(sanitize_line(row.label, _LABEL_LIMIT), styled(palette.muted)))
-            if row.kind == "note":
-                note = self._rows.drill_note(row)
-                if note:
-                    why = sanitize_line(note, _NAME_LIMIT)
-                    segments.append(Segment(f"  ({why})", styled(palette.muted)))
+            note = self._rows.drill_note(row) if row.kind == "note" else None
+            label = row.label
+            if note:
+                # The reason goes first, next to what it explains, so a narrow pane cuts the key hint
+                # after it, never the reason: "no completions (why): press enter for the form".
+                head, sep, tail = label.partition(": ")
+                why = sanitize_line(
+                    note, _LABEL_LIMIT
+                )  # the server's words, sanitized; the pane cuts the rest
+                head = sanitize_line(head, _NAME_LIMIT)
+                text = f"{head} ({why}): {sanitize_line(tail, _NAME_LIMIT)}" if sep else f"{head} ({why})"
+                segments.append(Segment(text, styled(palette.muted)))
+                return
+            segments.append(Segment(sanitize_line(label, _LABEL_LIMIT), styled(palette.muted)))
             return
         segments.append(Segment(sanitize_line(row.label, _LABEL_LIMIT), styled(palette.pattern)))
         if drill.is_concrete:
