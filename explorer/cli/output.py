@@ -21,6 +21,7 @@ can forget it.
 from __future__ import annotations
 
 import json
+import math
 import sys
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
@@ -106,8 +107,11 @@ def encode_json(value: Any, indent: int = 0) -> bytes:
     try:
         data = orjson.dumps(value, option=orjson.OPT_INDENT_2)
     except (TypeError, orjson.JSONEncodeError):
-        text = json_escape_unsafe(json.dumps(value, indent=2, ensure_ascii=False))
-        data = text.encode("utf-8")
+        text, nonfinite = _indented_json(value)
+        if nonfinite:
+            what = "a number" if nonfinite == 1 else f"{nonfinite:,} numbers"
+            note(f"warning: {what} too large for JSON (or not a number) written as null.")
+        data = json_escape_unsafe(text).encode("utf-8")
     else:
         # orjson escapes every control character in strings but DEL; the rest of its output is ASCII
         # syntax and indentation, so plain ASCII without DEL has nothing to escape.
@@ -117,6 +121,68 @@ def encode_json(value: Any, indent: int = 0) -> bytes:
         newline = _INDENTS[indent // 2] if indent < 64 and indent % 2 == 0 else b"\n" + b" " * indent
         data = data.replace(b"\n", newline)
     return data
+
+
+def _indented_json(value: Any) -> tuple[str, int]:
+    """`json.dumps(value, indent=2, ensure_ascii=False)` by a loop, not recursion (a server's answer may
+    nest deeper than Python's recursion limit), with every float JSON cannot hold (a server's `1e400` reads
+    as infinity) written as null, as orjson writes it; and how many such floats there were."""
+    parts: list[str] = []
+    nonfinite = 0
+    # Each entry: a value to write, or a string of syntax to write as is (pushed in reverse order).
+    stack: list[Any] = [_Item(value, 0)]
+    while stack:
+        entry = stack.pop()
+        if isinstance(entry, str):
+            parts.append(entry)
+            continue
+        item, depth = entry.value, entry.depth
+        if isinstance(item, dict) and item:
+            inner, outer = "\n" + "  " * (depth + 1), "\n" + "  " * depth
+            parts.append("{")
+            stack.append(outer + "}")
+            entries = list(item.items())
+            for index in range(len(entries) - 1, -1, -1):
+                key, kid = entries[index]
+                stack.append(_Item(kid, depth + 1))
+                sep = inner if index == 0 else "," + inner
+                stack.append(sep + json.dumps(_key(key), ensure_ascii=False) + ": ")
+        elif isinstance(item, list | tuple) and item:
+            inner, outer = "\n" + "  " * (depth + 1), "\n" + "  " * depth
+            parts.append("[")
+            stack.append(outer + "]")
+            for index in range(len(item) - 1, -1, -1):
+                stack.append(_Item(item[index], depth + 1))
+                stack.append(inner if index == 0 else "," + inner)
+        elif isinstance(item, float) and not math.isfinite(item):
+            nonfinite += 1
+            parts.append("null")
+        elif isinstance(item, dict | list | tuple):
+            parts.append("{}" if isinstance(item, dict) else "[]")
+        else:
+            parts.append(json.dumps(item, ensure_ascii=False))
+    return "".join(parts), nonfinite
+
+
+class _Item:
+    """A value waiting to be written by `_indented_json`, at its nesting depth."""
+
+    __slots__ = ("depth", "value")
+
+    def __init__(self, value: Any, depth: int) -> None:
+        self.value = value
+        self.depth = depth
+
+
+def _key(key: Any) -> str:
+    """A key as `json.dumps` writes it: strings as they are, numbers, true, false and null as text."""
+    if isinstance(key, str):
+        return key
+    if key is None or isinstance(key, bool):
+        return json.dumps(key)
+    if isinstance(key, int | float):
+        return json.dumps(key)
+    raise TypeError(f"keys must be str, int, float, bool or None, not {type(key).__name__}")
 
 
 def to_json(value: Any) -> str:

@@ -381,16 +381,37 @@ class Redactor:
         return text
 
     def value(self, value: Any) -> Any:
-        """`text` applied to every string inside a JSON-like value, keys included."""
+        """`text` applied to every string inside a JSON-like value, and to every key that is not a field
+        name (see `_FIELD_NAME`). A loop, not recursion: a server's answer may nest a thousand deep."""
         if not self.forms:
             return value
-        if isinstance(value, str):
-            return self.text(value)
-        if isinstance(value, dict):
-            return {self.text(str(k)): self.value(v) for k, v in value.items()}
-        if isinstance(value, list | tuple):
-            return [self.value(v) for v in value]
-        return value
+        if not isinstance(value, dict | list | tuple):
+            return self.text(value) if isinstance(value, str) else value
+        root: list[Any] = [None]
+        stack: list[tuple[Any, Any, Any]] = [(value, root, 0)]  # (source, target container, slot)
+        while stack:
+            source, target, slot = stack.pop()
+            if isinstance(source, dict):
+                copy: dict[Any, Any] = {}
+                target[slot] = copy
+                for key, item in source.items():
+                    name = key if isinstance(key, str) and _FIELD_NAME.match(key) else self.text(str(key))
+                    copy[name] = None
+                    stack.append((item, copy, name))
+            elif isinstance(source, list | tuple):
+                items: list[Any] = [None] * len(source)
+                target[slot] = items
+                stack.extend((item, items, index) for index, item in enumerate(source))
+            else:
+                target[slot] = self.text(source) if isinstance(source, str) else source
+        return root[0]
+
+
+# A key made of letters (and single underscores) is a field name, not a secret: every JSON-RPC and MCP
+# field name, and every key the explorer writes, is one. Masking them broke the output's shape for any
+# short env value (`text`, `json`); a secret a server sends back as a key (rare) is masked unless it is
+# letters only, and it is always masked as a value.
+_FIELD_NAME = re.compile(r"_?[A-Za-z]+(?:_[A-Za-z]+)*\Z")
 
 
 @lru_cache(maxsize=64)

@@ -32,7 +32,7 @@ from typing import IO, Any
 
 from explorer.config import ServerSpec
 from explorer.connection.stream_wrappers import ReceiveWrapper, SendWrapper
-from explorer.model.frames import BIG_STRING, Direction, Frame, describe, lighten, lighten_json
+from explorer.model.frames import BIG_STRING, Direction, Frame, describe, iso_time, lighten, lighten_json
 
 RELEASE_ID = "mcp-url-explorer:release"  # a response to this id is the stdio reader's, not the server's
 DEFAULT_MAX_FRAMES = 5_000
@@ -117,7 +117,7 @@ class WireLog:
                 for stale in list(self._pending)[: len(self._pending) - self.max_frames]:
                     del self._pending[stale]
         if self._sink is not None:
-            self._sink.write(json.dumps(frame.record(), ensure_ascii=True) + "\n")
+            self._sink.write(record_line(frame) + "\n")
             self._sink.flush()
         for listener in list(self._listeners):
             listener(frame)
@@ -145,7 +145,7 @@ class WireLog:
                 )
                 if own is None or method not in own:
                     continue
-            if text is not None and text not in json.dumps(frame.json(), ensure_ascii=False):
+            if text is not None and text not in frame_text(frame):
                 continue
             chosen.append(frame)
         return chosen
@@ -155,9 +155,28 @@ class WireLog:
         count = 0
         with path.open("w", encoding="utf-8") as handle:
             for frame in frames if frames is not None else list(self.frames):
-                handle.write(json.dumps(frame.record(), ensure_ascii=True) + "\n")
+                handle.write(record_line(frame) + "\n")
                 count += 1
         return count
+
+
+def record_line(frame: Frame) -> str:
+    """A frame's JSON Lines line (ASCII). A frame that cannot be encoded is logged as a note saying so: a log
+    line never ends a connection (a tap error would close it)."""
+    try:
+        return json.dumps(frame.record(), ensure_ascii=True)
+    except (RecursionError, ValueError, TypeError) as exc:
+        record = {"t": iso_time(frame.at), "server": frame.server, "dir": frame.direction}
+        note = f"this frame could not be written as JSON ({type(exc).__name__})"
+        return json.dumps(record | {"frame": None, "note": note}, ensure_ascii=True)
+
+
+def frame_text(frame: Frame, indent: int | None = None) -> str:
+    """A frame's JSON as text (for the text filter and the detail pane); a note when it cannot be encoded."""
+    try:
+        return json.dumps(frame.json(), indent=indent, ensure_ascii=False)
+    except (RecursionError, ValueError, TypeError) as exc:
+        return f"[this frame could not be shown as JSON ({type(exc).__name__})]"
 
 
 class WireText:

@@ -20,6 +20,8 @@ Direction = Literal["send", "recv"]
 BIG_STRING = 64 * 1024  # a string longer than this is not kept in the ring (its length is)
 _LIGHTEN_BUDGET = 2_000  # nodes looked at per frame to find big strings (pages of small items stop early)
 _NO_BUDGET = 1 << 62
+JSON_DEPTH = 100  # levels of a frame shown as JSON; deeper objects and arrays are replaced by TOO_DEEP
+TOO_DEEP = f"[nested deeper than {JSON_DEPTH} levels: too deep to show as JSON]"
 
 FrameKind = Literal["request", "notification", "response", "error"]
 
@@ -51,9 +53,7 @@ class Frame:
     def json(self) -> dict[str, Any]:
         """The frame as JSON, with the server's secrets masked (computed once, on demand)."""
         if self._json is None:
-            message = self.message
-            dump = getattr(message, "model_dump", None)
-            raw = dump(by_alias=True, mode="json", exclude_unset=True) if dump is not None else message
+            raw = plain_json(self.message)
             self._json = redact_value(raw, self.spec) if self.spec is not None else raw
         return self._json
 
@@ -63,7 +63,10 @@ class Frame:
         if self._size is None and self.wire_size is not None:
             self._size = self.wire_size
         if self._size is None:
-            compact = json.dumps(self.json(), ensure_ascii=False, separators=(",", ":"))
+            try:
+                compact = json.dumps(self.json(), ensure_ascii=False, separators=(",", ":"))
+            except (RecursionError, ValueError, TypeError):  # not JSON-encodable: its size is unknown
+                compact = ""
             self._size = len(compact.encode()) + self.dropped
         return self._size
 
@@ -78,6 +81,81 @@ class Frame:
         if self.duration is not None:
             data["ms"] = round(self.duration * 1000, 3)
         return data
+
+
+def plain_json(message: Any) -> Any:
+    """A message as JSON; a server's answer nested deeper than `JSON_DEPTH` levels is cut there (pydantic
+    refuses to dump it, and every JSON encoder after would recurse past Python's limit)."""
+    dump = getattr(message, "model_dump", None)
+    if dump is None:
+        return cut_deep(message)
+    try:
+        return dump(by_alias=True, mode="json", exclude_unset=True)
+    except (RecursionError, ValueError):  # pydantic's "Maximum serialization depth exceeded"
+        return _model_json(message, 0)
+
+
+def cut_deep(value: Any, limit: int = JSON_DEPTH) -> Any:
+    """`value` with every object or array deeper than `limit` levels replaced by `TOO_DEEP` (a loop, not
+    recursion; copies only when something is cut)."""
+    if not isinstance(value, dict | list) or not _deeper_than(value, limit):
+        return value
+    root: list[Any] = [None]
+    stack: list[tuple[Any, Any, Any, int]] = [(value, root, 0, 0)]  # (source, target, slot, depth)
+    while stack:
+        source, target, slot, depth = stack.pop()
+        if isinstance(source, dict | list) and source and depth >= limit:
+            target[slot] = TOO_DEEP
+        elif isinstance(source, dict):
+            copy: dict[str, Any] = dict.fromkeys(source)
+            target[slot] = copy
+            stack.extend((item, copy, key, depth + 1) for key, item in source.items())
+        elif isinstance(source, list):
+            items: list[Any] = [None] * len(source)
+            target[slot] = items
+            stack.extend((item, items, index, depth + 1) for index, item in enumerate(source))
+        else:
+            target[slot] = source
+    return root[0]
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether a non-empty object or array sits `limit` levels down in `value` (a loop)."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list) and item:
+            if depth >= limit:
+                return True
+            stack.extend((kid, depth + 1) for kid in (item.values() if isinstance(item, dict) else item))
+    return False
+
+
+def _model_json(value: Any, depth: int) -> Any:
+    """What `model_dump(by_alias=True, mode="json", exclude_unset=True)` gives, cut at `JSON_DEPTH`
+    (recursion at most that deep): for a message pydantic refused to dump."""
+    fields = getattr(type(value), "model_fields", None)
+    if fields is not None and hasattr(value, "model_fields_set"):
+        if depth >= JSON_DEPTH:
+            return TOO_DEEP
+        data: dict[str, Any] = {}
+        for name in value.model_fields_set:
+            info = fields.get(name)
+            data[(info.alias if info is not None else None) or name] = _model_json(
+                getattr(value, name), depth + 1
+            )
+        for name, item in (getattr(value, "model_extra", None) or {}).items():
+            data[name] = _model_json(item, depth + 1)
+        return data
+    if isinstance(value, dict | list | tuple) and value and depth >= JSON_DEPTH:
+        return TOO_DEEP
+    if isinstance(value, dict):
+        return {str(key): _model_json(item, depth + 1) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_model_json(item, depth + 1) for item in value]
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return str(value)
 
 
 def iso_time(at: float) -> str:
@@ -121,6 +199,7 @@ def lighten_json(raw: Any) -> Any:
     a frame kept as bytes is at most a megabyte, and this runs only when someone looks at it)."""
     if not isinstance(raw, dict):
         return raw
+    raw = cut_deep(raw)
     for name in ("result", "params"):
         body = raw.get(name)
         if isinstance(body, dict):
@@ -130,20 +209,21 @@ def lighten_json(raw: Any) -> Any:
     return raw
 
 
-def _without_big_strings(value: Any, budget: list[int]) -> tuple[Any, int]:
-    """`value` with strings over BIG_STRING replaced by a note; copies only what contains one."""
+def _without_big_strings(value: Any, budget: list[int], depth: int = 0) -> tuple[Any, int]:
+    """`value` with strings over BIG_STRING replaced by a note; copies only what contains one. Looks no
+    deeper than `JSON_DEPTH` levels (recursion; the log shows no deeper)."""
     budget[0] -= 1
     if isinstance(value, str):
         if len(value) > BIG_STRING:
             return f"[{len(value):,} characters, not kept in the protocol log]", len(value)
         return value, 0
-    if budget[0] <= 0:
+    if budget[0] <= 0 or depth > JSON_DEPTH:
         return value, 0
     if isinstance(value, dict):
         changed: dict[str, Any] | None = None
         total = 0
         for key, item in value.items():
-            new, dropped = _without_big_strings(item, budget)
+            new, dropped = _without_big_strings(item, budget, depth + 1)
             if dropped:
                 changed = dict(value) if changed is None else changed
                 changed[key] = new
@@ -153,7 +233,7 @@ def _without_big_strings(value: Any, budget: list[int]) -> tuple[Any, int]:
         copied: list[Any] | None = None
         total = 0
         for index, item in enumerate(value):
-            new, dropped = _without_big_strings(item, budget)
+            new, dropped = _without_big_strings(item, budget, depth + 1)
             if dropped:
                 copied = list(value) if copied is None else copied
                 copied[index] = new

@@ -9,7 +9,6 @@ must appear in the frame. `e` exports what is shown as JSON Lines into the log f
 
 from __future__ import annotations
 
-import json
 import time
 from typing import ClassVar
 
@@ -22,7 +21,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Input, Static
 
-from explorer.connection.wire import WireLog
+from explorer.connection.wire import WireLog, frame_text, record_line
 from explorer.model.frames import Frame
 from explorer.paths import log_dir
 from explorer.sanitize import sanitize, sanitize_line
@@ -127,7 +126,7 @@ are kept as their length only.
 
     @on(FrameList.Highlighted)
     async def _highlighted(self, event: FrameList.Highlighted) -> None:
-        text = json.dumps(event.frame.json(), indent=2, ensure_ascii=False)
+        text = frame_text(event.frame, indent=2)
         box = self.query_one("#frame-detail", Vertical)
         await box.remove_children()
         await box.mount(TextView(sanitize(text, limit=DETAIL_CAP), language="json", wrap=True))
@@ -151,5 +150,5 @@ are kept as their length only.
         frames = self.query_one(FrameList)
         if 0 <= frames.cursor < len(frames.frames):
             frame = frames.frames[frames.cursor]
-            self.app.copy_to_clipboard(json.dumps(frame.record(), ensure_ascii=True))
+            self.app.copy_to_clipboard(record_line(frame))
             self.notify("Frame copied (JSON, as exported).", markup=False)
