@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import shlex
+import sys
 
 import anyio
 import pytest
@@ -398,6 +400,8 @@ def test_a_missing_demo_command_names_the_built_in_demo_server() -> None:
     """`-s demo` is neither a command nor a configured name; the demo is `mcp-url-explorer demo-server`."""
     fault = describe_exception(FileNotFoundError(2, "No such file or directory", "demo"), action="connecting")
 
-    assert fault.message == (
-        "connecting: command not found: demo (the built-in demo server is -s 'mcp-url-explorer demo-server')"
+    demo = shlex.join([sys.executable, "-m", "explorer", "demo-server"])
+    assert (
+        fault.message
+        == f"connecting: command not found: demo (the built-in demo server is -s {shlex.quote(demo)})"
     )

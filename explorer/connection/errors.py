@@ -343,8 +343,12 @@ def describe_exception(
     if isinstance(chosen, FileNotFoundError):
         missing = chosen.filename or str(chosen)
         hint = ""
-        if missing in ("demo", "demo-server"):  # `-s demo`: no such command, nor a configured name
-            hint = " (the built-in demo server is -s 'mcp-url-explorer demo-server')"
+        if missing in ("demo", "demo-server", "mcp-url-explorer"):  # `-s demo`: not a command, nor a name
+            import shlex
+            import sys
+
+            demo = shlex.join([sys.executable, "-m", "explorer", "demo-server"])  # whatever PATH holds
+            hint = f" (the built-in demo server is -s {shlex.quote(demo)})"
         return ServerFault(f"{action}: command not found: {missing}{hint}")
     if isinstance(chosen, PermissionError):
         return ServerFault(f"{action}: permission denied: {chosen.filename or chosen}")
