@@ -11,13 +11,11 @@ import urllib.parse
 from itertools import pairwise
 
 from explorer.model.templates.expansion import expand
-from explorer.model.templates.matching import _SEARCH_STEPS, _Budget, _plausible, _Search, match, one_or_list
-from explorer.model.templates.pattern import matcher_for
+from explorer.model.templates.matching import gave_up_after, match, one_or_list
 from explorer.model.templates.percent import (
     RESERVED,
     UNRESERVED,
     URI_CHARS,
-    NoMatch,
     encode_keeping,
     is_triplet,
     normalize_pct,
@@ -80,7 +78,7 @@ def diagnose(template: str | ParsedTemplate, uri: str) -> MatchReport:
     if expanded is not None and normalize_pct(expanded) != normalized:
         problems.append(f"the value would not round-trip: expand gives {expanded}")
     if not problems:
-        steps = _gave_up_after(parsed, normalized)
+        steps = gave_up_after(parsed, normalized)
         if steps is not None:
             problems.append(
                 f"the matcher gave up after {steps:,} steps without finding how the URI fits the template "
@@ -89,24 +87,6 @@ def diagnose(template: str | ParsedTemplate, uri: str) -> MatchReport:
         else:
             problems.append(f"the URI does not match the template {parsed.text}")
     return MatchReport(False, loose or None, list(dict.fromkeys(problems)), expanded)
-
-
-def _gave_up_after(parsed: ParsedTemplate, uri: str) -> int | None:
-    """The step budget when `match` stopped at it without a reading (so "no match" is unknown), else None.
-
-    Runs the same search as `match_readings`, with the same budget: linear in the URI, and only asked
-    when nothing else explains the failure.
-    """
-    matcher = matcher_for(parsed.text)
-    if not _plausible(matcher, uri):
-        return None
-    steps = _SEARCH_STEPS + len(uri)
-    try:
-        for _ in _Search(matcher, uri, _Budget(steps)).readings():
-            return None  # a reading was found within the budget: the answer "no" is the matcher's own
-    except NoMatch:
-        return steps
-    return None
 
 
 def _encoding_problems(uri: str) -> list[str]:

@@ -576,3 +576,21 @@ def match_all(
         found.append((key, TemplateMatch(entry, readings[0], parsed.literal_length, tuple(readings[1:]))))
     found.sort(key=lambda item: item[0])
     return [item for _, item in found]
+
+
+def gave_up_after(parsed: ParsedTemplate, uri: str) -> int | None:
+    """The step budget when `match` stopped at it without a reading (so "no match" is unknown), else None.
+
+    Runs the same search as `match_readings`, with the same budget: linear in the URI, and only asked
+    when nothing else explains the failure.
+    """
+    matcher = matcher_for(parsed.text)
+    if not _plausible(matcher, uri):
+        return None
+    steps = _SEARCH_STEPS + len(uri)
+    try:
+        for _ in _Search(matcher, uri, _Budget(steps)).readings():
+            return None  # a reading was found within the budget: the answer "no" is the matcher's own
+    except NoMatch:
+        return steps
+    return None
