@@ -26,7 +26,9 @@ from textual.widgets import Static, TabbedContent, TabPane
 from explorer.model.contents import TEXT_KINDS, human_size
 from explorer.model.contents import Content as ReadContent
 from explorer.model.contents.changes import Update
+from explorer.model.contents.markdown_cost import markdown_blocks
 from explorer.sanitize import sanitize, sanitize_line
+from explorer.widgets.content_list import MoreContents
 from explorer.widgets.hex_view import HexView
 from explorer.widgets.image_view import ImageView
 from explorer.widgets.text_view import HIGHLIGHT_LIMIT as HIGHLIGHT_LIMIT
@@ -43,6 +45,15 @@ __all__ = ["ContentPreview", "HexView", "ImageView", "TextView", "error_title", 
 MARKDOWN_RENDER_LIMIT = 20_000
 """Textual's Markdown widget builds a widget per block (about 3 s for 10 KB of lists): beyond this many
 characters markdown is shown as highlighted source instead."""
+MARKDOWN_BLOCK_LIMIT = 600
+"""Blocks (`markdown_blocks`: paragraphs, headings, list items counted thrice, table cells) beyond which
+markdown is shown as highlighted source too: 4,900 list items under the character limit froze the app
+for 20 s, a table row of 3,000 cells cost seconds a key. Measured on a busy 2-core machine: 25 list items
+174 ms, 25 paragraphs 68 ms, 100 table cells 236 ms. 600 keeps rendered what a server's documentation
+usually is (the reference servers' READMEs score 44 to 517, every page of the demo under 60) at up to
+about a second once, where a bound of 40 showed half the demo's handbook as source."""
+TAB_LIMIT = 20
+"""Contents of one read shown as tabs of their own; the rest are listed in one last tab (`MoreContents`)."""
 HEX_DUMP_LIMIT = 4096
 """Bytes of a binary content shown in the hex dump."""
 
@@ -99,12 +110,18 @@ class _ContentView(Vertical):
         self.content = content
         self._show_uri = show_uri
         self._load_key = load_key
+        self.markdown_too_big: Literal["characters", "blocks"] | None = None
+        if content.kind == "markdown":
+            text = content.text or ""
+            if content.truncated or len(text) > MARKDOWN_RENDER_LIMIT:
+                self.markdown_too_big = "characters"
+            elif markdown_blocks(text, stop_at=MARKDOWN_BLOCK_LIMIT) > MARKDOWN_BLOCK_LIMIT:
+                self.markdown_too_big = "blocks"
 
     @property
     def renders_markdown(self) -> bool:
         """True when this content is markdown small enough for Textual's Markdown widget."""
-        c = self.content
-        return c.kind == "markdown" and not c.truncated and len(c.text or "") <= MARKDOWN_RENDER_LIMIT
+        return self.content.kind == "markdown" and self.markdown_too_big is None
 
     def toggle_source(self) -> None:
         """Rendered markdown <-> its source (raw HTML and link targets are only visible in the source)."""
@@ -148,15 +165,14 @@ class _ContentView(Vertical):
         c = self.content
         yield Static(self.info(), classes="preview-info")
         if c.truncated and c.kind in TEXT_KINDS:
-            notice = (
-                f"Showing the first {human_size(c.shown_size)} of {human_size(c.size)}. "
-                f"Press {self._load_key} to load all."
-            )
+            shown = shown_of(c.shown_size, c.size)
+            notice = f"Showing the first {shown}. Press {self._load_key} to load all."
             yield Static(Content(notice), classes="preview-notice")
         if c.problem and c.kind != "invalid":
             yield Static(Content(sanitize(c.problem, limit=1000)), classes="preview-problem")
-        if c.kind == "markdown" and not self.renders_markdown:
-            note = "Shown as source: rendering markdown this long would be slow."
+        if self.markdown_too_big is not None:
+            what = "this long" if self.markdown_too_big == "characters" else "with this many blocks"
+            note = f"Shown as source: rendering markdown {what} would be slow."
             yield Static(Content(note), classes="preview-note")
         yield from self._body()
 
@@ -179,6 +195,14 @@ class _ContentView(Vertical):
                 language = "markdown"
             code = c.kind in ("code", "json")
             yield TextView(text, language=language, wrap=not code, line_numbers=code)
+
+
+def shown_of(shown: int, size: int) -> str:
+    """`1.0 MB of 2.0 MB`, or exact bytes when the rounded sizes would read the same (a text cut by two
+    bytes read "the first 1.0 MB of 1.0 MB"): `1,048,574 of 1,048,576 bytes`."""
+    if shown != size and human_size(shown) == human_size(size):
+        return f"{shown:,} of {size:,} bytes"
+    return f"{human_size(shown)} of {human_size(size)}"
 
 
 State = Literal["empty", "loading", "contents", "error"]
@@ -252,7 +276,8 @@ What the server returned for the resource you opened.
   Long documents are shown as highlighted source.
 - **JSON** is pretty-printed and highlighted; **code** is highlighted by its type or file extension.
 - **Binary** and **images** show their type, size (and image format and dimensions) and a hex dump.
-- Several contents appear as tabs.
+- Several contents appear as tabs; past 20, the rest are listed in a last tab ("+N more"), where
+  **enter** shows the chosen one.
 - Content over the size cap is cut: press **a** to read it again in full.
 
 Keys: arrows, `j`/`k`, page up/down, home/end scroll; **w** toggles soft wrap; **s** shows the
@@ -346,13 +371,21 @@ source of rendered markdown (raw HTML, which is not rendered, and link targets s
             ]
         else:
             tabs = TabbedContent()
-            for number, content in enumerate(contents, 1):
+            for number, content in enumerate(contents[:TAB_LIMIT], 1):
                 tabs.compose_add_child(
                     TabPane(
                         self._tab_title(number, content),
                         _ContentView(content, show_uri=True, load_key=load_key),
                     )
                 )
+            if len(contents) > TAB_LIMIT:
+                rest = contents[TAB_LIMIT:]
+
+                def make_view(content: ReadContent) -> Widget:
+                    return _ContentView(content, show_uri=True, load_key=load_key)
+
+                more = MoreContents(rest, TAB_LIMIT + 1, make_view)
+                tabs.compose_add_child(TabPane(Content(f"+{len(rest):,} more"), more, id="more-contents"))
             widgets = [tabs]
         if update is not None and update.diff:
             changes = TabbedContent()
@@ -454,6 +487,11 @@ source of rendered markdown (raw HTML, which is not rendered, and link targets s
             wrap = not views[0].wrap
             for view in views:
                 view.set_wrap(wrap)
+
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        """List the contents past the tabs when their tab is first opened (not when the read arrives)."""
+        for more in event.pane.query(MoreContents):
+            more.fill()
 
     def on_markdown_link_clicked(self, event: Markdown.LinkClicked) -> None:
         event.stop()

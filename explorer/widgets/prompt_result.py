@@ -28,7 +28,7 @@ from explorer.model.contents import Content as ReadContent
 from explorer.model.prompt_data import Block, PromptMessage, parse_prompt_result
 from explorer.sanitize import sanitize, sanitize_line
 from explorer.widgets.hex_view import HexDumpBlock
-from explorer.widgets.preview import ImageView, server_answered
+from explorer.widgets.preview import ImageView, server_answered, shown_of
 
 __all__ = ["PromptResultView", "ResourceLink", "describe_error"]
 
@@ -36,6 +36,9 @@ TEXT_LIMIT = 50_000
 """Characters of one text block shown (the rest is counted, not drawn)."""
 HEX_LIMIT = 256
 """Bytes of a binary content shown in its hex dump."""
+MESSAGE_PAGE = 50
+"""Messages mounted at once: the first page when a result is shown, another each time the user asks
+for more. Mounting all of 10,000 messages froze the app for 20 s and more, and every key after."""
 _ERROR_NAMES = {
     -32602: "invalid parameters",
     -32601: "method not found",
@@ -88,6 +91,32 @@ class ResourceLink(Static, can_focus=True):
         self.action_open()
 
 
+class ShowMoreMessages(Static, can_focus=True):
+    """The line after the messages shown so far: `enter` (or a click, or `m` in the view) shows more."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "show_more", "More messages", id="prompt_result.more_enter"),
+    ]
+    DEFAULT_CSS = """
+    ShowMoreMessages { height: auto; color: $text-accent; margin-top: 1; padding: 0 1; }
+    ShowMoreMessages:focus { background: $accent 30%; }
+    """
+
+    def __init__(self, remaining: int) -> None:
+        page = min(remaining, MESSAGE_PAGE)
+        super().__init__(
+            Content(f"+{remaining:,} more messages. Press enter here or m to show the next {page:,}.")
+        )
+
+    def action_show_more(self) -> None:
+        view = next((a for a in self.ancestors if isinstance(a, PromptResultView)), None)
+        if view is not None:
+            view.action_show_more()
+
+    def on_click(self) -> None:
+        self.action_show_more()
+
+
 class PromptResultView(VerticalScroll):
     """Messages of a prompt result by role, or an error; empty until something is shown."""
 
@@ -96,8 +125,12 @@ class PromptResultView(VerticalScroll):
 The messages the server returned, by role. Text is shown as sent (control characters appear as visible
 escapes); images show their format, dimensions and size (PNGs are drawn); audio its format and size;
 embedded resources their URI and contents. Focus a resource URI (`tab`) and press `enter`, or press `t`
-anywhere, to open it in the tree.
+anywhere, to open it in the tree. A long result shows its first 50 messages: press `m` (or `enter` on
+the "+N more messages" line) for the next 50.
 """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("m", "show_more", "More messages", id="prompt_result.show_more"),
+    ]
     DEFAULT_CSS = """
     PromptResultView { height: 1fr; padding: 0 1; background: $surface; }
     PromptResultView .pr-title { height: auto; text-style: bold; margin-bottom: 1; }
@@ -124,6 +157,8 @@ anywhere, to open it in the tree.
         self.state = "empty"
         self.resource_uris: list[str] = []
         self.error: tuple[str, int | None] | None = None
+        self._unshown: list[PromptMessage] = []  # messages of the result not mounted yet, in order
+        self._next_number = 1
 
     def compose(self) -> ComposeResult:
         yield _static(
@@ -180,10 +215,48 @@ anywhere, to open it in the tree.
             widgets.append(_static(Content(sanitize_line(problem, 300)), "pr-error-detail"))
         if not parsed.messages:
             widgets.append(_static(Content("(no messages)"), "pr-muted"))
-        for number, message in enumerate(parsed.messages, 1):
-            widgets.append(self._message(number, message))
+        self._unshown = list(parsed.messages)
+        self._next_number = 1
+        widgets += self._next_page()
         self.resource_uris = parsed.resource_uris
         self._replace("result", widgets)
+
+    @property
+    def unshown(self) -> int:
+        """Messages of the result not shown yet (`action_show_more` shows the next page)."""
+        return len(self._unshown)
+
+    def action_show_more(self) -> None:
+        """Mount the next `MESSAGE_PAGE` messages in place of the "+N more messages" line."""
+        if self.state != "result" or not self._unshown:
+            return
+        old = self.query(ShowMoreMessages)
+        had_focus = any(w.has_focus for w in old)
+        old.remove()
+        page = self._next_page()
+        self.mount_all(page)
+        if had_focus and isinstance(page[-1], ShowMoreMessages):
+            page[-1].focus(scroll_visible=False)  # the next enter shows more still
+        elif had_focus:
+            self.focus(scroll_visible=False)
+        if page:  # the first new message at the top: what the user asked to see
+            self.call_after_refresh(page[0].scroll_visible, top=True, animate=False)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "show_more":
+            return self.state == "result" and bool(self._unshown)
+        return True
+
+    def _next_page(self) -> list[Widget]:
+        """Widgets of the next page of unshown messages, and the "more" line if any are left after it."""
+        page, self._unshown = self._unshown[:MESSAGE_PAGE], self._unshown[MESSAGE_PAGE:]
+        widgets: list[Widget] = []
+        for message in page:
+            widgets.append(self._message(self._next_number, message))
+            self._next_number += 1
+        if self._unshown:
+            widgets.append(ShowMoreMessages(len(self._unshown)))
+        return widgets
 
     def clear(self) -> None:
         self._replace("empty", [_static(Content(""), "pr-muted")])
@@ -202,6 +275,7 @@ anywhere, to open it in the tree.
         self.state = state
         if state != "result":
             self.resource_uris = []
+            self._unshown = []
         if state != "error":
             self.error = None
         self.remove_children()
@@ -297,7 +371,7 @@ anywhere, to open it in the tree.
             text = content.display_text or ""
             shown = sanitize(text, limit=TEXT_LIMIT)
             if content.truncated:
-                shown += f"\n… showing {human_size(content.shown_size)} of {human_size(content.size)}"
+                shown += f"\n… showing {shown_of(content.shown_size, content.size)}"
             widgets.append(_static(Content(shown), "pr-text"))
         else:
             if (
