@@ -57,6 +57,20 @@ def server_toml(spec: ServerSpec) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _read_toml(path: Path, data: bytes) -> tuple[str, dict[str, Any]]:
+    """The file's text and what it parses to, read as `load_config` reads it (a UTF-8 BOM allowed);
+    ConfigError, saying the file is not changed, when it is not UTF-8 TOML."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        where = f"invalid byte at offset {exc.start}"
+        raise ConfigError(f"{path}: not UTF-8 text ({where}); not changed") from None
+    try:
+        return text, tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML ({exc}); not changed") from None
+
+
 def save_server(path: Path, spec: ServerSpec) -> None:
     """Append `spec` to the config at `path` (created if missing, mode 0600: it may hold header and env
     secrets); ConfigError, with the file unchanged, when it cannot be.
@@ -70,16 +84,7 @@ def save_server(path: Path, spec: ServerSpec) -> None:
         data = path.read_bytes() if path.exists() else b""
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read the file ({exc.strerror or exc}); not changed") from None
-    try:
-        text = data.decode("utf-8-sig")  # as `load_config` reads it: a BOM is allowed
-    except UnicodeDecodeError as exc:
-        raise ConfigError(
-            f"{path}: not UTF-8 text (invalid byte at offset {exc.start}); not changed"
-        ) from None
-    try:
-        before = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: invalid TOML ({exc}); not changed") from None
+    text, before = _read_toml(path, data)
     existing = before.get("servers", {})
     if isinstance(existing, dict) and spec.name in existing:
         raise ConfigError(f'{path} already has a server "{spec.name}"; not changed')
@@ -151,16 +156,7 @@ def remove_server(path: Path, name: str, *, only_if: Mapping[str, Any] | None = 
         return False
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read the file ({exc.strerror or exc}); not changed") from None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ConfigError(
-            f"{path}: not UTF-8 text (invalid byte at offset {exc.start}); not changed"
-        ) from None
-    try:
-        before = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: invalid TOML ({exc}); not changed") from None
+    text, before = _read_toml(path, data)
     servers = before.get("servers")
     if not isinstance(servers, dict) or name not in servers:
         return False
