@@ -28,7 +28,7 @@ from tests.app_helpers import main_screen, preview_text, settled_app
 from tests.helpers.cli import CliResult, run_cli
 
 SERVER = r"""
-import json, sys, time
+import json, os, signal, sys, time
 
 mode = sys.argv[1]
 ERRORS = {
@@ -67,6 +67,9 @@ for line in sys.stdin:
         if mode == "crash-after-list":
             time.sleep(0.3)
             crash()
+        if mode == "killed-after-list":
+            time.sleep(0.3)
+            os.kill(os.getpid(), signal.SIGKILL)
     elif method == "resources/read":
         code, text = ERRORS[request["params"]["uri"]]
         send(id=ident, error={"code": code, "message": text})
@@ -229,7 +232,24 @@ async def test_a_server_lost_after_listing_is_quoted_by_its_exception_in_its_sta
         await supervisor.run("own")
     status = supervisor.catalogue.servers["own"]
     assert status.error is not None and "closed the connection" in status.error
-    assert status.error.endswith("; its stderr says: ValueError: database file is locked"), status.error
+    assert status.error.endswith(
+        "; it exited with code 1; its stderr says: ValueError: database file is locked"
+    ), status.error
+
+
+@pytest.mark.slow
+@pytest.mark.anyio
+async def test_a_server_killed_after_listing_is_said_to_be_killed_by_its_signal(own_server: Path) -> None:
+    """The OOM killer or a `kill -9` leaves no traceback: the signal is the only explanation there is."""
+    spec = ServerSpec(
+        name="own", transport="stdio", command=sys.executable, args=(str(own_server), "killed-after-list")
+    )
+    supervisor = Supervisor([spec], Settings(protocol="legacy", timeout=10, log_level=None), _Quiet())  # type: ignore[arg-type]
+    with anyio.fail_after(30):
+        await supervisor.run("own")
+    status = supervisor.catalogue.servers["own"]
+    assert status.error is not None
+    assert "closed the connection (did it exit?); it was killed by signal SIGKILL" in status.error, status.error
 
 
 NODE_THROWN = """\

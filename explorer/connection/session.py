@@ -93,6 +93,7 @@ class ServerConnection:
         self._client: Client | None = None
         self._pumps: list[StderrPump] = []
         self._early: StartedServer | None = None  # a stdio server started before the SDK was imported
+        self._started: list[StartedServer] = []  # the stdio server's process of each attempt (the last: now)
         self._stderr_start = 0
         self.identity: ServerIdentity | None = None
         self.problems = ProtocolProblems()  # what the server sent that was not a message
@@ -222,6 +223,7 @@ class ServerConnection:
                     auth=self.login.auth if self.login is not None else None,
                     sizes=self.sizes,
                     started=self._take_early() if spec.transport == "stdio" else None,
+                    started_holder=self._started,
                 )
             )
             streams = tap_streams(streams, self.wire, spec.name, on_end=self.lost.set)
@@ -246,7 +248,7 @@ class ServerConnection:
                 client.session.adopt(DiscoverResult.model_validate(raw_discover))
         except BaseException as exc:
             cause = await _close_collecting(stack)
-            await self._settle_stderr()
+            await self.settle_stderr()
             if isinstance(exc, Exception | BaseExceptionGroup):
                 raise self._fault(exc, "connecting") from None
             if cause is not None:
@@ -388,10 +390,23 @@ class ServerConnection:
         if self._message_handler is not None:
             await self._message_handler(message)
 
-    async def _settle_stderr(self) -> None:
-        """Let the stderr pump write what a server said before dying, so the fault can quote it."""
+    async def settle_stderr(self) -> None:
+        """Let the stderr pump write what a server said before dying, and the loop reap it, so the fault
+        can quote its last words and say how it ended (`exit_clause`)."""
         for pump in self._pumps:
             await pump.settle()
+        if self._started:
+            from explorer.connection.stdio import settle_exit
+
+            await settle_exit(self._started[-1])
+
+    def exit_clause(self) -> str:
+        """How the stdio server's process ended ("it was killed by signal SIGKILL"), or "" (running, HTTP)."""
+        if not self._started:
+            return ""
+        from explorer.connection.stdio import exit_clause
+
+        return exit_clause(self._started[-1])
 
     def _fault(self, exc: BaseException, action: str) -> ServerFault:
         """One sentence for the failure, with the stderr line or stdout problems that explain it.
@@ -408,6 +423,9 @@ class ServerConnection:
             message = f"{message} (HTTP {answer.status} {answer.reason})".replace(" )", ")")
             message += retry_hint(answer.retry_after)
         if (fault.code is None or fault.connection_closed) and self.spec.transport == "stdio":
+            ended = self.exit_clause() if fault.connection_closed else ""
+            if ended and ended not in message:
+                message = f"{message}; {ended}"
             clause = "" if quotes_stderr(message) else stderr_clause(self.stderr_tail(2048))
             if clause:
                 message = f"{message}; {clause}"
@@ -468,7 +486,7 @@ class ServerConnection:
             if unread is not None and unread.bound is not None:  # HTTP: refused past `most`, unread
                 raise BoundReached(f"{action}: {unread.why}", unread.bound, unread.size) from None
             if getattr(exc, "code", CONNECTION_CLOSED) == CONNECTION_CLOSED:
-                await self._settle_stderr()
+                await self.settle_stderr()
             raise self._fault(exc, action) from None
         finally:
             if described is not None:

@@ -124,9 +124,11 @@ async def stdio_transport(
     max_message_bytes: int | None = None,
     sizes: ResponseSizes | None = None,
     started: StartedServer | None = None,
+    started_holder: list[StartedServer] | None = None,
 ) -> AsyncIterator[TransportStreams]:
     """Start the server (or take the one `started`) and yield (read, write) streams of `SessionMessage`s
-    for `mcp.Client`; the server is stopped when the block ends."""
+    for `mcp.Client`; the server is stopped when the block ends. `started_holder` receives the server's
+    process, so a fault can say how it ended (`exit_clause`)."""
     assert spec.command is not None
     if sys.platform == "win32":  # pragma: no cover - the SDK's own transport (its Windows process wrapper)
         assert started is None  # nothing is started ahead of it there
@@ -150,6 +152,8 @@ async def stdio_transport(
 
     if started is None:
         started = await start_server(spec, stderr_log=stderr_log, pump_holder=pump_holder)
+    if started_holder is not None:
+        started_holder.append(started)
     limit = max_message_bytes if max_message_bytes is not None else MAX_MESSAGE_BYTES
     async with _streams(started.process, problems, limit, sizes) as streams:
         yield streams
@@ -280,6 +284,29 @@ async def _streams(
                     await stream.aclose()
                 await anyio.lowlevel.checkpoint()
             group.cancel_scope.cancel()
+
+
+async def settle_exit(started: StartedServer, timeout: float = 0.5) -> None:
+    """Wait (briefly) for the event loop to reap a server that closed its side, so `exit_clause` knows
+    how it ended; a server still running (it closed stdout only) is not waited for longer."""
+    with anyio.move_on_after(timeout):
+        while started.process.returncode is None:  # noqa: ASYNC110 (no event is set when it changes)
+            await anyio.sleep(_POLL)
+
+
+def exit_clause(started: StartedServer) -> str:
+    """How the server's process ended, for a fault: "it was killed by signal SIGKILL" (the OOM killer,
+    a supervisor, a `kill`), "it exited with code 3", or "" while it runs."""
+    code = started.process.returncode
+    if code is None:
+        return ""
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = str(-code)
+        return f"it was killed by signal {name}"
+    return f"it exited with code {code}"
 
 
 class _ExitWatch:

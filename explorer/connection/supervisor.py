@@ -261,7 +261,11 @@ class Supervisor:
                     for uri in [uri for server, uri in self.pinned if server == name]:
                         group.start_soon(conn.follow, uri)
                     await conn.lost.wait()
-                    lost = ServerFault("the server closed the connection (did it exit?)")
+                    await conn.settle_stderr()  # its last words (a traceback) may still be in the pipe
+                    ended = conn.exit_clause()
+                    lost = ServerFault(
+                        "the server closed the connection (did it exit?)" + (f"; {ended}" if ended else "")
+                    )
                     group.cancel_scope.cancel()
         except ServerFault as fault:
             self._failed(name, conn, fault)

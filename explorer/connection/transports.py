@@ -304,6 +304,7 @@ async def open_transport(
     auth: httpx2.Auth | None = None,
     sizes: ResponseSizes | None = None,
     started: StartedServer | None = None,
+    started_holder: list[StartedServer] | None = None,
 ) -> AsyncIterator[TransportStreams]:
     """Open the transport a spec describes; the caller builds an `mcp.Client` on the streams.
 
@@ -313,7 +314,8 @@ async def open_transport(
     `http_answers` records the error statuses of an HTTP server; `auth` (an OAuth login) authenticates
     its requests; `sizes` receives each response's size on the wire where the transport can tell (stdio,
     JSON answers over Streamable HTTP); `started` is the stdio server's process when it was started
-    already (`stdio.start_server`).
+    already (`stdio.start_server`); `started_holder` receives the stdio server's process (how it ended is
+    told in faults).
     """
     if spec.transport == "stdio":
         from explorer.connection.stdio import stdio_transport
@@ -325,6 +327,7 @@ async def open_transport(
             pump_holder=pump_holder,
             sizes=sizes,
             started=started,
+            started_holder=started_holder,
         ) as streams:
             yield streams
     elif spec.transport == "sse":
