@@ -34,7 +34,7 @@ from explorer.config.spec import (
     Transport,
     quoted,
 )
-from explorer.config.typos import likely_meant
+from explorer.config.typos import OTHER_CLIENT_OAUTH_KEYS, likely_meant
 from explorer.config.variables import PLACEHOLDER, Expander, HostContext, workspace_of
 from explorer.value_kinds import value_kind
 
@@ -334,6 +334,24 @@ class _Loader:
         if shown:
             self.warn(f"{where}: unknown setting(s) {', '.join(shown)} ignored")
 
+    def unknown_oauth_keys(self, raw: dict[str, Any], where: str) -> None:
+        """Warn about the keys of an `oauth` table that are not read, as `unknown_keys` does.
+
+        The explorer's TOML: every one, with a guess even for another client's spelling (`clientId`, meant
+        `client_id` there). JSON: only a likely typo, never the camelCase keys Claude Code, VS Code and
+        Gemini CLI keep in the same `oauth` object (`clientId`, `callbackPort`), which the explorer ignores.
+        """
+        if self.table == "table":
+            unknown = sorted(str(key) for key in set(raw) - _OAUTH_KEYS)
+            shown = [_with_guess(key, likely_meant(key, _OAUTH_KEYS, ())) for key in unknown]
+        else:
+            guesses = (
+                (str(key), likely_meant(str(key), _OAUTH_KEYS, OTHER_CLIENT_OAUTH_KEYS)) for key in raw
+            )
+            shown = [_with_guess(key, meant) for key, meant in sorted(guesses) if meant is not None]
+        if shown:
+            self.warn(f"{where}: unknown setting(s) {', '.join(shown)} ignored")
+
     def emptied(self, where: str, key: str, raw: object, expand: Expander) -> str:
         """`server "a": "command" is empty after expanding ${env:NOPE} (unset)`."""
         reasons = expand.empty_reasons(raw if isinstance(raw, str) else "")
@@ -358,9 +376,7 @@ class _Loader:
             raise self.error(
                 f"{where} must be {value_kind({}, self.table)}, not {value_kind(raw, self.table)}"
             )
-        unknown = sorted(set(raw) - _OAUTH_KEYS)
-        if unknown:
-            self.warn(f"{where}: unknown setting(s) {', '.join(unknown)} ignored")
+        self.unknown_oauth_keys(raw, where)
         grant = self.opt_str(raw, "grant", where, expand) or "authorization_code"
         if grant not in _GRANTS:
             raise self.error(f'{where}: "grant" must be one of {", ".join(_GRANTS)}')
