@@ -35,8 +35,11 @@ class _Statement:
 def cut_server(text: str, name: str) -> str:
     """`text` without the tables and pairs of `servers.NAME` (its `oauth` table and dotted keys too).
 
-    Blank and comment lines after a table's last pair stay: they go with what follows. A blank line left
-    doubled by the cut is dropped. Raises InlineServers or Unreadable; returns `text` when nothing is there.
+    A block of comment lines just above a table's header, with no blank line between, goes with the table
+    (it describes it); a comment separated from the header by a blank line stays. Blank and comment lines
+    after a table's last pair stay: they go with what follows (the next table's own comment). A blank line
+    left doubled by the cut is dropped. Raises InlineServers or Unreadable; returns `text` when nothing is
+    there.
     """
     statements = _statements(text)
     target = ("servers", name)
@@ -52,7 +55,7 @@ def cut_server(text: str, name: str) -> str:
                         break
                     if follower.kind == "pair":
                         end = follower.end
-                spans.append((statement.start, end))
+                spans.append((_comments_above(text, statements, index), end))
         elif statement.kind == "pair" and not in_target:
             if statement.path[:2] == target:
                 spans.append((statement.start, statement.end))
@@ -61,6 +64,17 @@ def cut_server(text: str, name: str) -> str:
     for start, end in reversed(spans):
         text = _cut(text, start, end)
     return text
+
+
+def _comments_above(text: str, statements: list[_Statement], index: int) -> int:
+    """Where the comment lines just above the header at `index` begin (no blank line between them and
+    it); the header's own start when there are none."""
+    start = statements[index].start
+    for statement in reversed(statements[:index]):
+        if statement.kind != "other" or not text[statement.start : statement.end].lstrip().startswith("#"):
+            break
+        start = statement.start
+    return start
 
 
 def _cut(text: str, start: int, end: int) -> str:

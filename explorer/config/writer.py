@@ -145,7 +145,8 @@ def remove_server(path: Path, name: str, *, only_if: Mapping[str, Any] | None = 
     or has no such server (or, with `only_if`, has another table under that name); ConfigError, with the
     file unchanged, when it cannot be done.
 
-    Only that server's tables and pairs go; other servers, settings and comments stay as they are, and
+    Only that server's tables and pairs go, with the comment block written just above its table; other
+    servers, settings and comments stay as they are, and
     what is left must parse to the old file minus that server, else nothing is written. The new text
     replaces the file atomically: a failure never leaves half a file. A symlink stays a symlink (its
     target is replaced), the file keeps its mode, and a UTF-8 BOM stays.
