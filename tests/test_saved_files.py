@@ -217,3 +217,26 @@ def test_history_in_a_home_where_its_folder_cannot_be_made_is_empty_and_never_ra
     history = History.load()
     assert history.entries("template", "s", "t") == []
     assert not history.remember("template", "s", "t", {"a": "1"})
+
+
+def _block_the_log_folder() -> None:
+    home = Path(os.environ[paths.HOME_ENV])
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "logs").write_text("not a folder")  # the log folder cannot be made
+
+
+@pytest.mark.slow
+@pytest.mark.anyio
+async def test_the_tui_says_once_that_a_server_runs_without_its_stderr_log() -> None:
+    """The TUI's path of the same warning: a notification beside the server's name, and the server lists."""
+    from tests.app_helpers import raw_spec, settled_app
+
+    _block_the_log_folder()
+    async with settled_app(raw_spec("raw")) as (app, _pilot):
+        status = app.screen.catalogue.servers["raw"]  # type: ignore[attr-defined]
+        assert status.error is None and status.listing is not None and status.listing.complete
+        told = [
+            str(n.message) for n in app._notifications if "running without its stderr log" in str(n.message)
+        ]  # type: ignore[attr-defined]
+    assert len(told) == 1, told
+    assert told[0].startswith("raw: ") and "could not write" in told[0], told
