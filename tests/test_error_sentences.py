@@ -222,34 +222,28 @@ def test_a_python_server_that_crashes_at_start_is_quoted_by_its_exception(own_se
 
 @pytest.mark.slow
 @pytest.mark.anyio
-async def test_a_server_lost_after_listing_is_quoted_by_its_exception_in_its_status(own_server: Path) -> None:
-    """The supervisor's own fault for a connection lost while held quotes the same line."""
-    spec = ServerSpec(
-        name="own", transport="stdio", command=sys.executable, args=(str(own_server), "crash-after-list")
-    )
+@pytest.mark.parametrize(
+    ("mode", "ending"),
+    [
+        ("crash-after-list", "; it exited with code 1; its stderr says: ValueError: database file is locked"),
+        # The OOM killer or a `kill -9` leaves no traceback: the signal is the only explanation there is.
+        (
+            "killed-after-list",
+            "(did it exit?); it was killed by signal SIGKILL; its stderr ends with: listening on stdio",
+        ),
+    ],
+)
+async def test_a_server_lost_after_listing_says_how_it_ended_in_its_status(
+    own_server: Path, mode: str, ending: str
+) -> None:
+    """The supervisor's own fault for a connection lost while held: its exit and its stderr line."""
+    spec = ServerSpec(name="own", transport="stdio", command=sys.executable, args=(str(own_server), mode))
     supervisor = Supervisor([spec], Settings(protocol="legacy", timeout=10, log_level=None), _Quiet())  # type: ignore[arg-type]
     with anyio.fail_after(30):
         await supervisor.run("own")
     status = supervisor.catalogue.servers["own"]
     assert status.error is not None and "closed the connection" in status.error
-    assert status.error.endswith(
-        "; it exited with code 1; its stderr says: ValueError: database file is locked"
-    ), status.error
-
-
-@pytest.mark.slow
-@pytest.mark.anyio
-async def test_a_server_killed_after_listing_is_said_to_be_killed_by_its_signal(own_server: Path) -> None:
-    """The OOM killer or a `kill -9` leaves no traceback: the signal is the only explanation there is."""
-    spec = ServerSpec(
-        name="own", transport="stdio", command=sys.executable, args=(str(own_server), "killed-after-list")
-    )
-    supervisor = Supervisor([spec], Settings(protocol="legacy", timeout=10, log_level=None), _Quiet())  # type: ignore[arg-type]
-    with anyio.fail_after(30):
-        await supervisor.run("own")
-    status = supervisor.catalogue.servers["own"]
-    assert status.error is not None
-    assert "closed the connection (did it exit?); it was killed by signal SIGKILL" in status.error, status.error
+    assert status.error.endswith(ending), status.error
 
 
 NODE_THROWN = """\
