@@ -8,7 +8,7 @@ kept raw here; callers sanitize before printing.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Iterable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -170,7 +170,11 @@ class ServerFault(Exception):
 REFUSED_PREFIX = "the server's answer "
 """How each sentence of `http_limits` begins: `describe_exception` finds it inside the SDK's wording of
 the request it failed, and shows it alone."""
+ANSWERED_PREFIX = "the server answered HTTP "
+"""How a sentence of `http_sessions` about an error status the SDK would word as a JSON-RPC error of its
+own begins (a 404 with no session, a 431): found and shown alone as a refusal is."""
 _SDK_WRAPPERS = ("Failed to parse JSON response: ", "SSE stream failed: ")
+_OWN_SENTENCES = (REFUSED_PREFIX, ANSWERED_PREFIX)
 
 
 class ServerSentence(Exception):
@@ -277,6 +281,27 @@ def _unfollowed(response: Any, following: Any) -> str:
     return f"{said} ({why}); if that is the server, connect to {shown} instead"
 
 
+def headers_too_large(sent: Iterable[tuple[bytes, bytes]], given: Collection[str]) -> str:
+    """Why a request was answered HTTP 431: the size of the headers it `sent` (raw name and value pairs),
+    and the headers the user gave (`given`, lower-case names: -H, a config's headers) as the likely cause,
+    by name only (a value can be a secret) with their size; else the largest header it sent."""
+    sizes = [(name.decode("latin-1"), len(name) + len(value) + 4) for name, value in sent]  # ": ", CRLF
+    said = f"the request's headers were too large for the server ({human_size(sum(n for _, n in sizes))})"
+    own = [(name, size) for name, size in sizes if name.lower() in given]
+    if own:
+        own.sort(key=lambda pair: -pair[1])
+        names = ", ".join(_cut(name, 60) for name, _ in own[:8])
+        names += f" and {len(own) - 8} more" if len(own) > 8 else ""
+        return (
+            f"{said}; the headers given with -H or in the config ({names}: "
+            f"{human_size(sum(size for _, size in own))} in all) are the likely cause: shorten or remove them"
+        )
+    if not sizes:
+        return said
+    name, size = max(sizes, key=lambda pair: pair[1])
+    return f"{said}, the largest being {_cut(name, 60)} ({human_size(size)}); no -H or config header was sent"
+
+
 def _cut(text: str, most: int = 120) -> str:
     return text if len(text) <= most else f"{text[:most]}… [+{len(text) - most:,} chars]"
 
@@ -327,7 +352,7 @@ def describe_exception(
         code = chosen.code
         text = chosen.message or "(no message)"
         for wrapper in _SDK_WRAPPERS:  # the SDK's words around a refusal of `http_limits`: it says it all
-            if text.startswith(wrapper) and text[len(wrapper) :].startswith(REFUSED_PREFIX):
+            if text.startswith(wrapper) and text[len(wrapper) :].startswith(_OWN_SENTENCES):
                 return ServerFault(f"{action}: {text[len(wrapper) :]}")
         said = _sdk_sentence(code, text, redirects)
         if said is not None:

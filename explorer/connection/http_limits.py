@@ -11,7 +11,8 @@ deflate are asked for (`ACCEPT_ENCODING`); a body in another encoding is refused
 Every answer to a request is capped, event streams included (the legacy SSE client reads the answer to a
 POST whole, whatever its type). Only the event stream a client opens with GET is left to the transports'
 per-event limit: it may rightly last for hours. Every body, that one too, is then mended on its way to the
-SDK (`http_text`: bytes that are not UTF-8 and lone surrogates become U+FFFD, as over stdio).
+SDK (`http_text`: bytes that are not UTF-8 and lone surrogates become U+FFFD, as over stdio; a UTF-8 BOM
+before a JSON answer, or an event's data, is skipped, as browsers and JSON clients do).
 
 The errors are the kinds the SDK fails one request with, not the connection (`httpx2.StreamError` for an
 answer read whole, `httpx2.SSEError` for an event stream): the next request still works, as over stdio.
@@ -22,7 +23,8 @@ dropped it, and the request waited for its timeout), and an error answer whose i
 request's id, as the SDK does itself for an error status. A body in a declared charset other than UTF-8
 is made UTF-8 first (`http_text.Transcoder`). The legacy SSE transport is guarded in two places: its
 endpoint event is checked as the event stream is read (`watch_endpoint`), and its message POSTs never
-raise (`guard_posts`; a success's body is not read on, `_accepted`).
+raise (`guard_posts`; a success's body is not read on, `_accepted`); a 431 there names the user's own
+headers (`given_headers`, `errors.headers_too_large`).
 """
 
 from __future__ import annotations
@@ -42,11 +44,12 @@ from explorer.connection.errors import (  # REFUSED_PREFIX: see there
     ServerSentence,
     UnreadableAnswer,
     describe_exception,
+    headers_too_large,
     redirect_loop,
     redirect_refusal,
     retry_hint,
 )
-from explorer.connection.http_text import TextRepair, Transcoder, declared_charset
+from explorer.connection.http_text import EventBoms, LeadingBom, TextRepair, Transcoder, declared_charset
 from explorer.connection.sizes import MAX_MESSAGE_BYTES, RequestId, ResponseSizes, limit_text
 from explorer.model.sizes import human_size
 
@@ -55,7 +58,9 @@ __all__ = [
     "AnswerRefused",
     "EndpointRefused",
     "EventsRefused",
+    "HeadersRefused",
     "cap_answer",
+    "given_headers",
     "guard_posts",
     "refuse_body",
     "remember_request_id",
@@ -132,7 +137,8 @@ async def cap_answer(
     if charset is not None:  # made UTF-8 here: the SDK's event streams must not decode it again
         response.headers["content-type"] = f"{kind}; charset=utf-8"
     transcoder = Transcoder(charset) if charset is not None else None
-    response.stream = _CappedStream(inner, limit, decoders, refused, bound, head, transcoder)
+    boms = EventBoms() if events else LeadingBom() if kind == "application/json" else None
+    response.stream = _CappedStream(inner, limit, decoders, refused, bound, head, transcoder, boms)
 
 
 def _answer_head(response: httpx2.Response, kind: str) -> AnswerCheck | None:
@@ -202,6 +208,21 @@ def _id_of(message: dict[str, Any] | None) -> RequestId | None:
 def _method_of(message: dict[str, Any] | None) -> str | None:
     method = message.get("method") if message is not None else None
     return method if isinstance(method, str) else None
+
+
+_CLIENT_DEFAULTS = {"accept": "*/*", "connection": "keep-alive", "accept-encoding": ACCEPT_ENCODING}
+
+
+def given_headers(client: httpx2.AsyncClient) -> frozenset[str]:
+    """The lower-case names of the headers the user gave (-H, a config's headers): the client's own
+    headers (the transport builds it with them) but for the HTTP client's defaults, for what a 431 says
+    (`errors.headers_too_large`)."""
+    return frozenset(
+        name
+        for name, value in client.headers.items()
+        if value != _CLIENT_DEFAULTS.get(name)
+        and not (name == "user-agent" and value.startswith("python-httpx"))
+    )
 
 
 def refuse_body(response: httpx2.Response, error: Exception) -> None:
@@ -308,7 +329,8 @@ class _Inflater:
 
 class _CappedStream(httpx2.AsyncByteStream):
     """The body's bytes (undone by `decoders`, outermost last), failing once more than `limit` came (no
-    limit: an event stream opened with GET), then mended into JSON the SDK parses (`http_text`)."""
+    limit: an event stream opened with GET), then mended into JSON the SDK parses (`http_text`: a BOM
+    before a JSON text skipped, as browsers do, then what is not UTF-8 made U+FFFD)."""
 
     def __init__(
         self,
@@ -319,8 +341,10 @@ class _CappedStream(httpx2.AsyncByteStream):
         bound: _Bound | None = None,
         head: AnswerCheck | None = None,
         transcoder: Transcoder | None = None,
+        boms: LeadingBom | EventBoms | None = None,
     ) -> None:
         self._inner = inner
+        self._boms = boms
         self._bound = bound
         self._head = head
         self._transcoder = transcoder
@@ -341,6 +365,8 @@ class _CappedStream(httpx2.AsyncByteStream):
                     if mended := self._taken(piece):
                         yield mended
             if self._transcoder is not None and (mended := self._onward(self._transcoder.rest())):
+                yield mended
+            if self._boms is not None and (mended := self._checked(self._boms.rest())):
                 yield mended
             if self._head is not None and (mended := self._headed(b"", end=True)):
                 yield mended
@@ -380,7 +406,10 @@ class _CappedStream(httpx2.AsyncByteStream):
         return self._onward(piece)
 
     def _onward(self, piece: bytes) -> bytes:
-        """`piece` (UTF-8 now) on to the answer's checks, then mended."""
+        """`piece` (UTF-8 now) without the BOM before a JSON text, on to the answer's checks, mended."""
+        return self._checked(self._boms.feed(piece) if self._boms is not None else piece)
+
+    def _checked(self, piece: bytes) -> bytes:
         return self._headed(piece) if self._head is not None else self._repair.feed(piece)
 
     def _headed(self, piece: bytes, *, end: bool = False) -> bytes:
@@ -421,6 +450,7 @@ def guard_posts(client: httpx2.AsyncClient, failed: FailedPost) -> None:
     client is swapped for one with this `send`, so the client stays the one the SDK builds."""
     client.__class__ = _GuardedPosts
     cast(_GuardedPosts, client).post_failed = failed
+    cast(_GuardedPosts, client).given = given_headers(client)
 
 
 _MOST_ACCEPTED_BODY = 64 * 1024  # the longest body of a POST's success read (else closed unread)
@@ -447,6 +477,7 @@ class _GuardedPosts(httpx2.AsyncClient):
     """The SDK's client whose POSTs never raise nor answer an error status (`guard_posts`)."""
 
     post_failed: FailedPost
+    given: frozenset[str]  # the user's headers' names (`given_headers`)
 
     async def send(
         self,
@@ -458,7 +489,13 @@ class _GuardedPosts(httpx2.AsyncClient):
     ) -> httpx2.Response:
         sent = super().send(request, stream=stream, auth=auth, follow_redirects=follow_redirects)
         if request.method != "POST":
-            return await sent
+            response = await sent
+            if response.status_code == 431:  # the event stream's GET: connecting fails with why
+                await response.aclose()
+                raise HeadersRefused(
+                    f"{_status(response)} to the event stream's GET: {self._too_large(request)}"
+                )
+            return response
         try:
             response = await sent
         except httpx2.TransportError as exc:  # no answer: the POST itself failed
@@ -482,9 +519,9 @@ class _GuardedPosts(httpx2.AsyncClient):
             return None
         following = response.next_request
         if following is None:
-            reason = f" {response.reason_phrase}" if response.reason_phrase else ""
             later = retry_hint(response.headers.get("retry-after"))
-            return f"the server answered HTTP {status}{reason} to the request{later}"
+            too_large = f": {self._too_large(request)}" if status == 431 else ""
+            return f"{_status(response)} to the request{later}{too_large}"
         url, location = str(request.url), str(following.url)
         why = redirect_refusal(request.method, url, status, location)
         if why is None:
@@ -495,6 +532,19 @@ class _GuardedPosts(httpx2.AsyncClient):
             why = redirect_loop(url, location)
         shown = following.url.copy_with(userinfo=b"", query=None, fragment=None)
         return f"the server redirected the request to {shown}: not followed ({why})"
+
+    def _too_large(self, request: httpx2.Request) -> str:
+        return headers_too_large(request.headers.raw, self.given)
+
+
+class HeadersRefused(ServerSentence):
+    """The event stream's GET was answered HTTP 431: its headers were too large for the server."""
+
+
+def _status(response: httpx2.Response) -> str:
+    """`the server answered HTTP 431 Request Header Fields Too Large`: the status and its reason."""
+    reason = f" {response.reason_phrase}" if response.reason_phrase else ""
+    return f"the server answered HTTP {response.status_code}{reason}"
 
 
 def watch_endpoint(url: str) -> Callable[[httpx2.Response], Awaitable[None]]:

@@ -13,6 +13,14 @@ CLI prints it, the TUI shows the server failed). A 404 whose body is a JSON-RPC 
 (a method the server does not know, as some servers say it) is that request's answer, not the session's
 end, and is handed on as it came.
 
+A server that gave no session id has none to end: a 404 to a later request (not `initialize` nor
+`server/discover`, which the connection reads to try the legacy SSE transport) means its endpoint is gone
+or the URL is wrong. The SDK made it "-32601: Not Found", as if the method did not exist (and a listing of
+templates read it as "no templates"); here the request fails with a sentence that says the server answered
+HTTP 404 (`_failed`). A request answered HTTP 431 fails saying its headers were too large for the server,
+naming the user's own headers (-H, a config's) by name and size, never by value: the SDK said only "an
+HTTP error". A JSON-RPC error in a 404's body naming the request is still that request's answer.
+
 The SDK sends the session id back in a header of every request; one of 90 KB was answered HTTP 431 or
 the server hung up, which read as "the server closed the connection". An id over `MOST_SESSION_ID` is
 refused where the `initialize` answer that set it is read, and never sent.
@@ -27,10 +35,11 @@ import anyio
 import httpx2
 import orjson
 
-from explorer.connection.errors import REFUSED_PREFIX, ServerSentence
+from explorer.connection.errors import ANSWERED_PREFIX, REFUSED_PREFIX, ServerSentence, headers_too_large
 from explorer.connection.http_limits import (
     AnswerRefused,
     EventsRefused,
+    given_headers,
     refuse_body,
     request_id,
     sent_message,
@@ -43,6 +52,7 @@ MOST_SESSION_ID = 8 * 1024
 hundred bytes); common HTTP servers refuse a request whose headers pass 8 to 16 KiB."""
 
 SESSION_HEADER = "mcp-session-id"
+_CONNECTING = ("initialize", "server/discover")  # a 404 to these is the connection's to read (legacy SSE)
 _MOST_ERROR_BODY = 64 * 1024  # a 404's body read to see whether it is the request's own JSON-RPC error
 
 
@@ -55,14 +65,15 @@ def keep_sessions(client: httpx2.AsyncClient) -> None:
     refuse a session id over `MOST_SESSION_ID` (see the module docstring). Its class is swapped for one
     with this `send`, as `http_limits.guard_posts` does: the client stays the one the transport uses."""
     client.__class__ = _SessionKeeping
-    cast(_SessionKeeping, client).sessions = _Session()
+    cast(_SessionKeeping, client).sessions = _Session(given_headers(client))
 
 
 class _Session:
     """What a new session needs (the bodies of the SDK's `initialize` and `notifications/initialized`),
     and what became of the first one."""
 
-    def __init__(self) -> None:
+    def __init__(self, given: frozenset[str] = frozenset()) -> None:
+        self.given = given  # the names of the user's own headers (-H, config), for what a 431 says
         self.initialize: bytes | None = None
         self.initialized: bytes | None = None
         self.renewed_to: str | None = None  # the new session's id (None: not renewed)
@@ -108,10 +119,17 @@ class _SessionKeeping(httpx2.AsyncClient):
         if method == "initialize":
             _bound_session_id(response)
         sent = request.headers.get(SESSION_HEADER)
-        if response.status_code != 404 or sent is None or request_id(request) is None:
-            return response  # only a request's 404 is the session's end: a notification's is ignored
+        if request_id(request) is None or response.status_code not in (404, 431):
+            return response  # a notification's status is ignored (the SDK's own for another request's)
+        if response.status_code == 431:
+            too_large = headers_too_large(request.headers.raw, session.given)
+            return await _failed(response, f"{_status(response)} to {method or 'the request'}: {too_large}")
+        if sent is None and method in _CONNECTING:
+            return response  # a 404 to connecting: the connection tries the legacy SSE transport
         if await _own_error(response, request):
             return _unread_again(response, request)
+        if sent is None:  # no session to start again: the endpoint is gone, or was never there
+            return await _failed(response, _no_endpoint(request, response, method))
         await response.aclose()
         async with session.lock:
             if session.gone is not None:
@@ -166,6 +184,30 @@ class _SessionKeeping(httpx2.AsyncClient):
             with contextlib.suppress(httpx2.HTTPError):  # the request sent again says if the session works
                 await _drained(await super().send(told, stream=True))
         return new
+
+
+async def _failed(response: httpx2.Response, why: str) -> httpx2.Response:
+    """An error status the SDK would word as a JSON-RPC error of its own (a 404 as "-32601: Not Found",
+    the method unknown; a 431 as "Server returned an error response"), as an answer whose reading fails
+    with `why`: the SDK then fails the request with it, which `errors.describe_exception` shows alone.
+    Handed on as a 200: for an error status the SDK never reads a body's error (it made its own)."""
+    await _drained(response)
+    kind = {"content-type": "application/json"}
+    made = httpx2.Response(200, headers=kind, stream=httpx2.ByteStream(b""), request=response.request)
+    refuse_body(made, AnswerRefused(why))  # not read at once, as a body given as content is
+    return made
+
+
+def _status(response: httpx2.Response) -> str:
+    reason = f" {response.reason_phrase}" if response.reason_phrase else ""
+    return f"{ANSWERED_PREFIX}{response.status_code}{reason}"
+
+
+def _no_endpoint(request: httpx2.Request, response: httpx2.Response, method: str | None) -> str:
+    return (
+        f"{_status(response)} to {method or 'the request'}: there is no MCP endpoint at {_shown(request)} "
+        "(any more), or the URL is wrong; check the URL, then reconnect"
+    )
 
 
 async def _drained(response: httpx2.Response) -> None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-__all__ = ["TextRepair", "Transcoder", "declared_charset", "mended"]
+__all__ = ["BOM", "EventBoms", "LeadingBom", "TextRepair", "Transcoder", "declared_charset", "mended"]
 
 _LONE = re.compile(
     rb"\\u[dD](?:"
@@ -171,3 +171,75 @@ class Transcoder:
 
     def rest(self) -> bytes:
         return self._decoder.decode(b"", final=True).encode("utf-8", errors="replace")
+
+
+# ------------------------------------------------------------------------------------------ byte order marks
+
+BOM = b"\xef\xbb\xbf"
+"""The UTF-8 byte order mark. JSON forbids it, but browsers and most JSON clients skip one before a text,
+and some servers (.NET's, files served as they were saved) send one; the SDK's parser refused the answer."""
+
+
+class LeadingBom:
+    """A JSON body (UTF-8 by now) with the BOM at its very start skipped: the first bytes are held until
+    three of them tell (an answer of one or two bytes goes on at its `rest`). Only there: a BOM anywhere
+    else is the answer's own, and what is not JSON after one is still said to be so."""
+
+    def __init__(self) -> None:
+        self._head: bytes | None = b""  # None once the start is told
+
+    def feed(self, data: bytes) -> bytes:
+        if self._head is None:
+            return data
+        head = self._head + data
+        if len(head) < len(BOM) and BOM.startswith(head):
+            self._head = head
+            return b""
+        self._head = None
+        return head[len(BOM) :] if head.startswith(BOM) else head
+
+    def rest(self) -> bytes:
+        head, self._head = self._head or b"", None
+        return head
+
+
+_DATA_BOM = re.compile(rb"(?<![^\r\n])(data: ?)" + re.escape(BOM))
+"""A BOM at the start of an event's data line (after the field's one optional space), where a JSON text
+starts: a line of JSON never starts inside a string, so no BOM of the message's own is taken."""
+_DATA_BOM_LINES = (b"data:" + BOM, b"data: " + BOM)
+
+
+class EventBoms:
+    """An event stream with the BOM at the start of each data line skipped (the SDK parses an event's data
+    as a JSON text, and refused it: "a message that is not JSON-RPC"). A line's start is held while it may
+    still be `data:` and a BOM, a few bytes at most; other bytes go on as they came, copied only when a
+    piece holds a BOM. The stream's own BOM, before its first field, the SDK skips itself."""
+
+    def __init__(self) -> None:
+        self._held = b""  # the start of a line that may still be a data field's with a BOM
+        self._at_line_start = True  # the next byte begins a line (nothing held)
+
+    def feed(self, data: bytes) -> bytes:
+        if not data:
+            return b""
+        begins_line = bool(self._held) or self._at_line_start
+        text, self._held = self._held + data, b""
+        start = max(text.rfind(b"\n"), text.rfind(b"\r")) + 1  # where the last line begins
+        last = text[start:]
+        if (start > 0 or begins_line) and any(
+            len(last) < len(line) and line.startswith(last) for line in _DATA_BOM_LINES
+        ):
+            self._held, text = last, text[:start]
+        self._at_line_start = text.endswith((b"\n", b"\r")) or (not text and begins_line)
+        if BOM not in text:
+            return text
+
+        def skipped(found: re.Match[bytes]) -> bytes:
+            return found.group(0) if found.start() == 0 and not begins_line else found.group(1)
+
+        return _DATA_BOM.sub(skipped, text)
+
+    def rest(self) -> bytes:
+        """What was held (the stream ended)."""
+        held, self._held = self._held, b""
+        return held

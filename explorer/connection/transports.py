@@ -49,7 +49,8 @@ _AUTH_STATUSES = (401, 403)
 # Set in the extensions of the requests an OAuth login makes (metadata, registration, token): their
 # errors are the login's, not answers of the MCP endpoint (explorer.auth.login.AUTH_REQUEST).
 _AUTH_REQUEST = "mcp_url_explorer.auth_request"
-_NOT_REFUSALS = (401, 403, 429)  # credentials and rate limits: no reason to try another transport
+# Credentials, rate limits and headers too large (the user's own -H): no reason to try another transport.
+_NOT_REFUSALS = (401, 403, 429, 431)
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,14 +99,15 @@ class HttpAnswers:
         )
 
     def get_refusal(self) -> HttpAnswer | None:
-        """The first 4xx a GET got, but an auth refusal (401, 403): the legacy SSE stream refused."""
+        """The first 4xx a GET got, but an auth refusal (401, 403) or headers too large (431, said as such
+        where it came): the legacy SSE stream refused."""
         return next(
             (
                 answer
                 for answer in self.errors
                 if answer.method == "GET"
                 and 400 <= answer.status < 500
-                and answer.status not in _AUTH_STATUSES
+                and answer.status not in (*_AUTH_STATUSES, 431)
             ),
             None,
         )
@@ -151,7 +153,7 @@ class HttpAnswers:
                 for answer in self.errors
                 if answer.method == "POST"
                 and 400 <= answer.status < 500
-                and answer.status not in (401, 403, 429)
+                and answer.status not in _NOT_REFUSALS
             ),
             None,
         )
