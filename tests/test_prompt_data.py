@@ -13,6 +13,7 @@ from explorer.model.prompt_data import (
     decoded_size,
     parse_prompt,
     parse_prompt_result,
+    text_head,
 )
 
 
@@ -209,3 +210,15 @@ def test_an_empty_role_is_said_empty() -> None:
         {"messages": [{"role": "", "content": {"type": "text", "text": "t"}}]}
     ).messages
     assert message.role is None and message.problem == "its role is empty"
+
+
+def test_text_head_keeps_whole_lines_and_counts_bytes() -> None:
+    head = text_head("one\ntwo\nthree\n", chars=100, lines=2)
+    assert (head.text, head.shown_bytes, head.size, head.cut) == ("one\ntwo\n", 8, 14, True)
+    whole = text_head("one\ntwo", chars=100, lines=2)
+    assert (whole.text, whole.cut) == ("one\ntwo", False)
+    wide = text_head("é" * 10, chars=4, lines=5)  # bytes, not characters: 8 of 20
+    assert (wide.text, wide.shown_bytes, wide.size) == ("éééé", 8, 20)
+    held = text_head("abc", chars=2, lines=5, size=1_000)  # the start of a capped text: the whole's size
+    assert (held.text, held.shown_bytes, held.size) == ("ab", 2, 1_000)
+    assert text_head("abc", chars=10, lines=5, size=1_000).cut  # all that is held is still not all of it

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from explorer.model.contents.binary import Base64Error, base64_size
+from explorer.model.contents.classify import utf8_size
 
 __all__ = [
     "KNOWN_ROLES",
@@ -25,9 +26,11 @@ __all__ = [
     "PromptInfo",
     "PromptMessage",
     "PromptResult",
+    "TextHead",
     "decoded_size",
     "parse_prompt",
     "parse_prompt_result",
+    "text_head",
 ]
 
 KNOWN_ROLES = ("user", "assistant")
@@ -319,3 +322,39 @@ def decoded_size(data: str) -> int | None:
         return base64_size(data)
     except Base64Error:
         return None
+
+
+@dataclass(frozen=True, slots=True)
+class TextHead:
+    """The start of a text, shown in place of all of it; `shown_bytes` of `size` (UTF-8 bytes)."""
+
+    text: str
+    shown_bytes: int
+    size: int
+
+    @property
+    def cut(self) -> bool:
+        return self.shown_bytes < self.size
+
+
+def text_head(text: str, *, chars: int, lines: int, size: int | None = None) -> TextHead:
+    """The first `lines` lines of `text`, at most `chars` characters of it, with its size in bytes.
+
+    A prompt result lays out every line it shows at once (Textual's Static wraps the whole text): a
+    text of 50,000 short lines took seconds to appear. Only the start is ever scanned, so a 20 MB text
+    costs its size count (free for ASCII). `size` is the whole's size when `text` is already a cut of
+    it (a capped embedded resource).
+    """
+    end = min(len(text), max(0, chars))
+    newline = -1
+    for _ in range(max(0, lines)):
+        newline = text.find("\n", newline + 1, end)
+        if newline < 0:
+            break
+    else:
+        end = min(end, newline + 1)
+    whole = utf8_size(text) if size is None else size
+    if end >= len(text):
+        return TextHead(text, whole if size is None else utf8_size(text), whole)
+    head = text[:end]
+    return TextHead(head, utf8_size(head), whole)

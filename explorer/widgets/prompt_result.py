@@ -5,8 +5,10 @@ and the picture itself for a PNG), audio (format, size), an embedded resource (i
 or `t` opens in the tree, and its contents as the preview would classify them), or a resource link
 (its URI, also openable). The result is read by `explorer.model.prompt_data`, as the CLI reads it: a
 malformed part (an embedded resource that is a string, an unknown role or content type) is shown with
-what is wrong with it. Nothing here is parsed as markup: every server string reaches the screen as
-`Content`. Opening a resource is a message (`OpenResource`) for the screen to act on.
+what is wrong with it. A long text shows its start (`TEXT_LINES` lines, `TEXT_LIMIT` characters) and a
+line saying how much of how much that is, as the preview does for a capped read; a binary content its
+first `HEX_LIMIT` bytes the same way. Nothing here is parsed as markup: every server string reaches
+the screen as `Content`. Opening a resource is a message (`OpenResource`) for the screen to act on.
 """
 
 from __future__ import annotations
@@ -25,15 +27,18 @@ from textual.widgets import Static
 
 from explorer.model.contents import TEXT_KINDS, classify_item, human_size
 from explorer.model.contents import Content as ReadContent
-from explorer.model.prompt_data import Block, PromptMessage, parse_prompt_result
+from explorer.model.prompt_data import Block, PromptMessage, TextHead, parse_prompt_result, text_head
 from explorer.sanitize import sanitize, sanitize_line
 from explorer.widgets.hex_view import HexDumpBlock
 from explorer.widgets.preview import ImageView, server_answered, shown_of
 
 __all__ = ["PromptResultView", "ResourceLink", "describe_error"]
 
-TEXT_LIMIT = 50_000
-"""Characters of one text block shown (the rest is counted, not drawn)."""
+TEXT_LIMIT = 20_000
+"""Characters of one text shown: its start, and a line saying how much of how much that is."""
+TEXT_LINES = 400
+"""Lines of one text shown. A text is one Static, which lays out every line it holds whenever it is laid
+out: an embedded resource of 20 MB of short lines showed 50,000 of them and took 10 to 17 s to appear."""
 HEX_LIMIT = 256
 """Bytes of a binary content shown in its hex dump."""
 MESSAGE_PAGE = 50
@@ -143,6 +148,9 @@ the "+N more messages" line) for the next 50.
     PromptResultView .pr-message { height: auto; }
     PromptResultView .pr-muted { height: auto; color: $text-muted; }
     PromptResultView .pr-hex { padding: 0 1; }
+    PromptResultView .pr-shown {
+        height: auto; padding: 0 1; color: $text-warning; background: $warning-muted;
+    }
     """
 
     class OpenResource(Message):
@@ -305,7 +313,7 @@ the "+N more messages" line) for the next 50.
 
     def _block(self, block: Block) -> list[Widget]:
         if block.kind == "text":
-            return [_static(Content(sanitize(block.text or "", limit=TEXT_LIMIT)), "pr-text")]
+            return _text(text_head(block.text or "", chars=TEXT_LIMIT, lines=TEXT_LINES))
         if block.kind in ("image", "audio"):
             return self._media(block)
         if block.kind == "resource" and block.resource is not None:
@@ -325,7 +333,7 @@ the "+N more messages" line) for the next 50.
         style = "pr-muted" if block.kind == "unknown" else "pr-error-detail"
         widgets = [_static(Content(sanitize_line(block.problem or "unreadable content", 300)), style)]
         if block.text is not None:  # an embedded "resource" sent as a string: shown as the text it is
-            widgets.append(_static(Content(sanitize(block.text, limit=TEXT_LIMIT)), "pr-text"))
+            widgets += _text(text_head(block.text, chars=TEXT_LIMIT, lines=TEXT_LINES))
         return widgets
 
     def _media(self, block: Block) -> list[Widget]:
@@ -367,19 +375,46 @@ the "+N more messages" line) for the next 50.
             )
         elif content.kind == "empty":
             widgets.append(_static(Content("(empty)"), "pr-muted"))
+        elif content.kind in TEXT_KINDS and content.pretty_json is not None:
+            # Pretty-printed, so its bytes are not the resource's: how much is shown is said in lines.
+            pretty = content.pretty_json
+            head = text_head(pretty, chars=TEXT_LIMIT, lines=TEXT_LINES)
+            widgets += _text(head, note=_lines_shown(head.text, pretty) if head.cut else None)
         elif content.kind in TEXT_KINDS:
-            text = content.display_text or ""
-            shown = sanitize(text, limit=TEXT_LIMIT)
-            if content.truncated:
-                shown += f"\n… showing {shown_of(content.shown_size, content.size)}"
-            widgets.append(_static(Content(shown), "pr-text"))
+            held = content.text or ""
+            # The classification holds the start of a big text (`truncated`); the sizes are the whole's.
+            widgets += _text(text_head(held, chars=TEXT_LIMIT, lines=TEXT_LINES, size=content.size))
         else:
-            if (
-                content.image is not None
-                and content.image.format == "PNG"
-                and content.data
-                and not content.truncated
-            ):
-                widgets.append(ImageView(content.data))
-            widgets.append(HexDumpBlock(content.data or b"", limit=HEX_LIMIT, classes="pr-hex"))
+            data = content.data or b""
+            if content.image is not None and content.image.format == "PNG" and data and not content.truncated:
+                widgets.append(ImageView(data))
+            # The dump gets only what it shows: its own count of the rest would be of the bytes decoded
+            # (at most a megabyte), not of the content.
+            dumped = data[:HEX_LIMIT]
+            widgets.append(HexDumpBlock(dumped, limit=HEX_LIMIT, classes="pr-hex"))
+            if content.size > len(dumped):
+                widgets.append(_shown_note(f"Showing the first {shown_of(len(dumped), content.size)}."))
         return widgets
+
+
+def _text(head: TextHead, *, note: str | None = None) -> list[Widget]:
+    """A text's start as one block, then (when it is not all of it) how much of it that is."""
+    shown = sanitize(head.text, limit=None)
+    if head.cut and shown.endswith("\n"):
+        shown = shown[:-1]  # cut after a whole line: the line break is not a blank line of the text
+    widgets: list[Widget] = [_static(Content(shown), "pr-text")]
+    if head.cut:
+        widgets.append(_shown_note(note or f"Showing the first {shown_of(head.shown_bytes, head.size)}."))
+    return widgets
+
+
+def _lines(text: str) -> int:
+    return text.count("\n") + (not text.endswith("\n"))
+
+
+def _lines_shown(head: str, whole: str) -> str:
+    return f"Showing the first {_lines(head):,} of {_lines(whole):,} lines of the pretty-printed JSON."
+
+
+def _shown_note(text: str) -> Static:
+    return _static(Content(text), "pr-shown")
