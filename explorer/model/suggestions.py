@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["MAX_SUGGESTIONS", "Suggestions", "parse_completion"]
+__all__ = ["MAX_SUGGESTIONS", "Suggestions", "parse_completion", "suggestions_source"]
 
 MAX_SUGGESTIONS = 100
 """The spec caps `values` at 100 items; more than that is cut (and `has_more` set)."""
@@ -44,3 +44,27 @@ def parse_completion(completion: Mapping[str, Any]) -> Suggestions:
     has_more = completion.get("hasMore") is True or len(values) > MAX_SUGGESTIONS
     reason = f"the server sent {dropped} value(s) that are not strings" if dropped and not values else None
     return Suggestions(values[:MAX_SUGGESTIONS], total, has_more, reason)
+
+
+def suggestions_source(unavailable: str | None, last: Suggestions | None, *, earlier: bool) -> str:
+    """A form's line on where its suggestions come from, true to the server's last answer.
+
+    `unavailable` is why the server cannot complete at all (`Completer.unavailable`), `last` its last
+    answer in this form (None before the first), `earlier` whether values used before are offered
+    (history). A form that said "from the server's completions" while every answer failed misled.
+    Strings are raw: the caller sanitizes.
+    """
+    also = " Your earlier values are offered." if earlier else ""
+    if unavailable is not None:
+        return f"No suggestions from the server: {_clause(unavailable)}.{also}"
+    if last is not None and last.reason is not None:
+        return f"No suggestions from the server: its last answer failed: {_clause(last.reason)}.{also}"
+    and_earlier = " and your earlier values" if earlier else ""
+    if last is not None and not last.values:
+        return f"Suggestions: from the server's completions{and_earlier} (none for the last value typed)."
+    return f"Suggestions: from the server's completions{and_earlier}."
+
+
+def _clause(reason: str) -> str:
+    """A reason inside a sentence: without its own full stop."""
+    return reason.rstrip().removesuffix(".")

@@ -31,7 +31,7 @@ from explorer.connection.completion import Completer
 from explorer.history import History, HistoryValues
 from explorer.model.entries import TemplateEntry
 from explorer.model.fields import FieldSpec, FormCheck, check_round_trip, check_typed, template_fields
-from explorer.model.suggestions import Suggestions
+from explorer.model.suggestions import Suggestions, suggestions_source
 from explorer.model.templates import ParsedTemplate, TemplateError, parse_template
 from explorer.sanitize import sanitize, sanitize_line
 from explorer.screens.tiny_terminal import mark_tiny
@@ -125,6 +125,7 @@ RFC 6570 says (a `/` in `{id}` becomes `%2F`, `{+path}` keeps it).
         self._round_trip: Worker[FormCheck] | None = None  # the one round-trip answer still wanted
         self._round_trip_shows_required = False
         self._submit_when_checked = False
+        self._last_answer: Suggestions | None = None  # the server's last completion answer in this form
 
     # --- layout -------------------------------------------------------------------------------------------
 
@@ -170,11 +171,23 @@ RFC 6570 says (a `/` in `{id}` becomes `%2F`, `{+path}` keeps it).
             else "MIME type: not given"
         )
         if self.completer is not None:
-            why = self.completer.unavailable
-            lines.append(
-                "Suggestions: from the server's completions" if why is None else f"No suggestions: {why}"
-            )
+            lines.append(self._suggestions_line())
         return Content("\n".join(lines))
+
+    def _suggestions_line(self) -> str:
+        """Where suggestions come from, as of the server's last answer and the history loaded."""
+        assert self.completer is not None
+        earlier = bool(self.fields) and self._has_history
+        line = suggestions_source(self.completer.unavailable, self._last_answer, earlier=earlier)
+        return sanitize_line(line, 300)  # the reason is the server's or the connection's words
+
+    @property
+    def _has_history(self) -> bool:
+        forms = self.query(ArgumentForm)
+        return bool(forms) and bool(forms.first().history)
+
+    def _show_meta(self) -> None:
+        self.query_one("#tf-meta", Static).update(self._meta())
 
     def on_resize(self, event: events.Resize) -> None:
         mark_tiny(self, event.size)
@@ -216,6 +229,7 @@ RFC 6570 says (a `/` in `{id}` becomes `%2F`, `{+path}` keeps it).
             entries = event.worker.result
             if isinstance(entries, list) and entries:
                 self.form.set_history(entries)
+                self._show_meta()
                 if not any(self.form.texts.values()):
                     self._status("ctrl+r recalls the values you used last time.")
 
@@ -231,7 +245,12 @@ RFC 6570 says (a `/` in `{id}` becomes `%2F`, `{+path}` keeps it).
 
     async def _complete(self, name: str, value: str, context: dict[str, str]) -> Suggestions:
         assert self.completer is not None
-        return await self.completer.template(self.entry.uri_template, name, value, context)
+        found = await self.completer.template(self.entry.uri_template, name, value, context)
+        # Even an answer the form drops as stale tells how the server's completions are doing.
+        self._last_answer = found
+        if self.is_attached:
+            self._show_meta()
+        return found
 
     # --- live preview -------------------------------------------------------------------------------------
 
@@ -278,7 +297,8 @@ RFC 6570 says (a `/` in `{id}` becomes `%2F`, `{+path}` keeps it).
         if check.problem:
             self._status(check.problem, error=True)
         else:
-            self._status("enter reads it · escape cancels · ctrl+r recalls earlier values")
+            recall = " · ctrl+r recalls earlier values" if self.form.history else ""
+            self._status(f"enter reads it · escape cancels{recall}")
 
     def _status(self, text: str, *, error: bool = False) -> None:
         status = self.query_one("#tf-status", Static)
