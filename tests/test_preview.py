@@ -252,6 +252,18 @@ async def test_sizes_are_bytes_and_the_cap_notice_counts_bytes() -> None:
         assert "Showing the first 999 B of 9.0 kB. Press a to load all." in text
 
 
+async def test_a_big_binary_says_how_much_its_dump_shows_of_the_whole() -> None:
+    """The dump used to end "… N more bytes", counting only the rest of the bytes decoded (a capped read)."""
+    app = PreviewApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await show(pilot, item(blob=bytes(range(256)) * 80, mime="application/octet-stream"), cap=10_000)
+        text = screen_text(app)
+        assert "Showing the first 4.1 kB of 20.5 kB as a hex dump." in text, text
+        assert "more bytes" not in text
+        await show(pilot, item(blob=bytes(range(256)) * 4, mime="application/octet-stream"))
+        assert "Showing the first" not in screen_text(app)  # all of it is dumped
+
+
 async def test_image_shows_format_dimensions_pixels_and_hex_dump() -> None:
     app = PreviewApp()
     async with app.run_test(size=(100, 40)) as pilot:

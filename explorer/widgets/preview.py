@@ -168,6 +168,10 @@ class _ContentView(Vertical):
             shown = shown_of(c.shown_size, c.size)
             notice = f"Showing the first {shown}. Press {self._load_key} to load all."
             yield Static(Content(notice), classes="preview-notice")
+        elif c.kind in ("binary", "image") and c.size > min(len(c.data or b""), HEX_DUMP_LIMIT):
+            # The dump's count of the rest would be of the bytes decoded (a capped read), not the content.
+            shown = shown_of(min(len(c.data or b""), HEX_DUMP_LIMIT), c.size)
+            yield Static(Content(f"Showing the first {shown} as a hex dump."), classes="preview-notice")
         if c.problem and c.kind != "invalid":
             yield Static(Content(sanitize(c.problem, limit=1000)), classes="preview-problem")
         if self.markdown_too_big is not None:
@@ -185,7 +189,7 @@ class _ContentView(Vertical):
         elif c.kind in ("binary", "image"):
             if c.image is not None and c.image.format == "PNG" and c.data and not c.truncated:
                 yield ImageView(c.data)
-            yield HexView(c.data or b"", limit=HEX_DUMP_LIMIT, classes="hex")
+            yield HexView((c.data or b"")[:HEX_DUMP_LIMIT], limit=HEX_DUMP_LIMIT, classes="hex")
         elif c.kind == "markdown" and self.renders_markdown:
             yield _MarkdownBody(sanitize(c.text or "", limit=None))
         else:
