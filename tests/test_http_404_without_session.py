@@ -6,60 +6,33 @@ is that failure too, never "no templates"; a JSON-RPC -32601 answer still means 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import pytest
 
-from tests.helpers.cli import run_cli
-from tests.helpers.loopback_http import QuietHandler, served
-
-NEVER = "60"  # a request that waits for its timeout fails the run (`RUN_AT_MOST`), not just its text
-RUN_AT_MOST = 45.0
+from tests.helpers.loopback_http import METHOD_NOT_FOUND, JsonRpcHandler, tree_against
 
 
-class _NoSession(QuietHandler):
-    """Streamable HTTP in the handshake era, no session id; a request `gone` says is answered 404 (with
-    an HTML page), one `unknown` says with a JSON-RPC -32601 (in a 200)."""
+class _NoSession(JsonRpcHandler):
+    """A request `gone` says is answered 404 (with an HTML page), one `unknown` says with a JSON-RPC -32601
+    (in a 200, or `unknown_status`)."""
 
+    server_name = "no-session"
     gone: ClassVar[Callable[[str], bool]]
     unknown: ClassVar[Callable[[str], bool]] = staticmethod(lambda method: False)
     unknown_status: ClassVar[int] = 200
 
-    def do_POST(self) -> None:
-        message = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
-        method = str(message.get("method"))
-        if "id" not in message:
-            self.send(202, b"")
-        elif type(self).gone(method):
+    def answer(self, method: str, message: dict[str, Any]) -> None:
+        if "id" in message and type(self).gone(method):
             self.send(404, b"<html><body>Not Found</body></html>", "text/html")
-        elif method == "server/discover" or type(self).unknown(method):
-            error = {"code": -32601, "message": "Method not found"}
-            answer = json.dumps({"jsonrpc": "2.0", "id": message["id"], "error": error}).encode()
-            self.send(200 if method == "server/discover" else self.unknown_status, answer)
+        elif "id" in message and method != "server/discover" and type(self).unknown(method):
+            self.reply(message["id"], error=METHOD_NOT_FOUND, status=self.unknown_status)
         else:
-            result = {
-                "initialize": {
-                    "protocolVersion": "2025-11-25",
-                    "capabilities": {"resources": {}},
-                    "serverInfo": {"name": "no-session", "version": "1"},
-                },
-                "resources/templates/list": {"resourceTemplates": []},
-                "resources/list": {"resources": [{"uri": "x://a/1", "name": "one"}]},
-            }.get(method, {})
-            self.send(200, json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}).encode())
+            super().answer(method, message)
 
-    def do_GET(self) -> None:
-        self.send(405, b"")
-
-    def send(self, status: int, body: bytes, kind: str = "application/json") -> None:
-        self.send_response(status)
-        if body:
-            self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+    def results(self) -> dict[str, object]:
+        return {**super().results(), "resources/list": {"resources": [{"uri": "x://a/1", "name": "one"}]}}
 
 
 def _tree(
@@ -75,11 +48,8 @@ def _tree(
     Handler.gone = staticmethod(gone)
     Handler.unknown = staticmethod(unknown)
     Handler.unknown_status = unknown_status
-    for url in served(Handler):
-        result = run_cli("tree", "--timeout", NEVER, "-s", url, timeout=RUN_AT_MOST)
-        assert "Traceback" not in result.stderr, result
-        return result.code, result.stdout, result.stderr, url
-    raise AssertionError("not served")
+    url, result = tree_against(Handler)
+    return result.code, result.stdout, result.stderr, url
 
 
 def test_a_404_to_a_later_request_says_the_server_answered_404() -> None:

@@ -8,93 +8,55 @@ first request was refused, that the legacy HTTP+SSE transport failed too and "is
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
-from typing import ClassVar
+from typing import Any, ClassVar
 
-import pytest
+from tests.helpers.loopback_http import JsonRpcHandler, tree_against
 
-from tests.helpers.cli import run_cli
-from tests.helpers.loopback_http import QuietHandler, served
-
-NEVER = "60"  # a request that waits for its timeout fails the run (`RUN_AT_MOST`), not just its text
-RUN_AT_MOST = 45.0
 MOST_HEADERS = 8 * 1024  # what the server takes of a request's headers
 SECRET = "s3cr3t-" + "x" * 12_000
 
 
-class _SmallHeaders(QuietHandler):
-    """Streamable HTTP in the handshake era, no session; a request whose headers pass `MOST_HEADERS`
-    bytes is answered 431, but only from `refused_from` on (0: every request)."""
+class _SmallHeaders(JsonRpcHandler):
+    """A request whose headers pass `MOST_HEADERS` bytes is answered 431, but only from `refused_from` on
+    (empty: every request); a method not listed here is unknown (-32601)."""
 
+    server_name = "small-headers"
     refused_from: ClassVar[str] = ""
 
-    def do_POST(self) -> None:
-        message = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
-        method = str(message.get("method"))
-        size = sum(len(name) + len(value) + 4 for name, value in self.headers.items())
-        if size > MOST_HEADERS and (not self.refused_from or method == self.refused_from):
+    def answer(self, method: str, message: dict[str, Any]) -> None:
+        if self.too_large() and (not self.refused_from or method == self.refused_from):
             self.send(431, b"<html><body>Request Header Fields Too Large</body></html>", "text/html")
-            return
-        if "id" not in message:
-            self.send(202, b"")
-            return
-        result = {
-            "initialize": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {"resources": {}},
-                "serverInfo": {"name": "small-headers", "version": "1"},
-            },
-            "resources/templates/list": {"resourceTemplates": []},
-            "resources/list": {"resources": [{"uri": "x://a/1", "name": "one"}]},
-        }.get(method)
-        answer = (
-            {"result": result}
-            if result is not None
-            else {"error": {"code": -32601, "message": "Method not found"}}
-        )
-        self.send(200, json.dumps({"jsonrpc": "2.0", "id": message["id"], **answer}).encode())
+        else:
+            super().answer(method, message)
+
+    def result(self, method: str, message: dict[str, Any]) -> object | None:
+        return self.results().get(method)
+
+    def results(self) -> dict[str, object]:
+        return {**super().results(), "resources/list": {"resources": [{"uri": "x://a/1", "name": "one"}]}}
 
     def do_GET(self) -> None:
-        size = sum(len(name) + len(value) + 4 for name, value in self.headers.items())
-        self.send(431 if size > MOST_HEADERS else 405, b"")
+        self.send(431 if self.too_large() else 405)
 
-    def send(self, status: int, body: bytes, kind: str = "application/json") -> None:
-        self.send_response(status)
-        if body:
-            self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+    def too_large(self) -> bool:
+        return sum(len(name) + len(value) + 4 for name, value in self.headers.items()) > MOST_HEADERS
 
 
-@pytest.fixture
-def refuses_every_request() -> Iterator[str]:
+def _tree(refused_from: str, *more: str) -> tuple[int, str]:
+    """The exit code and stderr of `tree` with a big `-H` header, against a server refusing it from
+    `refused_from` on."""
+
     class Handler(_SmallHeaders):
-        refused_from = ""
+        pass
 
-    yield from served(Handler)
-
-
-@pytest.fixture
-def refuses_listing() -> Iterator[str]:
-    class Handler(_SmallHeaders):
-        refused_from = "resources/list"
-
-    yield from served(Handler)
-
-
-def _tree(url: str, *more: str) -> tuple[int, str]:
-    result = run_cli(
-        "tree", "--timeout", NEVER, "-s", url, "-H", f"X-Api-Token: {SECRET}", *more, timeout=RUN_AT_MOST
-    )
-    assert "Traceback" not in result.stderr, result
+    Handler.refused_from = refused_from
+    _, result = tree_against(Handler, "-H", f"X-Api-Token: {SECRET}", *more)
     assert SECRET[:20] not in result.stderr and SECRET[:20] not in result.stdout  # a value is never shown
     return result.code, result.stderr
 
 
-def test_a_431_to_connecting_names_the_users_headers(refuses_every_request: str) -> None:
-    code, said = _tree(refuses_every_request, "-H", "X-Team: blue")
+def test_a_431_to_connecting_names_the_users_headers() -> None:
+    code, said = _tree("", "-H", "X-Team: blue")
     assert code == 1
     assert "the server answered HTTP 431 Request Header Fields Too Large" in said, said
     assert "the request's headers were too large for the server" in said, said
@@ -102,8 +64,8 @@ def test_a_431_to_connecting_names_the_users_headers(refuses_every_request: str)
     assert "legacy HTTP+SSE" not in said, said  # headers too large are no reason to try another transport
 
 
-def test_a_431_to_a_later_request_names_the_users_headers(refuses_listing: str) -> None:
-    code, said = _tree(refuses_listing)
+def test_a_431_to_a_later_request_names_the_users_headers() -> None:
+    code, said = _tree("resources/list")
     assert code == 1
     assert "listing resources: the server answered HTTP 431 Request Header Fields Too Large" in said, said
     assert "the request's headers were too large for the server" in said, said
@@ -113,8 +75,8 @@ def test_a_431_to_a_later_request_names_the_users_headers(refuses_listing: str) 
     assert "answered with an HTTP error" not in said
 
 
-def test_a_431_to_the_legacy_event_streams_get_names_the_users_headers(refuses_every_request: str) -> None:
-    code, said = _tree(refuses_every_request, "--sse")
+def test_a_431_to_the_legacy_event_streams_get_names_the_users_headers() -> None:
+    code, said = _tree("", "--sse")
     assert code == 1
     assert (
         "connecting: the server answered HTTP 431 Request Header Fields Too Large to the event stream's GET: "

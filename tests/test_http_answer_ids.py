@@ -10,63 +10,28 @@ too.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import pytest
 from mcp import MCPError
 
 from explorer.connection.errors import describe_exception, redirect_loop, redirect_refusal
-from tests.helpers.cli import run_cli
-from tests.helpers.loopback_http import QuietHandler, served
-
-NEVER = "60"  # a request that waits for its timeout fails the run (`RUN_AT_MOST`), not just its text
-RUN_AT_MOST = 45.0
+from tests.helpers.loopback_http import JsonRpcHandler, tree_against
 
 
-class _Answering(QuietHandler):
-    """Streamable HTTP in the handshake era, every answer JSON; `resources/list` is answered by `listed`."""
+class _Answering(JsonRpcHandler):
+    """`resources/list` is answered by `listed`."""
 
+    server_name = "ids"
     listed: ClassVar[bytes] = b""  # the body of the answer to resources/list, `{id}` its request's id
 
-    def do_POST(self) -> None:
-        message = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
-        method = message.get("method")
-        if "id" not in message:
-            self._send(202)
-        elif method == "resources/list":
-            self._send(200, self.listed.replace(b"{id}", json.dumps(message["id"]).encode()))
+    def answer(self, method: str, message: dict[str, Any]) -> None:
+        if "id" in message and method == "resources/list":
+            self.send(200, self.listed.replace(b"{id}", json.dumps(message["id"]).encode()))
+        elif "id" in message and method == "server/discover":  # an empty result, as to any other request
+            self.reply(message["id"], result={})
         else:
-            result = {
-                "initialize": {
-                    "protocolVersion": "2025-11-25",
-                    "capabilities": {"resources": {}},
-                    "serverInfo": {"name": "ids", "version": "1"},
-                },
-                "resources/templates/list": {"resourceTemplates": []},
-            }.get(method, {})
-            self._send(200, json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}).encode())
-
-    def do_GET(self) -> None:
-        self._send(405)
-
-    def do_DELETE(self) -> None:
-        self._send(200)
-
-    def _send(self, status: int, body: bytes = b"", *headers: tuple[str, str]) -> None:
-        self.send_response(status)
-        if body:
-            self.send_header("Content-Type", "application/json")
-        for name, value in headers:
-            self.send_header(name, value)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-
-def _serve(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
-    yield from served(handler)
+            super().answer(method, message)
 
 
 def _listed(answer: bytes) -> tuple[int, str, str]:
@@ -75,11 +40,8 @@ def _listed(answer: bytes) -> tuple[int, str, str]:
     class Handler(_Answering):
         listed = answer
 
-    for url in _serve(Handler):
-        result = run_cli("tree", "--timeout", NEVER, "-s", url, timeout=RUN_AT_MOST)
-        assert "Traceback" not in result.stderr, result
-        return result.code, result.stdout, result.stderr
-    raise AssertionError("not served")
+    _, result = tree_against(Handler)
+    return result.code, result.stdout, result.stderr
 
 
 def test_an_answer_to_another_request_fails_the_request_at_once() -> None:
@@ -133,7 +95,7 @@ class _Redirecting(_Answering):
 
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("Content-Length", "0")))
-        self._send(self.status, b"", ("Location", self.location))
+        self.send(self.status, headers=[("Location", self.location)])
 
 
 def _redirected(status: int, location: str) -> tuple[str, str]:
@@ -143,11 +105,9 @@ def _redirected(status: int, location: str) -> tuple[str, str]:
         pass
 
     Handler.status, Handler.location = status, location
-    for url in _serve(Handler):
-        result = run_cli("tree", "--timeout", NEVER, "-s", url, timeout=RUN_AT_MOST)
-        assert result.code == 1 and "Traceback" not in result.stderr, result
-        return url, result.stderr
-    raise AssertionError("not served")
+    url, result = tree_against(Handler)
+    assert result.code == 1, result
+    return url, result.stderr
 
 
 def test_a_302_on_the_same_origin_says_the_post_would_become_a_get() -> None:

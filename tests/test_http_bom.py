@@ -9,53 +9,25 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from explorer.connection.http_text import EventBoms, LeadingBom
-from tests.helpers.cli import run_cli
-from tests.helpers.loopback_http import QuietHandler, served
+from tests.helpers.loopback_http import JsonRpcHandler, tree_against
 
-NEVER = "60"  # a request that waits for its timeout fails the run (`RUN_AT_MOST`), not just its text
-RUN_AT_MOST = 45.0
 BOM = b"\xef\xbb\xbf"
 
 
-class _Server(QuietHandler):
-    """Streamable HTTP in the handshake era, no session; `resources/list` is answered by `listed`."""
+class _Server(JsonRpcHandler):
+    """`resources/list` is answered by `listed`."""
 
+    server_name = "bom"
     listed: ClassVar[Callable[[_Server, object], None]]
 
-    def do_POST(self) -> None:
-        message = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
-        method = message.get("method")
-        if "id" not in message:
-            self.send(202, b"")
-        elif method == "resources/list":
+    def answer(self, method: str, message: dict[str, Any]) -> None:
+        if "id" in message and method == "resources/list":
             type(self).listed(self, message["id"])
-        elif method == "server/discover":
-            error = {"code": -32601, "message": "Method not found"}
-            self.send(200, json.dumps({"jsonrpc": "2.0", "id": message["id"], "error": error}).encode())
         else:
-            result = {
-                "initialize": {
-                    "protocolVersion": "2025-11-25",
-                    "capabilities": {"resources": {}},
-                    "serverInfo": {"name": "bom", "version": "1"},
-                },
-                "resources/templates/list": {"resourceTemplates": []},
-            }.get(str(method), {})
-            self.send(200, json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}).encode())
-
-    def do_GET(self) -> None:
-        self.send(405, b"")
-
-    def send(self, status: int, body: bytes, kind: str = "application/json") -> None:
-        self.send_response(status)
-        if body:
-            self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+            super().answer(method, message)
 
 
 def _page(ident: object) -> bytes:
@@ -70,11 +42,8 @@ def _tree(listed: Callable[[_Server, object], None]) -> tuple[int, str, str]:
         pass
 
     Handler.listed = listed
-    for url in served(Handler):
-        result = run_cli("tree", "--timeout", NEVER, "-s", url, timeout=RUN_AT_MOST)
-        assert "Traceback" not in result.stderr, result
-        return result.code, result.stdout, result.stderr
-    raise AssertionError("not served")
+    _, result = tree_against(Handler)
+    return result.code, result.stdout, result.stderr
 
 
 def test_a_json_answer_beginning_with_a_bom_is_read() -> None:

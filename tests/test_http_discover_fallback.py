@@ -10,54 +10,33 @@ import json
 import socket
 import threading
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from tests.helpers.cli import run_cli
-from tests.helpers.loopback_http import QuietHandler, served
+from tests.helpers.loopback_http import JsonRpcHandler, served
 
 pytestmark = pytest.mark.slow
 
 
-class _SilentOnDiscover(QuietHandler):
-    """Handshake era over Streamable HTTP; `server/discover` is left unanswered until the test ends."""
+class _SilentOnDiscover(JsonRpcHandler):
+    """`server/discover` is left unanswered until the test ends."""
 
+    server_name = "no-discover"
     stop = threading.Event()
 
-    def _json(self, body: object) -> None:
-        data = json.dumps(body).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def do_POST(self) -> None:
-        message = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
-        method = message.get("method")
+    def answer(self, method: str, message: dict[str, Any]) -> None:
         if method == "server/discover":
             self.stop.wait(120)
-            return
-        if "id" not in message:
-            self.send_response(202)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-            return
-        results = {
-            "initialize": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {"resources": {}},
-                "serverInfo": {"name": "no-discover", "version": "1"},
-            },
-            "resources/list": {"resources": [{"uri": "test://only/one", "name": "one"}]},
-            "resources/templates/list": {"resourceTemplates": []},
-        }
-        self._json({"jsonrpc": "2.0", "id": message["id"], "result": results.get(method, {})})
+        else:
+            super().answer(method, message)
 
-    def do_DELETE(self) -> None:
-        self.send_response(200)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
+    def results(self) -> dict[str, object]:
+        return {
+            **super().results(),
+            "resources/list": {"resources": [{"uri": "test://only/one", "name": "one"}]},
+        }
 
 
 @pytest.fixture

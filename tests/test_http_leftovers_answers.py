@@ -14,7 +14,7 @@ import json
 import queue
 import threading
 from collections.abc import Callable
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import mcp_types as types
 import pytest
@@ -24,43 +24,26 @@ from mcp.shared.message import SessionMessage
 from explorer.connection.answer_checks import AnswerCheck
 from explorer.connection.errors import describe_exception
 from explorer.connection.stray_answers import StrayAnswers
-from tests.helpers.cli import run_cli
-from tests.helpers.loopback_http import QuietHandler, served
+from tests.helpers.loopback_http import RUN_AT_MOST, JsonRpcHandler, tree_against
 
-NEVER = "60"  # a request that waits for its timeout fails the run (`RUN_AT_MOST`), not just its text
-RUN_AT_MOST = 45.0
 NAME = "Grüße ÿ café"
 
 
-class _Server(QuietHandler):
-    """Streamable HTTP in the handshake era with a session and a GET event stream; `resources/list` is
-    answered by `listed` (its request's id given), every other request as usual with JSON."""
+class _Server(JsonRpcHandler):
+    """With a session and a GET event stream; `resources/list` is answered by `listed` (its request's id
+    given), every other request as usual with JSON."""
 
+    server_name = "answers"
+    result_headers = (("Mcp-Session-Id", "s1"),)
     listed: ClassVar[Callable[[_Server, object], None]]
     events: ClassVar[queue.Queue[bytes]]
     stop: ClassVar[threading.Event]
 
-    def do_POST(self) -> None:
-        message = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
-        method = message.get("method")
-        if "id" not in message:
-            self.send(202, b"")
-        elif method == "resources/list":
+    def answer(self, method: str, message: dict[str, Any]) -> None:
+        if "id" in message and method == "resources/list":
             type(self).listed(self, message["id"])
-        elif method == "server/discover":
-            error = {"code": -32601, "message": "Method not found"}
-            self.send(200, json.dumps({"jsonrpc": "2.0", "id": message["id"], "error": error}).encode())
         else:
-            result = {
-                "initialize": {
-                    "protocolVersion": "2025-11-25",
-                    "capabilities": {"resources": {}},
-                    "serverInfo": {"name": "answers", "version": "1"},
-                },
-                "resources/templates/list": {"resourceTemplates": []},
-            }.get(str(method), {})
-            answer = json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}).encode()
-            self.send(200, answer, ("Mcp-Session-Id", "s1"))
+            super().answer(method, message)
 
     def do_GET(self) -> None:
         self.send_response(200)
@@ -74,21 +57,6 @@ class _Server(QuietHandler):
                 continue
             self.wfile.write(event)
             self.wfile.flush()
-
-    def do_DELETE(self) -> None:
-        self.send(200, b"")
-
-    def send(
-        self, status: int, body: bytes, *headers: tuple[str, str], kind: str = "application/json"
-    ) -> None:
-        self.send_response(status)
-        if body:
-            self.send_header("Content-Type", kind)
-        for name, value in headers:
-            self.send_header(name, value)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
 
 
 def _listed_page(ident: object, count: int = 1) -> dict[str, object]:
@@ -105,11 +73,8 @@ def _tree(listed: Callable[[_Server, object], None]) -> tuple[int, str, str]:
     Handler.listed = listed
     Handler.events = queue.Queue()
     Handler.stop = threading.Event()
-    for url in served(Handler, stopping=Handler.stop.set):
-        result = run_cli("tree", "--timeout", NEVER, "-s", url, timeout=RUN_AT_MOST)
-        assert "Traceback" not in result.stderr, result
-        return result.code, result.stdout, result.stderr
-    raise AssertionError("not served")
+    _, result = tree_against(Handler, stopping=Handler.stop.set)
+    return result.code, result.stdout, result.stderr
 
 
 # ------------------------------------------------------------------------------------------ not JSON text

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from typing import Any, ClassVar
 
 import httpx2
 import pytest
@@ -15,24 +16,18 @@ import pytest
 from explorer.connection.http_limits import EventsRefused
 from explorer.connection.resumptions import MOST_IN_WINDOW, MOST_PER_CONNECTION, WINDOW, Resumptions
 from tests.helpers.cli import run_cli
-from tests.helpers.loopback_http import QuietHandler, served
+from tests.helpers.loopback_http import JsonRpcHandler, served
 
 pytestmark = pytest.mark.anyio
 
 
-class _Resuming(QuietHandler):
-    """Streamable HTTP, handshake era: everything is answered in JSON but `resources/list`, whose event
-    stream ends after a priming event (`retry: 1`); each resumption (GET) does the same with a new id."""
+class _Resuming(JsonRpcHandler):
+    """Everything is answered in JSON but `resources/list`, whose event stream ends after a priming event
+    (`retry: 1`); each resumption (GET) does the same with a new id. A method not listed is unknown."""
 
+    server_name = "resuming"
+    capabilities: ClassVar[dict[str, object]] = {"resources": {}, "tools": {}}
     gets = 0
-
-    def _send(self, status: int, body: bytes = b"", kind: str | None = "application/json") -> None:
-        self.send_response(status)
-        if kind is not None:
-            self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
 
     def _events(self, event_id: str) -> None:
         self.send_response(200)
@@ -42,40 +37,25 @@ class _Resuming(QuietHandler):
         self.wfile.write(f"id: {event_id}\nretry: 1\ndata: \n\n".encode())
         self.close_connection = True
 
-    def do_POST(self) -> None:
-        message = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
-        method = message.get("method")
-        if "id" not in message:
-            self._send(202, kind=None)
-        elif method == "resources/list":
+    def answer(self, method: str, message: dict[str, Any]) -> None:
+        if "id" in message and method == "resources/list":
             self._events("ev0")
         else:
-            result = {
-                "initialize": {
-                    "protocolVersion": "2025-11-25",
-                    "capabilities": {"resources": {}, "tools": {}},
-                    "serverInfo": {"name": "resuming", "version": "1"},
-                },
-                "resources/templates/list": {"resourceTemplates": []},
-                "tools/list": {"tools": [{"name": "still-listed", "inputSchema": {"type": "object"}}]},
-            }.get(method)
-            if result is None:
-                error = {"code": -32601, "message": "Method not found"}
-                self._send(200, json.dumps({"jsonrpc": "2.0", "id": message["id"], "error": error}).encode())
-            else:
-                self._send(
-                    200, json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}).encode()
-                )
+            super().answer(method, message)
+
+    def result(self, method: str, message: dict[str, Any]) -> object | None:
+        return self.results().get(method)
+
+    def results(self) -> dict[str, object]:
+        tools = [{"name": "still-listed", "inputSchema": {"type": "object"}}]
+        return {**super().results(), "tools/list": {"tools": tools}}
 
     def do_GET(self) -> None:
         if "Last-Event-ID" not in self.headers:
-            self._send(405, kind=None)
+            self.send(405)
             return
         type(self).gets += 1
         self._events(f"ev{type(self).gets}")
-
-    def do_DELETE(self) -> None:
-        self._send(200, kind=None)
 
 
 @pytest.fixture
