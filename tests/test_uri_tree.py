@@ -55,7 +55,13 @@ def all_patterns(tree: UriTree) -> list[PatternNode]:
     ("uri", "segments"),
     [
         ("scheme://authority/p/a/t/h?query", ["scheme://", "authority", "p", "a", "t", "h", "?query"]),
-        ("file:///a/b.py", ["file://", "", "a", "b.py"]),
+        ("file:///a/b.py", ["file://", "/a", "b.py"]),  # no node for the empty authority
+        ("file:///", ["file://", "/"]),
+        ("file://host/x", ["file://", "host", "x"]),
+        ("file:////a", ["file://", "/", "a"]),
+        ("file:///?q", ["file://", "/", "?q"]),
+        ("http://h/", ["http://", "h", ""]),
+        ("urn:/x", ["urn:", "/x"]),
         ("x://h/a/", ["x://", "h", "a", ""]),
         ("x://h/a//b", ["x://", "h", "a", "", "b"]),
         ("x://h/a?q=1/2#frag", ["x://", "h", "a", "?q=1/2#frag"]),
@@ -67,7 +73,9 @@ def all_patterns(tree: UriTree) -> list[PatternNode]:
         ("data:text/plain;base64,SGk=", ["data:", "text", "plain;base64,SGk="]),
         ("urn:", ["urn:"]),
         ("a/b%2Fc/d", ["a", "b%2Fc", "d"]),
-        ("/abs/path", ["", "abs", "path"]),
+        ("/abs/path", ["/abs", "path"]),
+        ("/", ["/"]),
+        ("//", ["/", ""]),
         ("1abc:/x", ["1abc:", "x"]),  # a scheme must start with a letter
         ("C+x.y-z://h", ["C+x.y-z://", "h"]),
         ("", []),
@@ -91,10 +99,14 @@ uri_like = st.lists(uri_alphabet, max_size=12).map("".join)
 def test_join_inverts_segment_for_every_string(uri: str) -> None:
     segments = segment_uri(uri)
     assert join_segments(segments) == uri
-    # Only the last segment may be a query/fragment, and path segments never contain "/".
+    # Only the last segment may be a query/fragment, and path segments never contain "/" but a leading one
+    # on the first (what an empty first segment, the empty authority of `file:///`, is glued into).
     assert all(not s.startswith(("?", "#")) for s in segments[:-1])
     has_scheme = bool(segments) and re.fullmatch(r"[A-Za-z][A-Za-z0-9+.-]*:(//)?", segments[0]) is not None
     body = segments[1:] if has_scheme else segments
+    assert not body or body[0] != ""  # its node would repeat its parent's prefix
+    if body and body[0].startswith("/"):
+        body = [body[0][1:], *body[1:]]
     assert all("/" not in s for s in body if not s.startswith(("?", "#")))
 
 
@@ -303,7 +315,7 @@ def test_node_for_and_nearest() -> None:
     tree = UriTree()
     tree.add_resources([res("a", "file:///a/b.py"), res("a", "file:///a/bc/d")])
     node = tree.node_for("file:///a")
-    assert node is not None and node.prefix == "file:///a" and node.depth == 3
+    assert node is not None and node.prefix == "file:///a" and node.depth == 2
     assert tree.node_for("file:///a/b") is None
     assert tree.nearest("file:///a/b") is node  # "b" is not a whole segment of anything
     assert tree.nearest("file:///a/bc/d/e/f").prefix == "file:///a/bc/d"
@@ -495,6 +507,8 @@ URIS = [
     "x:",
     "file:///a/b.py",
     "file:///a/",
+    "file:///",
+    "file://h/b",
     "file://",
     "urn:isbn:1",
     "urn:",
@@ -504,6 +518,7 @@ URIS = [
     "x://h/{id}",
     "x://ü/日本",
     "/no/scheme",
+    "/",
     "no/scheme",
     "1a:/b",
     "?q",
@@ -681,6 +696,9 @@ class TreeMachine(RuleBasedStateMachine):
         ]
         expected_flat += [(p.literal_prefix, 0, True) for p in patterns.values()]
         assert sorted(flat) == sorted(expected_flat)
+        # One node per distinct prefix (`file:///a` made a second `file://` node, its empty authority).
+        prefixes = [n.prefix for _, n in all_nodes(tree)]
+        assert len(prefixes) == len(set(prefixes)), sorted(prefixes)
 
 
 def _is_under(node: UriNode, top: UriNode) -> bool:

@@ -3,8 +3,17 @@
 One home for it, so the tree, the `/` filter and `tree --prefix` agree on what a segment is.
 ``scheme://authority/p/a/t/h?query`` -> ``["scheme://", "authority", "p", "a", "t", "h", "?query"]``;
 opaque ``urn:isbn:1`` -> ``["urn:", "isbn:1"]``; no valid scheme -> split at ``/`` only. Empty segments
-are kept (``//``, trailing ``/``, empty authority); the query (or a fragment) is one final segment.
-`join_segments` is the exact inverse for every string.
+are kept (``//``, trailing ``/``); the query (or a fragment) is one final segment. `join_segments` is the
+exact inverse for every string.
+
+One node per distinct prefix: an empty first segment (right after the scheme or at the start: the empty
+authority of ``file:///etc/hosts``, what comes before the first ``/`` of ``/abs/path``) would add no text
+to its parent's, a second node with the same prefix (`tree --json` showed two ``file://`` nodes). It is
+glued to the next segment instead: ``file:///etc/hosts`` -> ``["file://", "/etc", "hosts"]``,
+``file:///`` -> ``["file://", "/"]``, ``/abs/path`` -> ``["/abs", "path"]``; ``file://h/b`` keeps
+``["file://", "h", "b"]``, so ``file:///a`` and ``file://h/b`` share the one ``file://`` node. Only that
+first segment starts with ``/``; a segment past it never holds one (but the last of a path cut at
+`MAX_PATH_SEGMENTS`).
 
 A path is cut into at most `MAX_PATH_SEGMENTS` segments: the last one holds the rest, slashes and all. A
 node per segment is what makes the tree, and a hostile server's URIs 5,000 segments deep made 5,000 nodes
@@ -64,7 +73,12 @@ def segment_uri(uri: str) -> list[str]:
     if fragment >= 0:
         cut = fragment
     if cut > start:
-        segments.extend(uri[start:cut].split("/", MAX_PATH_SEGMENTS - 1))
+        if uri.startswith("/", start):  # `file:///etc`: no node for the empty authority (see above)
+            path = uri[start + 1 : cut].split("/", MAX_PATH_SEGMENTS - 1)
+            path[0] = "/" + path[0]
+        else:
+            path = uri[start:cut].split("/", MAX_PATH_SEGMENTS - 1)
+        segments.extend(path)
     if cut < len(uri):
         segments.append(uri[cut:])
     return segments

@@ -497,7 +497,7 @@ class UriTree:
         """The pattern node of a template text, if some server lists it. O(depth)."""
         segments, label = template_place(uri_template)
         node: UriNode | None = self.root
-        for segment in segments:  # by segments: `file://` + empty authority has the text of `file://`
+        for segment in segments:
             assert node is not None
             node = node.child(segment)
             if node is None:
@@ -532,7 +532,8 @@ class UriTree:
                 continue
             rest = prefix[length:]
             tails_only = False
-            if node._glues_children():
+            glued = node._glues_children()
+            if glued:
                 offset, wanted = length, rest
             elif rest[0] == "/":
                 offset, wanted = length + 1, rest[1:]
@@ -542,10 +543,11 @@ class UriTree:
             else:
                 continue
             # A child to descend into ends where `wanted` goes on past it with a separator. Only the first
-            # separator can qualify, as segments hold none (tails are leaves); a scheme child of the root
-            # ("x:" or "x://") may be followed by anything.
+            # separator can qualify, as segments hold none (tails are leaves), but for the first segment
+            # below the root or a scheme, which starts with its "/" (`segment_uri`: ``file:///etc``); a
+            # scheme child of the root ("x:" or "x://") may be followed by anything.
             cuts: set[int] = set()
-            separator = SEPARATOR.search(wanted)
+            separator = SEPARATOR.search(wanted, 1 if glued and wanted.startswith("/") else 0)
             if separator is not None and not tails_only:
                 cuts.add(separator.start())
             if node.parent is None:
@@ -564,7 +566,7 @@ class UriTree:
             whole.extend(matched)
             for cut in cuts:
                 if cut < len(wanted):
-                    inner = kids.children.get(wanted[:cut])  # holds no separator, so never a ?/# leaf
+                    inner = kids.children.get(wanted[:cut])  # ends before a separator, so never a ?/# leaf
                     if inner is not None:
                         stack.append((inner, offset + cut))
         return visited, whole
