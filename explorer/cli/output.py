@@ -11,6 +11,11 @@ value orjson refuses (an integer beyond 64 bits, a lone surrogate) is encoded by
 instead. Big documents are written piece by piece (`encode_json` at an indent, `write_bytes`), never
 held whole in memory.
 
+A float JSON cannot hold (a server's `1e400` reads as infinity) is written as null by both encoders, and
+said so on stderr, once per document: one warning for a whole `tree --json`, whose pieces are encoded in
+`one_json_document`. orjson writes such a float as null without a word, so its output is checked: only
+when it holds a `null` at all, by a walk of the containers (a read's 50 MB text is one string, not walked).
+
 Secrets are masked here, at the sink: `register_secrets` is called once with every server spec the
 command may talk to, and every function below that writes (`out`, `error`, `note`, `emit_json`) or
 prepares text (`safe`, `safe_line`) replaces each secret, in each form a server may echo it back in
@@ -23,7 +28,8 @@ from __future__ import annotations
 import json
 import math
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from explorer.config.spec import Redactor, ServerSpec, runtime_secrets, secrets_of
@@ -41,6 +47,7 @@ EXIT_INTERRUPTED = 130  # Ctrl+C, as a shell reports it
 _redactor = Redactor(())
 _registered: set[str] = set()
 _runtime_seen = -1
+_unwritable: list[int] | None = None  # inside `one_json_document`: the floats written as null so far
 
 
 def register_secrets(specs: Iterable[ServerSpec]) -> None:
@@ -108,19 +115,60 @@ def encode_json(value: Any, indent: int = 0) -> bytes:
         data = orjson.dumps(value, option=orjson.OPT_INDENT_2)
     except (TypeError, orjson.JSONEncodeError):
         text, nonfinite = _indented_json(value)
-        if nonfinite:
-            what = "a number" if nonfinite == 1 else f"{nonfinite:,} numbers"
-            note(f"warning: {what} too large for JSON (or not a number) written as null.")
         data = json_escape_unsafe(text).encode("utf-8")
     else:
+        nonfinite = _count_nonfinite(value) if b"null" in data else 0  # orjson wrote them as null, silently
         # orjson escapes every control character in strings but DEL; the rest of its output is ASCII
         # syntax and indentation, so plain ASCII without DEL has nothing to escape.
         if not data.isascii() or b"\x7f" in data:
             data = json_escape_unsafe(data.decode("utf-8")).encode("utf-8")
+    if _unwritable is not None:
+        _unwritable[0] += nonfinite
+    else:
+        _warn_nonfinite(nonfinite)
     if indent:
         newline = _INDENTS[indent // 2] if indent < 64 and indent % 2 == 0 else b"\n" + b" " * indent
         data = data.replace(b"\n", newline)
     return data
+
+
+@contextmanager
+def one_json_document() -> Iterator[None]:
+    """The pieces `encode_json` makes in this block are one document: its floats written as null are
+    warned about once, when the block ends (a streamed `tree --json` encodes thousands of pieces)."""
+    global _unwritable
+    outer = _unwritable
+    _unwritable = [0]
+    try:
+        yield
+    finally:
+        count = _unwritable[0]
+        _unwritable = outer
+        if outer is not None:
+            outer[0] += count
+        else:
+            _warn_nonfinite(count)
+
+
+def _warn_nonfinite(count: int) -> None:
+    if count:
+        what = "a number" if count == 1 else f"{count:,} numbers"
+        note(f"warning: {what} too large for JSON (or not a number) written as null.")
+
+
+def _count_nonfinite(value: Any) -> int:
+    """The floats JSON cannot hold (infinities, NaN) in a JSON-like value. A loop: it may nest deep."""
+    count = 0
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+        elif isinstance(item, float) and not math.isfinite(item):
+            count += 1
+    return count
 
 
 def _indented_json(value: Any) -> tuple[str, int]:

@@ -22,7 +22,15 @@ from itertools import compress, repeat
 from operator import attrgetter, eq, is_
 from typing import Any, cast
 
-from explorer.cli.output import encode_json, has_secrets, mask, safe_line, write_bytes, write_text
+from explorer.cli.output import (
+    encode_json,
+    has_secrets,
+    mask,
+    one_json_document,
+    safe_line,
+    write_bytes,
+    write_text,
+)
 from explorer.model.entries import ResourceEntry
 from explorer.model.uri_nodes import leaf_entries
 from explorer.model.uri_segments import TAILS
@@ -120,20 +128,22 @@ def write_document(
     tree: UriTree,
     write: Callable[[bytes], None] = write_bytes,
 ) -> None:
-    """The `tree --json` document, streamed to `write` (stdout by default)."""
+    """The `tree --json` document, streamed to `write` (stdout by default); one warning on stderr for
+    all its numbers JSON cannot hold (`one_json_document`)."""
     sink = _Sink(write)
-    sink.add(b'{\n  "servers": ')
-    sink.add(encode_json(list(servers), 2))
-    for key, values in ((b"resources", resources), (b"templates", templates)):
-        sink.add(b',\n  "' + key + b'": ')
-        array = _Array(sink, 2)
-        for value in values:
-            array.add(value)
-        array.close()
-    sink.add(b',\n  "tree": ')
-    _write_tree(tree, sink, indent=2)
-    sink.add(b"\n}\n")
-    sink.flush()
+    with one_json_document():
+        sink.add(b'{\n  "servers": ')
+        sink.add(encode_json(list(servers), 2))
+        for key, values in ((b"resources", resources), (b"templates", templates)):
+            sink.add(b',\n  "' + key + b'": ')
+            array = _Array(sink, 2)
+            for value in values:
+                array.add(value)
+            array.close()
+        sink.add(b',\n  "tree": ')
+        _write_tree(tree, sink, indent=2)
+        sink.add(b"\n}\n")
+        sink.flush()
 
 
 def _pattern_json(pattern: PatternNode) -> dict[str, Any]:
@@ -163,7 +173,8 @@ def _node_head(node: UriNode, prefix: str) -> dict[str, Any]:
 def write_tree_json(tree: UriTree, write: Callable[[bytes], None] = write_bytes) -> None:
     """The tree alone as a JSON document (the `tree` member of `tree --json`), streamed to `write`."""
     sink = _Sink(write)
-    _write_tree(tree, sink, indent=0)
+    with one_json_document():
+        _write_tree(tree, sink, indent=0)
     sink.add(b"\n")
     sink.flush()
 
