@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import quote, quote_plus, unquote, unquote_plus, urlsplit
 
+from explorer.config.field_names import FIELD_NAMES
 from explorer.sanitize import sanitize, sanitize_line
 
 Transport = Literal["stdio", "http", "sse"]
@@ -369,6 +370,7 @@ class Redactor:
     def __init__(self, secrets: Iterable[str]) -> None:
         self.secrets = tuple(sorted({s for s in secrets if len(s) >= _MIN_SECRET_LENGTH}))
         self.forms = _forms_of(self.secrets)
+        self._whole = frozenset(self.forms)  # a key that is one of them exactly is masked (`key`)
 
     def __bool__(self) -> bool:
         return bool(self.forms)
@@ -380,9 +382,18 @@ class Redactor:
                 text = text.replace(form, MASK)
         return text
 
+    def key(self, key: Any) -> Any:
+        """An object key masked (see `_FIELD_NAME`): a key shaped like a field name only when it is a
+        secret exactly and no field name the explorer knows (`FIELD_NAMES`); any other key wherever it
+        holds a secret, as text is."""
+        if isinstance(key, str) and _FIELD_NAME.match(key):
+            return MASK if key in self._whole and key not in FIELD_NAMES else key
+        return self.text(str(key))
+
     def value(self, value: Any) -> Any:
-        """`text` applied to every string inside a JSON-like value, and to every key that is not a field
-        name (see `_FIELD_NAME`). A loop, not recursion: a server's answer may nest a thousand deep."""
+        """`text` applied to every string inside a JSON-like value, and `key` to every key; keys masked
+        to the same text are told apart (`_unique_keys`). A loop, not recursion: a server's answer may
+        nest a thousand deep."""
         if not self.forms:
             return value
         if not isinstance(value, dict | list | tuple):
@@ -394,8 +405,11 @@ class Redactor:
             if isinstance(source, dict):
                 copy: dict[Any, Any] = {}
                 target[slot] = copy
-                for key, item in source.items():
-                    name = key if isinstance(key, str) and _FIELD_NAME.match(key) else self.text(str(key))
+                keys = list(source)
+                names = [self.key(key) for key in keys]
+                if names != keys:
+                    names = _unique_keys(keys, names)
+                for name, item in zip(names, source.values(), strict=True):
                     copy[name] = None
                     stack.append((item, copy, name))
             elif isinstance(source, list | tuple):
@@ -407,11 +421,31 @@ class Redactor:
         return root[0]
 
 
-# A key made of letters (and single underscores) is a field name, not a secret: every JSON-RPC and MCP
-# field name, and every key the explorer writes, is one. Masking them broke the output's shape for any
-# short env value (`text`, `json`); a secret a server sends back as a key (rare) is masked unless it is
-# letters only, and it is always masked as a value.
+# A key made of letters (and single underscores) is shaped like a field name: every JSON-RPC and MCP
+# field name, and every key the explorer writes, is one. Masking the secrets inside them broke the
+# output's shape for any short env value (`text` in `context`, `json`), so such a key is masked only when
+# it IS a secret (a server's map keyed by the `hunter` it was given leaked it) and not a field name the
+# explorer knows (`FIELD_NAMES`: `MODE=text` keeps the key `text`). A secret is always masked as a value.
 _FIELD_NAME = re.compile(r"_?[A-Za-z]+(?:_[A-Za-z]+)*\Z")
+
+
+def _unique_keys(keys: list[Any], names: list[Any]) -> list[Any]:
+    """`names` (the masked `keys`) made unique: two keys masked to the same text (`***`, or one key
+    masked onto another that was not) would keep one value and silently lose the other. A masked key that
+    meets a name already taken is numbered, `*** (2)`, `*** (3)`, in the order of the keys; a key left as
+    it was keeps its name."""
+    if len(set(names)) == len(names):
+        return names
+    taken = {name for key, name in zip(keys, names, strict=True) if name == key}
+    unique: list[Any] = []
+    for key, name in zip(keys, names, strict=True):
+        if name != key:
+            base, number = name, 2
+            while name in taken:
+                name, number = f"{base} ({number})", number + 1
+            taken.add(name)
+        unique.append(name)
+    return unique
 
 
 @lru_cache(maxsize=64)
