@@ -136,6 +136,7 @@ class _Life:
     prefixes: dict[str, Listing | None] = field(default_factory=dict)  # listed by prefix (None: running)
     voice: VoiceLog = field(default_factory=VoiceLog)
     unfollowed_updates: int = 0  # resources/updated for resources neither followed nor previewed
+    runs: int = 0  # runs started: a run that is not the last (a reconnect began) leaves the state alone
 
 
 class Supervisor:
@@ -231,6 +232,15 @@ class Supervisor:
         """Connect, list and hold one server until cancelled; failures end in its status, never raise."""
         status = self.catalogue.servers[name]
         life = self._lives[name]
+        life.runs += 1
+        run = life.runs
+
+        def superseded() -> bool:
+            """A reconnect started a newer run (or the server was removed) while this one closed: its
+            connection, group and status are that run's now. The old close can take seconds (a server
+            that does not stop at stdin EOF), and clearing them made the new connection unusable."""
+            return life.runs != run or self._lives.get(name) is not life
+
         self.catalogue.reset(name)
         self.listener.statuses_changed()
         settings = self.settings
@@ -269,17 +279,20 @@ class Supervisor:
                     )
                     group.cancel_scope.cancel()
         except ServerFault as fault:
-            self._failed(name, conn, fault)
+            if not superseded():
+                self._failed(name, conn, fault)
         except Exception as exc:  # an unclassified failure is still that server's failure only
-            self._failed(name, conn, describe_exception(exc, action="talking to the server"))
+            if not superseded():
+                self._failed(name, conn, describe_exception(exc, action="talking to the server"))
         finally:
-            life.conn = None
-            life.group = None
-            life.listing_scope = None
-            if status.login is not None:
-                status.login = None
-                self.listener.statuses_changed()
-        if lost is not None:
+            if not superseded():
+                life.conn = None
+                life.group = None
+                life.listing_scope = None
+                if status.login is not None:
+                    status.login = None
+                    self.listener.statuses_changed()
+        if lost is not None and not superseded():
             self._failed(name, conn, lost)
 
     def _failed(self, name: str, conn: ServerConnection, fault: ServerFault) -> None:
