@@ -48,6 +48,11 @@ class ScreenListener:
         progress = {name: found for name, found in running.items() if found is not None}
         for bar in screen.query(ServerBar):  # none while the app closes
             bar.update_statuses(statuses, progress)
+        from explorer.screens.server_overview import ServerOverview
+
+        for opened in screen.app.screen_stack:  # an open overview follows its server
+            if isinstance(opened, ServerOverview):
+                opened.status_changed()
 
     def tree_changed(self) -> None:
         """Pages arrived: the first shows at once, later ones at most every 50 ms."""

@@ -12,7 +12,9 @@ Tabs:
 - Stderr: the end of a stdio server's stderr log for this run.
 
 Opened by selecting the server's row in the server bar (or `i`, or the palette). Everything here came from
-a server: it is sanitized and shown as plain Content or plain log lines, never markup.
+a server: it is sanitized and shown as plain Content or plain log lines, never markup. While open it
+follows the server (`status_changed`, called by the main screen's listener): the title, the overview, the
+tools and the stderr show the server failing, reconnecting, listing and done, as the server bar does.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
+from textual.timer import Timer
 from textual.widgets import Log, OptionList, Select, Static, TabbedContent, TabPane
 from textual.widgets.option_list import Option
 
@@ -48,6 +51,7 @@ SCHEMA_CAP = 100_000
 STDERR_TAIL_BYTES = 64 * 1024
 LOG_LINE_CHARS = 2_000  # of one log entry or progress line
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+FOLLOW_SECONDS = 0.25  # a listing changes the status with every page: shown again at most this often
 
 
 class ServerOverview(ModalScreen[None]):
@@ -89,6 +93,8 @@ On the Log tab choose the level of entries the server sends. `c` copies the over
         listing = status.listing
         self.tools: list[ToolEntry] = list(listing.tools) if listing is not None else []
         self._pending_voice: list[LogEntry | Progress] = []  # written when the Log tab is mounted
+        self._follow_timer: Timer | None = None  # set while changes wait (see `status_changed`)
+        self._follow_due = False
 
     def report(self) -> str:
         """The overview as plain text, secrets of the config masked (what `c` copies)."""
@@ -105,10 +111,8 @@ On the Log tab choose the level of entries the server sends. `c` copies the over
         return redact("\n".join(lines), status.spec)
 
     def compose(self) -> ComposeResult:
-        status = self.status
         with Vertical():
-            title = f"Server {sanitize_line(status.name, 80)} · {sanitize_line(status.progress_text(), 200)}"
-            yield Static(Content(title), id="overview-title")
+            yield Static(Content(self._title()), id="overview-title")
             with TabbedContent(id="server-tabs"):
                 with TabPane("Overview", id="tab-overview"), VerticalScroll(id="overview-facts"):
                     yield Static(Content(sanitize(self.report(), limit=None)), id="overview-text")
@@ -130,6 +134,10 @@ On the Log tab choose the level of entries the server sends. `c` copies the over
                 with TabPane("Stderr", id="tab-stderr"), VerticalScroll():
                     yield Static(Content(self._stderr_text()), id="stderr-text")
         yield KeyBar()  # this dialog's keys, not the screen's below it
+
+    def _title(self) -> str:
+        status = self.status
+        return f"Server {sanitize_line(status.name, 80)} · {sanitize_line(status.progress_text(), 200)}"
 
     def _tool_options(self) -> list[Option]:
         return [
@@ -181,6 +189,46 @@ On the Log tab choose the level of entries the server sends. `c` copies the over
     @on(TabbedContent.TabActivated)
     def _tab_activated(self) -> None:
         self.call_after_refresh(self._settle)  # a tab's widgets exist once it was shown
+
+    def status_changed(self) -> None:
+        """The server's status changed (it failed, reconnects, lists, is done): show it. The first change
+        shows at once; while a listing's pages come, the next at most every `FOLLOW_SECONDS`."""
+        if self._follow_timer is not None:
+            self._follow_due = True
+            return
+        self._show_status()
+        self._follow_timer = self.set_timer(FOLLOW_SECONDS, self._follow_again)
+
+    def _follow_again(self) -> None:
+        self._follow_timer = None
+        if self._follow_due:
+            self._follow_due = False
+            self.status_changed()
+
+    def _show_status(self) -> None:
+        """Every part that tells the server's status, from its status now; a part that reads the same is
+        left alone (an update asks for a new layout)."""
+        if self.supervisor is not None:
+            # The catalogue's own record: a server removed and added again has a new one.
+            self.status = self.supervisor.catalogue.servers.get(self.status.name, self.status)
+        listing = self.status.listing
+        tools = list(listing.tools) if listing is not None else []
+        if len(tools) != len(self.tools) or any(a is not b for a, b in zip(tools, self.tools, strict=True)):
+            self.tools = tools
+            for tool_list in self.query("#tool-list").results(OptionList):
+                tool_list.clear_options()
+                tool_list.add_options(self._tool_options())
+            self._update_text("#tool-text", self._no_tool_text())
+            self.call_after_refresh(self._settle)
+        self._update_text("#overview-title", self._title())
+        self._update_text("#overview-text", sanitize(self.report(), limit=None))
+        self._update_text("#log-note", self._log_note())
+        self._update_text("#stderr-text", self._stderr_text())
+
+    def _update_text(self, selector: str, text: str) -> None:
+        for shown in self.query(selector).results(Static):
+            if str(shown.content) != text:
+                shown.update(Content(text))
 
     def add_voice(self, news: LogEntry | Progress) -> None:
         """One log entry or progress notification, as one sanitized line (data JSON-encoded)."""
