@@ -1,8 +1,9 @@
 """One status line per server: name, version, protocol era, what it offers, listing progress.
 
 Server strings (names, versions, errors) are shown through the sanitizer as plain Content, never
-as markup. A spinner turns while any server connects, lists or refreshes. A row is selectable (click it,
-or focus the bar and press enter) to open that server's overview.
+as markup; a long name is cut so that no two servers' names read the same (`server_labels`). A
+spinner turns while any server connects, lists or refreshes. A row is selectable (click it, or focus
+the bar and press enter) to open that server's overview.
 
 While a server lists, its line says where the listing stands, as the CLI's `tree` does on stderr: pages
 (of the list being asked), items, rate and the bound it will stop at (`ListingProgress`, given with the
@@ -27,8 +28,10 @@ from explorer.config import redact
 from explorer.model.catalogue import ServerStatus
 from explorer.model.listing import ListingProgress, plural
 from explorer.sanitize import sanitize_line
+from explorer.widgets.server_labels import distinct_labels
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+NAME_CELLS = 30  # a name longer than this is cut, so that no two servers' names read the same
 STATE_STYLE = {
     "connecting": "$status-busy",
     "listing": "$status-busy",
@@ -88,6 +91,7 @@ the listing stops at; `x` stops that listing early (what arrived stays, marked i
         super().__init__(id=id)
         self._statuses: list[ServerStatus] = []
         self._progress: dict[str, ListingProgress] = {}
+        self._names: dict[str, str] = {}  # each server's name as shown, cut to NAME_CELLS
         self._timer: Timer | None = None
 
     def update_statuses(
@@ -97,6 +101,8 @@ the listing stops at; `x` stops that listing early (what arrived stays, marked i
         lines = len(self._statuses)
         self._statuses = list(statuses)
         self._progress = dict(progress or {})
+        if self._names.keys() != {s.name for s in self._statuses}:
+            self._names = distinct_labels((s.name for s in self._statuses), NAME_CELLS)
         busy = any(s.busy for s in self._statuses)
         if busy and self._timer is None:
             self._timer = self.set_interval(0.1, self._tick)
@@ -156,7 +162,7 @@ the listing stops at; `x` stops that listing early (what arrived stays, marked i
         style = STATE_STYLE.get(status.state, "")
         # What matters first (the status keeps its place on a narrow terminal), then who the server is;
         # the line is cut at the right edge.
-        parts: list[str | tuple[str, str]] = [(marker + " ", style), (sanitize_line(status.name, 30), "bold")]
+        parts: list[str | tuple[str, str]] = [(marker + " ", style), (self._names[status.name], "bold")]
         running = self._progress.get(status.name)
         if running is not None and running.running and (status.state == "listing" or status.refreshing):
             parts.append(("  " + progress_line(running, refreshing=status.refreshing), style))

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
-from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
@@ -21,6 +20,7 @@ from explorer.model.templates import TemplateError, malformed, too_large
 from explorer.model.tree_view import Row, TreeRows
 from explorer.model.uri_tree import PatternNode
 from explorer.sanitize import is_clean, sanitize_line
+from explorer.widgets.server_labels import distinct_labels
 
 _DIRECTORY_MIME = "inode/directory"
 _LABEL_LIMIT = 200
@@ -117,7 +117,8 @@ class RowPainter:
         self.listing: dict[str, int] = {}  # servers still listing: items so far (the root says so)
         self.stale: frozenset[str] = frozenset()  # failed servers: what only they list is dimmed
         self.marks: dict[str, str] = {}  # uri -> "following" or "changed"
-        self._badges: dict[str, str] = {}
+        self._badges: dict[str, str] = {}  # by server, for the servers in `_badge_names`
+        self._badge_names: frozenset[str] = frozenset()
 
     def paint(self, row: Row, cursor: bool, palette: Palette) -> Strip:
         extra = palette.cursor if cursor else None
@@ -301,10 +302,15 @@ class RowPainter:
             segments.append(Segment(self._badge(server), badge))
 
     def _badge(self, server: str) -> str:
-        badge = self._badges.get(server)
-        if badge is None:
-            text = sanitize_line(server, None)
-            if cell_len(text) > _BADGE_CELLS:
-                text = text[: _BADGE_CELLS - 1] + "…"
-            badge = self._badges[server] = f" {text} "
-        return badge
+        """`server`'s badge, cut so that it never reads like another's (`raw_se…er.py`, `raw_se….py-2`):
+        labelled among every server in the tree, again when that set changes (a line painted before is
+        painted anew when the rows change, and compared)."""
+        tree = self._rows.tree
+        names = tree.subtree_servers(tree.root)
+        if server not in names:  # never expected: a badge is of a server in the tree
+            names = names | {server}
+        if names is not self._badge_names and names != self._badge_names:
+            self._badge_names = names
+            labels = distinct_labels(names, _BADGE_CELLS)
+            self._badges = {name: f" {label} " for name, label in labels.items()}
+        return self._badges[server]
