@@ -223,7 +223,8 @@ def tree(
     """Every resource and template of every server, merged into one URI-prefix tree.
 
     With --prefix, servers are asked for what is under P only (SEP-1269's `prefix`, filtered here too).
-    Ctrl+C stops the listing and prints what arrived, marked incomplete (again: quit at once).
+    Ctrl+C stops the listing and the connects still waiting, and prints what arrived, marked incomplete
+    (again: quit at once).
     """
     settings = settings_from(ctx, params)
     config, specs = _resolve(settings)

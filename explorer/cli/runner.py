@@ -1,6 +1,8 @@
 """Connect to every selected server at once and run one job on each, isolating failures.
 
-One failing server never takes the others down: each job's fault is kept in its own outcome.
+One failing server never takes the others down: each job's fault is kept in its own outcome. An
+`Interrupt` (`tree`'s first Ctrl+C) stops the listings, keeping what arrived, and abandons the connections
+still being made: such a server is stopped as usual and its outcome says it was interrupted.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import anyio
 from explorer.cli.closed_output import is_output_closed_in_job
 from explorer.cli.output import note
 from explorer.config import ServerSpec, redact, redact_value
+from explorer.connection.discovery import ListingStop
 from explorer.connection.errors import ServerFault, describe_exception
 from explorer.connection.session import ServerConnection
 from explorer.connection.stderr_log import stderr_log_for, take_log_warnings
@@ -35,6 +38,7 @@ class Outcome(Generic[T]):
     stderr_tail: str = ""
     problems: str | None = None  # what the server sent that was not a message (ignored), one phrase
     notes: list[str] = field(default_factory=list)  # how it connected, when that needs saying (a fallback)
+    interrupted: bool = False  # the user's Ctrl+C came while it was connecting: `fault` says so
 
     @property
     def name(self) -> str:
@@ -52,13 +56,53 @@ class Outcome(Generic[T]):
 
 Job = Callable[[ServerConnection], Awaitable[T]]
 
+STOPPED_CONNECTING = "connecting: stopped by Ctrl+C before the server answered"
+
+
+class Interrupt:
+    """The user's stop of a run (Ctrl+C): the listings stop where they are (`listings`, given to the
+    jobs), and the connections still being made are abandoned, not waited for up to their timeout."""
+
+    def __init__(self) -> None:
+        self.listings = ListingStop()
+        self._connecting: set[anyio.CancelScope] = set()
+
+    @property
+    def requested(self) -> bool:
+        return self.listings.requested
+
+    def stop(self) -> None:
+        """Safe to call from a signal receiver's task on the event loop."""
+        self.listings.stop()
+        for scope in list(self._connecting):
+            scope.cancel()
+
+    def connecting(self) -> anyio.CancelScope:
+        """A scope for one connection's whole life, which `stop` cancels until `connected` is called with
+        it (at once when the stop came first). It cannot be the connect's alone: a connection's task
+        groups stay open inside whatever scope it was entered in."""
+        scope = anyio.CancelScope()
+        self._connecting.add(scope)
+        if self.requested:
+            scope.cancel()
+        return scope
+
+    def connected(self, scope: anyio.CancelScope) -> None:
+        """The connect is over: from here on the stop reaches the job through `listings` only."""
+        self._connecting.discard(scope)
+
 
 wire_log: ContextVar[WireLog | None] = ContextVar("wire_log", default=None)
 """The protocol log of this run (`--wire-log FILE`): every connection of every command records into it."""
 
 
 async def run_on_servers(
-    specs: Sequence[ServerSpec], job: Job[T], *, protocol: str, timeout: float
+    specs: Sequence[ServerSpec],
+    job: Job[T],
+    *,
+    protocol: str,
+    timeout: float,
+    interrupt: Interrupt | None = None,
 ) -> list[Outcome[T]]:
     """Run `job` on each server concurrently; outcomes come back in the order of `specs`."""
     outcomes: list[Outcome[T]] = [Outcome(spec) for spec in specs]
@@ -71,16 +115,26 @@ async def run_on_servers(
             stderr_log=stderr_log_for(outcome.spec),
             wire=wire_log.get(),
         )
+        scope = interrupt.connecting() if interrupt is not None else anyio.CancelScope()
         try:
-            async with conn:
-                outcome.identity = conn.identity
-                outcome.value = await job(conn)
+            with scope:
+                async with conn:
+                    if interrupt is not None:
+                        interrupt.connected(scope)
+                    outcome.identity = conn.identity
+                    outcome.value = await job(conn)
         except ServerFault as fault:
             outcome.fault = fault
         except Exception as exc:  # a server fault the facade did not classify: still one line
             if is_output_closed_in_job(exc):
                 raise  # our reader went away (`read --watch | head`): the run ends, no fault of the server's
             outcome.fault = describe_exception(exc, action="talking to the server", timeout=timeout)
+        finally:
+            if interrupt is not None:
+                interrupt.connected(scope)
+        if scope.cancel_called and outcome.value is None:  # abandoned while connecting (its server stopped)
+            outcome.interrupted = True
+            outcome.fault = ServerFault(STOPPED_CONNECTING, local=True)  # not what the abandon left behind
         if outcome.fault is not None:
             raw = outcome.fault  # masked for every output (JSON too), not only the stderr line
             outcome.fault = ServerFault(

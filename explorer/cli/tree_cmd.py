@@ -1,8 +1,9 @@
 """`tree`: every resource and template of every server, paginated to the end within the bounds.
 
 The tree is built while the servers list (each page merged as it arrives), so a listing stopped early
-(Ctrl+C: the first stops the listings and prints what arrived, marked incomplete; a second one exits at
-once) still has its tree. With `--prefix P` every server is asked with SEP-1269's `prefix` and what comes
+(Ctrl+C: the first stops the listings and prints what arrived, marked incomplete, and abandons the
+connections still being made, each server said to be interrupted while connecting; a second one exits
+at once) still has its tree. With `--prefix P` every server is asked with SEP-1269's `prefix` and what comes
 back is filtered here as well. Progress goes to stderr (`explorer.cli.progress`); the output is written by
 `explorer.cli.tree_render`, streamed.
 """
@@ -28,13 +29,14 @@ from explorer.cli.output import (
     safe_line,
     stopped_at_bound,
 )
-from explorer.cli.runner import Outcome, run_on_servers
+from explorer.cli.runner import Interrupt, Outcome, run_on_servers
 from explorer.config import ListingBounds, ServerSpec
 from explorer.connection.discovery import ListingStop, PageCallback, list_server
 from explorer.connection.session import ServerConnection
 from explorer.model.entries import ResourceEntry, TemplateEntry
 from explorer.model.heap import after_ingest_briefly, collector_paused
 from explorer.model.listing import (
+    INTERRUPTED,
     KINDS,
     Kind,
     Listing,
@@ -140,19 +142,23 @@ async def list_for_tree(
     from explorer.cli.progress import ProgressLine
 
     run = TreeRun(prefix)
-    stop = ListingStop()
+    interrupt = Interrupt()
     listings: dict[str, Listing] = {}
-    job = lister(bounds, KINDS, prefix=prefix, on_page=run.add_page, stop=stop, listings=listings)
+    job = lister(
+        bounds, KINDS, prefix=prefix, on_page=run.add_page, stop=interrupt.listings, listings=listings
+    )
     line = ProgressLine(listings, bounds, sys.stderr, in_place=sys.stderr.isatty()) if progress else None
     async with anyio.create_task_group() as group:
         if line is not None:
             group.start_soon(line.run)
-        group.start_soon(_stop_on_interrupt, stop, run, group.cancel_scope.cancel)
-        run.outcomes = await run_on_servers(specs, job, protocol=protocol, timeout=timeout)
+        group.start_soon(_stop_on_interrupt, interrupt, run, group.cancel_scope.cancel)
+        run.outcomes = await run_on_servers(
+            specs, job, protocol=protocol, timeout=timeout, interrupt=interrupt
+        )
         group.cancel_scope.cancel()
     if line is not None:
         line.clear()
-    run.interrupted = stop.requested
+    run.interrupted = interrupt.requested
     for outcome in run.outcomes:
         if outcome.value is None:  # the connection failed: nothing of this server is shown
             run.tree.remove_server(outcome.name)
@@ -161,8 +167,9 @@ async def list_for_tree(
     return run
 
 
-async def _stop_on_interrupt(stop: ListingStop, run: TreeRun, cancel_all: Callable[[], None]) -> None:
-    """The first Ctrl+C stops the listings (what arrived is printed); a second one gives up at once."""
+async def _stop_on_interrupt(stop: Interrupt, run: TreeRun, cancel_all: Callable[[], None]) -> None:
+    """The first Ctrl+C stops the listings and the connects (what arrived is printed); a second one gives
+    up at once."""
     if sys.platform == "win32":  # pragma: no cover - no signal receiver there: Ctrl+C ends the run
         return
     with anyio.open_signal_receiver(signal.SIGINT) as signals:
@@ -171,7 +178,10 @@ async def _stop_on_interrupt(stop: ListingStop, run: TreeRun, cancel_all: Callab
                 run.aborted = True
                 cancel_all()
                 return
-            note("interrupted: stopping the listings; what arrived is printed (Ctrl+C again to quit)")
+            note(
+                "interrupted: stopping the listings and connections; what arrived is printed "
+                "(Ctrl+C again to quit)"
+            )
             stop.stop()
 
 
@@ -204,7 +214,9 @@ def exit_code(outcomes: Sequence[Outcome[Listing]], *, interrupted: bool = False
 def report_errors(outcomes: Sequence[Outcome[Listing]]) -> None:
     """One line per failed or incomplete server on stderr; notes on fallbacks and junk the server sent."""
     for o in outcomes:
-        if o.fault is not None:
+        if o.interrupted:  # the user stopped it, as a listing stopped early: not the server's failure
+            stopped_at_bound(o.name, o.fault.message if o.fault is not None else "interrupted")
+        elif o.fault is not None:
             error(o.error_line())
         elif o.value is not None and o.value.error is not None:
             kept = o.value.offer_summary()
@@ -249,6 +261,8 @@ def server_json(o: Outcome[Listing]) -> dict[str, Any]:
         data["lists"] = {kind: list_health(listing, kind) for kind in KINDS}
     else:
         data["pages"] = 0
+        if o.interrupted:  # Ctrl+C came while it was connecting
+            data["stoppedBy"] = INTERRUPTED
     if o.notes:
         data["notes"] = list(o.notes)
     if o.problems is not None:
@@ -313,7 +327,7 @@ def status_line(o: Outcome[Listing]) -> str:
     if ident is not None:
         who = " ".join(x for x in (ident.name, ident.version) if x) + f" ({ident.protocol_version})"
     if o.fault is not None:
-        state = f"failed: {o.fault.message}"
+        state = o.fault.message if o.interrupted else f"failed: {o.fault.message}"
     elif o.value is not None:
         state = o.value.summary()
     else:
