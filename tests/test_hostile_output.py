@@ -61,7 +61,8 @@ def test_read_json_failure_has_the_same_envelope() -> None:
     assert result.code == 1
     data = json.loads(result.stdout)
     assert set(data) == {"server", "uri", "ok", "error"} and data["ok"] is False
-    assert set(data["error"]) == {"code", "message", "data"} and data["error"]["code"] == -32603
+    assert set(data["error"]) == {"code", "message", "data", "origin"} and data["error"]["code"] == -32603
+    assert data["error"]["origin"] == "server"  # the server answered it, not the explorer
 
 
 def test_prompt_and_prompts_json_keep_the_servers_data_under_its_own_key() -> None:

@@ -254,10 +254,16 @@ def emit_json(value: Any) -> None:
 
 
 def error_json(fault: ServerFault | None) -> dict[str, Any] | None:
-    """The one shape of an error in JSON output: `{"code", "message", "data"}` (null when no error)."""
+    """The one shape of an error in JSON output: `{"code", "message", "data", "origin"}` (null when no
+    error). `origin` says who made it: "server" when the server answered with this error (its code,
+    message and data), "explorer" when the explorer did (it gave up waiting, the connection closed, an
+    answer it could not use, Ctrl+C). Many servers send -32000 and -32001 for errors of their own, the
+    codes the SDK gives a closed connection and a wait that ran out: `code` alone cannot tell them apart,
+    and stays as it was for the scripts that read it."""
     if fault is None:
         return None
-    return {"code": fault.code, "message": fault.message, "data": fault.data}
+    origin = "server" if fault.code is not None and not fault.local else "explorer"
+    return {"code": fault.code, "message": fault.message, "data": fault.data, "origin": origin}
 
 
 def safe(text: object, limit: int | None = 4000) -> str:

@@ -14,7 +14,9 @@ in text and in `--json`:
 JSON shapes (the server's own data always under its own key, so it can never overwrite the explorer's):
 `prompts`: `{"servers": [SERVER], "prompts": [{"server": NAME, "prompt": {as listed}, "problems": [..]}]}`;
 `prompt`: `{"server", "prompt", "arguments", "ok", "result": {as sent} | "error": ERROR, "servers": [SERVER]}`
-with SERVER `{"name", "ok", "error": ERROR | null}` and ERROR `{"code", "message", "data"}`.
+with SERVER `{"name", "ok", "error": ERROR | null}` and ERROR `{"code", "message", "data", "origin"}`
+(`explorer.cli.output.error_json`: `origin` is "server" for an error the server answered with, else
+"explorer").
 """
 
 from __future__ import annotations
@@ -69,7 +71,7 @@ def _lister(bounds: ListingBounds) -> Callable[[ServerConnection], Awaitable[_Pr
             return _Prompts()
         listing = await list_server(conn, bounds, kinds=("prompts",))
         if listing.error is not None:
-            raise ServerFault(listing.error, listing.error_code)
+            raise ServerFault(listing.error, listing.error_code, local=listing.error_local)
         return _Prompts([entry.raw for entry in listing.prompts], listing.stopped_by)
 
     return job

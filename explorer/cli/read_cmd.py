@@ -1,7 +1,8 @@
 """`read URI`: resources/read on the server that lists the URI, else on one whose template matches.
 
 `--json` prints `{"server", "uri", "ok": true, "result": {the server's result, as sent}}`, or on failure
-`{"server", "uri", "ok": false, "error": {"code", "message", "data"}}`.
+`{"server", "uri", "ok": false, "error": {"code", "message", "data", "origin"}}`
+(`explorer.cli.output.error_json`).
 """
 
 from __future__ import annotations
@@ -152,7 +153,10 @@ async def read_command(
         fault = outcome.fault
         if unresolved:
             fault = ServerFault(
-                f"{fault.message} (no server lists this URI and no template matches it)", fault.code
+                f"{fault.message} (no server lists this URI and no template matches it)",
+                fault.code,
+                fault.data,
+                local=fault.local,
             )
         if as_json:
             emit_json({"server": spec.name, "uri": uri, "ok": False, "error": error_json(fault)})

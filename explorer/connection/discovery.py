@@ -200,6 +200,7 @@ async def list_server(
     plan(result, conn.identity, kinds)
     result.stopped_by = None
     result.error = result.error_code = None
+    result.error_local = False
     budget = _Budget(bounds)
     start = time.monotonic()
     result.started_at = start
@@ -216,6 +217,7 @@ async def list_server(
                 state.error = redact(fault.message, conn.spec)  # a cursor may echo a token, too
                 if result.error_code is None:
                     result.error_code = fault.code
+                    result.error_local = fault.local
                 if not isinstance(fault, PageFault) and (
                     fault.code is None or fault.connection_closed or fault.request_timed_out
                 ):

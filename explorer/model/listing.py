@@ -146,6 +146,7 @@ class Listing:
     stopped_by: str | None = None  # the first bound that stopped a list ("max_items", ...), None otherwise
     error: str | None = None  # the first list's failure (every failure is in `state[kind].error`)
     error_code: int | None = None
+    error_local: bool = False  # `error_code` was made here (a timeout, a closed connection), not the server's
     skip_reasons: list[str] = field(default_factory=list)
     prefix: str | None = None  # listed by this prefix (SEP-1269); a "continue" keeps it
     prefix_sent: bool = False  # the server was asked with `prefix` (and did not reject it)
