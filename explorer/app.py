@@ -16,6 +16,7 @@ from explorer import lock_handoff
 from explorer.auth.options import AuthOptions
 from explorer.config import Config, ListingBounds, ServerSpec
 from explorer.config.found import FoundConfig
+from explorer.connection import exit_signals
 from explorer.input_first import InputFirst
 from explorer.keymap import binding_ids, binding_owners, binding_scopes, validate_keymap
 from explorer.model.heap import BetweenFrames
@@ -93,6 +94,7 @@ class ExplorerApp(App[int]):
         self.collector = BetweenFrames(self._ask_collection)
         self._shortened = False  # `lock_handoff.shorten` was called (on mount): `restore` on unmount
         self.idle_thaw = IdleThaw()
+        self.signal_exit_code: int | None = None  # 128 + SIGTERM once a SIGTERM ended the app
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         try:
@@ -102,6 +104,7 @@ class ExplorerApp(App[int]):
 
     def on_mount(self) -> None:
         self._main_loop = asyncio.get_running_loop()  # `_ask_collection` may be called from other threads
+        exit_signals.graceful_exit(self._exit_on_signal)
         self.collector.install()
         lock_handoff.shorten()
         self._shortened = True
@@ -145,7 +148,18 @@ class ExplorerApp(App[int]):
         if self.idle_thaw.run(away=not self.app_focus) is not None:
             self.collector.thawed()
 
+    def _exit_on_signal(self, code: int) -> bool:
+        """SIGTERM, its servers already stopped (`exit_signals`): exit as `q` does, so the terminal is
+        restored. Called in a signal handler: only schedules the exit on the loop."""
+        try:
+            self._main_loop.call_soon_threadsafe(self.exit, None, code)
+        except RuntimeError:  # the loop is closed: nothing left to restore
+            return False
+        self.signal_exit_code = code
+        return True
+
     def on_unmount(self) -> None:
+        exit_signals.graceful_exit(None)
         try:
             self.collector.uninstall()
         finally:
@@ -251,7 +265,7 @@ def launch_tui(
     wire_log: Path | None = None,
     auth_flow: str | None = None,
 ) -> int:
-    """Run the TUI until the user quits; returns the process exit code.
+    """Run the TUI until the user quits; returns the process exit code (0, or 143 after a SIGTERM).
 
     `notices` are shown once as a notification; `found_configs` are offered in the palette.
     """
@@ -277,4 +291,4 @@ def launch_tui(
         from explorer.connection.stdio import stop_leftover_servers
 
         stop_leftover_servers()
-    return 0
+    return app.signal_exit_code or 0

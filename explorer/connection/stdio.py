@@ -21,7 +21,8 @@ whole group, wait `TERM_GRACE`, SIGKILL the group; the group is checked and term
 leader exited on its own; every wait is bounded (under 3 s in all), and the stop runs as a task of its
 own, so a caller cancelled mid-way cannot abandon the server between SIGTERM and SIGKILL. As a last
 resort every live group is kept in a registry: `stop_leftover_servers()` terminates and then kills what
-is left of them, and runs after the TUI's `app.run()` returns and at interpreter exit.
+is left of them, and runs after the TUI's `app.run()` returns, at interpreter exit, and on a SIGHUP or
+SIGTERM that would end the process (`exit_signals`).
 
 A server's stderr goes to its log file. When the spec carries secrets (env values), it passes through
 `StderrPump`, which masks them (in every encoding `secret_forms` knows) before they reach the disk.
@@ -71,7 +72,7 @@ _EXIT_POLL = 0.1  # how often the exit is looked for where the OS gives no proce
 EXIT_DRAIN = 0.25  # once it exited: how long its output may stay silent before the connection ends
 
 _live_groups: dict[int, str] = {}  # process group id -> server name, until the group is stopped
-_live_lock = threading.Lock()
+_live_lock = threading.RLock()  # re-entrant: the exit-signal handler may run while this thread holds it
 _atexit_registered = False
 _stopping: set[Any] = set()  # stop tasks running on their own (a reference keeps them alive)
 
@@ -478,12 +479,13 @@ def live_server_groups() -> dict[int, str]:
 def stop_leftover_servers(grace: float = TERM_GRACE) -> list[str]:
     """The safety net: SIGTERM every registered group, wait up to `grace`, SIGKILL what is left.
 
-    Synchronous, for after the event loop is gone (after `app.run()`, at interpreter exit). Returns the
-    names of the servers that were still running.
+    Synchronous, for after the event loop is gone (after `app.run()`, at interpreter exit) and for a
+    signal about to end the process (`exit_signals`). Returns the names of the servers that were still
+    running. A group stays registered until it was killed: a signal that interrupts this net runs it
+    again in full, and the process it ends leaves nothing behind.
     """
     with _live_lock:
         groups = dict(_live_groups)
-        _live_groups.clear()
     alive = {pgid: name for pgid, name in groups.items() if _group_alive(pgid)}
     for pgid in alive:
         _signal_group(pgid, signal.SIGTERM)
@@ -495,6 +497,9 @@ def stop_leftover_servers(grace: float = TERM_GRACE) -> list[str]:
         if _group_alive(pgid):
             _signal_group(pgid, signal.SIGKILL)
     _reap_leaders(alive)
+    with _live_lock:
+        for pgid in groups:
+            _live_groups.pop(pgid, None)
     return list(alive.values())
 
 
