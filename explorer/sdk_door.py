@@ -88,19 +88,22 @@ async def send_raw_request(
 _sdk_discover_timeout: float | None = None
 
 
-def bound_discover_timeout(timeout: float) -> None:
-    """Make `--protocol auto` wait at most `timeout` for `server/discover`.
+def bound_discover_timeout(timeout: float) -> float:
+    """Make `--protocol auto` wait at most `timeout` for `server/discover`; returns the wait now set.
 
     The SDK probes with a module constant read at call time (10 s), so a server that silently ignores
-    unknown methods cost that much whatever the user asked for. Never raised above the SDK's own value;
-    process-wide, which is right because one run uses one `--timeout`.
+    unknown methods cost that much whatever the user asked for. Never raised above the SDK's own value
+    (the wait returned is what a failure must name); process-wide, which is right because one run uses
+    one `--timeout`.
     """
     import mcp.client.session as sdk_session
 
     global _sdk_discover_timeout
     if _sdk_discover_timeout is None:
         _sdk_discover_timeout = float(sdk_session.DISCOVER_TIMEOUT_SECONDS)
-    sdk_session.DISCOVER_TIMEOUT_SECONDS = min(_sdk_discover_timeout, timeout)
+    bound = min(_sdk_discover_timeout, timeout)
+    sdk_session.DISCOVER_TIMEOUT_SECONDS = bound
+    return bound
 
 
 # -- HTTP -----------------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ import anyio.to_thread
 
 from explorer import __version__, sdk_door
 from explorer.config import ServerSpec, redact, redact_value
+from explorer.connection.discover_wait import DiscoverWait
 from explorer.connection.errors import (
     CONNECTION_CLOSED,
     BoundReached,
@@ -89,6 +90,8 @@ class ServerConnection:
         if wire is not None:
             wire.register(spec)
         self._probe = probe  # a second, diagnostic connection: no fallbacks, no log of its own
+        self._discover_wait = timeout  # how long `server/discover` is waited for (`bound_discover_timeout`)
+        self._connect_watch = DiscoverWait()  # the last connect attempt's `server/discover` and `initialize`
         self._stack: AsyncExitStack | None = None
         self._client: Client | None = None
         self._pumps: list[StderrPump] = []
@@ -123,7 +126,7 @@ class ServerConnection:
                 self._early = await self._start_early()
                 await anyio.to_thread.run_sync(import_sdk)
             route_sdk_logs(self.spec)
-            sdk_door.bound_discover_timeout(self.timeout)
+            self._discover_wait = sdk_door.bound_discover_timeout(self.timeout)
             try:
                 await self._open(self.spec)
             except ServerFault as fault:
@@ -211,6 +214,7 @@ class ServerConnection:
 
         stack = AsyncExitStack()
         self.lost = anyio.Event()  # a fallback's second attempt starts with a live connection
+        watch = self._connect_watch = DiscoverWait()
         try:
             streams = await stack.enter_async_context(
                 open_transport(
@@ -230,6 +234,8 @@ class ServerConnection:
             # What the server sends on its own that the SDK mishandles (a cancel of our request, a request
             # or a log entry it cannot read), after the tap: the log shows the frames as they came.
             streams = await stack.enter_async_context(ServerMessages(self.problems).watching(streams))
+            if self.protocol == "auto":
+                streams = watch.watching(streams)  # how many waits a timeout cost (`_connect_timeout`)
             client = Client(
                 _StreamsTransport(streams),
                 mode=self.protocol,
@@ -249,12 +255,13 @@ class ServerConnection:
         except BaseException as exc:
             cause = await _close_collecting(stack)
             await self.settle_stderr()
+            timed_out_as = self._connect_timeout(watch)
             if isinstance(exc, Exception | BaseExceptionGroup):
-                raise self._fault(exc, "connecting") from None
+                raise self._fault(exc, "connecting", timed_out_as=timed_out_as) from None
             if cause is not None:
                 # The transport's own task group failed (e.g. connection refused) and cancelled us:
                 # that failure, not the cancellation, is what the user must see.
-                raise self._fault(cause, "connecting") from None
+                raise self._fault(cause, "connecting", timed_out_as=timed_out_as) from None
             raise
         self._stack = stack
         self._client = client
@@ -270,6 +277,23 @@ class ServerConnection:
             transport=spec.transport,
         )
 
+    def _connect_timeout(self, watch: DiscoverWait) -> str | None:
+        """What a connect that timed out waited for, when the SDK's timeout alone would not say it right.
+
+        `auto` over stdio: the SDK went on to `initialize` after `server/discover` went unanswered, two
+        waits. A pinned modern version: its one request is `server/discover`, waited for at most the SDK's
+        probe time; a handshake-era server may ignore that method, which only the advice can tell (a
+        server that answers nothing would not answer a second connection in the other era either).
+        """
+        if watch.waited_out:
+            return _neither_answered(self._discover_wait, self.timeout)
+        if self.protocol not in ("auto", "legacy"):
+            return (
+                f"the server did not answer server/discover after {self._discover_wait:g} s (timeout); "
+                f"if it speaks only the handshake era, {_HANDSHAKE_ADVICE}"
+            )
+        return None
+
     async def _recover(self, fault: ServerFault) -> None:
         """Turn a failed connect into advice, or into a working connection by the spec's fallback rules.
 
@@ -280,13 +304,19 @@ class ServerConnection:
         if self.spec.transport in ("http", "sse"):
             refusal = self.http_answers.auth_refusal()
             if refusal is not None:
-                raise ServerFault(auth_advice(refusal, self.spec, self.login), fault.code, fault.data)
+                said = auth_advice(refusal, self.spec, self.login)
+                raise ServerFault(said, fault.code, fault.data, local=fault.local)
         if self.spec.transport == "http":
             refused = self.http_answers.post_refusal()
             if refused is not None:
                 await self._fall_back_to_sse(refused, fault)
                 return
-            if self.protocol == "auto" and fault.request_timed_out and not self._probe:
+            # Not when `initialize` already went out after `server/discover` was answered: it reached the
+            # server and went unanswered, and a second one would only wait again. Sent while the probe's
+            # POST was still unanswered, it may never have left (the HTTP client's lock holds it back).
+            watch = self._connect_watch
+            tried = watch.initialize_sent and not watch.waited_out
+            if self.protocol == "auto" and fault.request_timed_out and not self._probe and not tried:
                 await self._fall_back_to_initialize(fault)
                 return
         if self.spec.transport == "sse" and self.http_answers.get_refusal() is not None:
@@ -299,7 +329,7 @@ class ServerConnection:
             )
         advice = await self._era_advice(fault)
         if advice is not None:
-            raise ServerFault(f"connecting: {advice}", fault.code, fault.data)
+            raise ServerFault(f"connecting: {advice}", fault.code, fault.data, local=fault.local)
         raise fault
 
     async def _fall_back_to_sse(self, refused: HttpAnswer, fault: ServerFault) -> None:
@@ -313,6 +343,7 @@ class ServerConnection:
                 f"legacy HTTP+SSE transport failed too ({second.message}); is the URL right?",
                 fault.code,
                 fault.data,
+                local=fault.local,
             ) from None
         self.notes.append(
             f"the server answered {status} to Streamable HTTP, so the explorer connected with the legacy "
@@ -330,22 +361,30 @@ class ServerConnection:
         except ServerFault as second:
             self.protocol = "auto"
             if second.request_timed_out:
-                said = f"answered neither server/discover nor initialize within {self.timeout:g} s"
+                said = _neither_answered(self._discover_wait, self.timeout)
             else:
-                said = f"did not answer server/discover within {self.timeout:g} s, and then initialize " + (
-                    f"failed: {second.message.removeprefix('connecting: ')}"
+                said = f"the server did not answer server/discover within {self._discover_wait:g} s, and " + (
+                    f"then initialize failed: {second.message.removeprefix('connecting: ')}"
                 )
-            raise ServerFault(
-                f"connecting: the server {said}", second.code, second.data, local=second.local
-            ) from None
+            raise ServerFault(f"connecting: {said}", second.code, second.data, local=second.local) from None
         self.notes.append(
-            f"the server did not answer server/discover within {self.timeout:g} s, so the explorer "
+            f"the server did not answer server/discover within {self._discover_wait:g} s, so the explorer "
             "connected with initialize (pass --protocol legacy to skip the first attempt)"
         )
 
     async def _era_advice(self, fault: ServerFault) -> str | None:
-        """When the pinned era is the wrong one, which era the server speaks; None when that is not it."""
-        if self.protocol == "auto" or fault.code is None or fault.connection_closed:
+        """When the pinned era is the wrong one, which era the server speaks; None when that is not it.
+
+        Only an answer can say so: an error names the versions, or a second connection in the other era
+        (a new server process, for stdio) learns the one it speaks. A server that went away or answered
+        nothing in time is no sign of the wrong era, and would cost that second connection a full wait.
+        """
+        if (
+            self.protocol == "auto"
+            or fault.code is None
+            or fault.connection_closed
+            or fault.request_timed_out
+        ):
             return None
         supported = _supported_versions(fault.data)
         if supported:
@@ -408,16 +447,20 @@ class ServerConnection:
 
         return exit_clause(self._started[-1])
 
-    def _fault(self, exc: BaseException, action: str) -> ServerFault:
+    def _fault(self, exc: BaseException, action: str, *, timed_out_as: str | None = None) -> ServerFault:
         """One sentence for the failure, with the stderr line or stdout problems that explain it.
 
-        Masked here, at the one place every fault passes: a server may echo a token back in an error.
+        `timed_out_as`: what the explorer's own wait that ran out is said as, in place of the one wait of
+        `--timeout` `describe_exception` names. Masked here, at the one place every fault passes: a server
+        may echo a token back in an error.
         """
         redirects = self.http_answers.redirect_refusal  # why a redirect the SDK names was not followed
         fault = describe_exception(exc, action=action, timeout=self.timeout, redirects=redirects)
         if isinstance(fault, BoundReached):  # the listing stops at its bound: nothing of the server's to add
             return BoundReached(redact(fault.message, self.spec), fault.bound, fault.size)
         message = fault.message
+        if timed_out_as is not None and fault.request_timed_out:
+            message = f"{action}: {timed_out_as}"
         if message.endswith("the server answered with an HTTP error") and self.http_answers.errors:
             answer = self.http_answers.errors[-1]
             message = f"{message} (HTTP {answer.status} {answer.reason})".replace(" )", ")")
@@ -593,6 +636,19 @@ def _era_sentence(versions: list[str], asked: ProtocolMode) -> str | None:
     if asked == "legacy" and modern and not handshake:
         return f"this server speaks only {', '.join(modern)} (the modern era); {_MODERN_ADVICE}"
     return None
+
+
+def _neither_answered(discover_wait: float, timeout: float) -> str:
+    """`auto`'s two waits, said with what they cost in all (`--timeout` is per request)."""
+    each = (
+        f"{timeout:g} s for each"
+        if discover_wait == timeout
+        else f"{discover_wait:g} s for server/discover and {timeout:g} s for initialize"
+    )
+    return (
+        f"the server answered neither server/discover nor initialize (waited {each}, "
+        f"{discover_wait + timeout:g} s in all)"
+    )
 
 
 def _login_for(spec: ServerSpec, options: AuthOptions | None) -> Login | None:
