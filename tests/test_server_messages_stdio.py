@@ -16,7 +16,7 @@ import anyio
 import pytest
 
 from explorer.connection.errors import ProtocolProblems
-from explorer.connection.server_messages import ServerMessages, log_fault
+from explorer.connection.server_messages import ServerMessages, log_fault, progress_fault
 from tests.helpers.cli import CliResult, run_cli
 from tests.helpers.tiny_server import tiny_server
 
@@ -159,6 +159,48 @@ def test_why_a_log_entry_cannot_be_read(params: Any, why: str | None) -> None:
         assert fault is None
     else:
         assert fault is not None and fault.startswith(why) and "\x1b" not in fault and len(fault) < 120
+
+
+PROGRESS_BADLY = """
+def answer(method, params):
+    if method == "resources/list":
+        for entry in [{"progressToken": "t", "progress": "half"}, {"progress": 1},
+                      {"progressToken": [1], "progress": 1},
+                      {"progressToken": "t", "progress": 1, "total": 3}]:
+            send({"jsonrpc": "2.0", "method": "notifications/progress", "params": entry})
+    return listed(method)
+"""
+
+
+def test_progress_the_explorer_cannot_read_is_counted_and_said(tmp_path: Path) -> None:
+    """Before, the SDK dropped such a notification with a traceback in its log, and nothing was said."""
+    result = explore(tmp_path, PROGRESS_BADLY, "tree")
+    assert result.code == 0, result
+    assert "x://s/one" in result.stdout
+    assert (
+        "sent 3 progress notifications the explorer could not read (first: its progress is "
+        '"half", not a number), which it ignored' in result.stderr
+    ), result
+
+
+@pytest.mark.parametrize(
+    ("params", "why"),
+    [
+        ({"progressToken": "t", "progress": "half"}, 'its progress is "half", not a number'),
+        ({"progressToken": "t", "progress": None}, "its progress is null, not a number"),
+        ({"progress": 1}, "it has no progressToken"),
+        ({"progressToken": "t"}, "it has no progress"),
+        ({"progressToken": 1.5, "progress": 1}, "its progressToken is 1.5, not a string or an integer"),
+        ({"progressToken": "t", "progress": 1, "total": "\x1b[2J"}, 'its total is "\\x1b[2J", not a number'),
+        ({"progressToken": "t", "progress": 1, "message": 5}, "its message is 5, not a string"),
+        ({"progressToken": "t", "progress": 1, "_meta": 3}, "its _meta is 3, not an object"),
+        ("x", "its params are not an object"),
+        (None, "it has no params"),
+        ({"progressToken": 7, "progress": "5", "total": None, "message": None}, None),  # the SDK reads it
+    ],
+)
+def test_why_a_progress_notification_cannot_be_read(params: Any, why: str | None) -> None:
+    assert progress_fault(params) == why
 
 
 def test_the_same_fault_again_is_said_without_first() -> None:

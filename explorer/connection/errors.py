@@ -490,6 +490,33 @@ def _is_noise(exc: BaseException) -> bool:
     }
 
 
+class _Unread:
+    """Notifications of one kind the SDK would refuse: how many, and why (the first reason; whether every
+    one was unread for the same reason)."""
+
+    __slots__ = ("alike", "count", "sample")
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.sample: str | None = None
+        self.alike = True
+
+    def add(self, why: str) -> None:
+        self.count += 1
+        if self.sample is None:
+            self.sample = why[:120]
+        elif why[:120] != self.sample:
+            self.alike = False
+
+    def said(self, one: str, many: str) -> list[str]:
+        """`["3 log messages the explorer could not read (first: ...), which it ignored"]`, or `[]`."""
+        if not self.count:
+            return []
+        counted = f"1 {one}" if self.count == 1 else f"{self.count:,} {many}"
+        first = "" if self.alike else "first: "
+        return [f"{counted} the explorer could not read ({first}{self.sample}), which it ignored"]
+
+
 class ProtocolProblems:
     """What a server wrote that was not a usable message: counted, not raised, one sentence on demand.
 
@@ -505,9 +532,8 @@ class ProtocolProblems:
         self.dropped: dict[str, int] = {}  # notifications past the rate a connection takes, by method
         self.requests = 0  # requests of the server's the explorer could not read (answered with an error)
         self.request_sample: str | None = None
-        self.logs = 0  # log entries the explorer could not read
-        self.log_sample: str | None = None
-        self.logs_alike = True  # every unread log entry was unread for the same reason
+        self.logs = _Unread()  # log entries the explorer could not read
+        self.progress = _Unread()  # progress notifications the explorer could not read
 
     def dropped_notification(self, method: str) -> None:
         """A notification that came faster than `connection.flood.RATE` a second, not handed on."""
@@ -544,11 +570,11 @@ class ProtocolProblems:
 
     def unreadable_log(self, why: str) -> None:
         """A `notifications/message` the SDK would refuse (`why`), not handed on to it."""
-        self.logs += 1
-        if self.log_sample is None:
-            self.log_sample = why[:120]
-        elif why[:120] != self.log_sample:
-            self.logs_alike = False
+        self.logs.add(why)
+
+    def unreadable_progress(self, why: str) -> None:
+        """A `notifications/progress` the SDK would refuse (`why`), not handed on to it."""
+        self.progress.add(why)
 
     def describe(self) -> str | None:
         """`sent 3 lines that are not JSON-RPC messages (first: 'oops'), which it ignored`, or None when all
@@ -571,10 +597,8 @@ class ProtocolProblems:
             parts.append(
                 f"{many} the explorer could not read ({first}{self.request_sample}), answered with {answered}"
             )
-        if self.logs:
-            many = "1 log message" if self.logs == 1 else f"{self.logs:,} log messages"
-            first = "" if self.logs_alike else "first: "
-            parts.append(f"{many} the explorer could not read ({first}{self.log_sample}), which it ignored")
+        parts += self.logs.said("log message", "log messages")
+        parts += self.progress.said("progress notification", "progress notifications")
         if self.dropped:
             from explorer.connection.flood import RATE
 

@@ -13,7 +13,8 @@ It sits between the protocol log's tap and the session, on every transport (`wat
   answer, and the SDK dropped such a request without one. It is counted in `ProtocolProblems`.
 - A log entry the SDK would refuse (a level that is none, no level, no data, no params) is counted and
   not handed on: the SDK dropped it with a traceback in its log, and the user never learnt the server
-  logged anything. One whose params are not an object is no JSON-RPC message: counted as such.
+  logged anything. One whose params are not an object is no JSON-RPC message: counted as such. A
+  progress notification the SDK would refuse (no token, a progress that is no number) likewise.
 - Anything else a transport could not read is counted with the server's own text, not the validator's.
 
 What the stdio reader could not read comes as an `UnreadableMessage`, what an HTTP transport could not as
@@ -47,7 +48,7 @@ from explorer.sanitize import sanitize_line
 if TYPE_CHECKING:
     from explorer.sdk_door import TransportStreams
 
-__all__ = ["LOG_LEVELS", "ServerMessages", "log_fault"]
+__all__ = ["LOG_LEVELS", "ServerMessages", "log_fault", "progress_fault"]
 
 LOG_LEVELS = frozenset({"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"})
 _WRITE_WAIT = 10.0  # at most, for an error answer to a request to be written back
@@ -117,6 +118,11 @@ class ServerMessages:
                 fault = log_fault(message.params)
                 if fault is not None:
                     self._problems.unreadable_log(fault)
+                    return None
+            if message.method == "notifications/progress":
+                fault = progress_fault(message.params)
+                if fault is not None:
+                    self._problems.unreadable_progress(fault)
                     return None
         return item
 
@@ -191,6 +197,38 @@ def log_fault(params: Any) -> str | None:
     logger = params.get("logger")
     if logger is not None and not isinstance(logger, str):
         return "its logger is not a string"
+    return None
+
+
+_PROGRESS_FIELDS = {
+    "progressToken": "a string or an integer",
+    "progress": "a number",
+    "total": "a number",
+    "_meta": "an object",
+}
+
+
+def progress_fault(params: Any) -> str | None:
+    """Why the SDK would refuse a `notifications/progress` with these params (`its progress is "half", not
+    a number`), or None when it reads it: the SDK dropped such a notification with a traceback in its log,
+    and the user never learnt the server reported progress. The SDK's own model decides (its lax rules:
+    "5" is a number to it); only the reason is worded here."""
+    if not isinstance(params, dict):
+        return "it has no params" if params is None else "its params are not an object"
+    from mcp_types import ProgressNotificationParams
+    from pydantic import ValidationError
+
+    try:
+        ProgressNotificationParams.model_validate(params)
+    except ValidationError as invalid:
+        errors = invalid.errors()
+        where = errors[0]["loc"][0] if errors and errors[0]["loc"] else None
+        if not isinstance(where, str):
+            return "its params are not what the protocol says"
+        if where not in params:
+            return f"it has no {where}"
+        wanted = _PROGRESS_FIELDS.get(where, "a string")
+        return f"its {sanitize_line(where, 40)} is {_shown_value(params[where])}, not {wanted}"
     return None
 
 
