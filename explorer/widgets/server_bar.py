@@ -8,7 +8,8 @@ the bar and press enter) to open that server's overview.
 While a server lists, its line says where the listing stands, as the CLI's `tree` does on stderr: pages
 (of the list being asked), items, rate and the bound it will stop at (`ListingProgress`, given with the
 statuses). `x` on a row asks to stop that server's listing (`StopRequested`): what arrived stays, marked
-incomplete.
+incomplete. A login waiting for the user, while connecting or after the server refused the token later,
+takes the place of that progress, with the URL to open: the server's requests wait for it.
 """
 
 from __future__ import annotations
@@ -99,6 +100,7 @@ the listing stops at; `x` stops that listing early (what arrived stays, marked i
     ) -> None:
         """Show `statuses`; `progress` (by server name) for the servers listing now."""
         lines = len(self._statuses)
+        chosen = self._statuses[self.cursor].name if 0 <= self.cursor < lines else None
         self._statuses = list(statuses)
         self._progress = dict(progress or {})
         if self._names.keys() != {s.name for s in self._statuses}:
@@ -109,12 +111,23 @@ the listing stops at; `x` stops that listing early (what arrived stays, marked i
         elif not busy and self._timer is not None:
             self._timer.stop()
             self._timer = None
+        self._keep_cursor(chosen)
         # Only a change in the number of lines moves the panes below: a new layout costs a repaint of the
         # whole screen, and statuses change with every page of a running listing.
         self.refresh(layout=len(self._statuses) != lines)
 
+    def _keep_cursor(self, chosen: str | None) -> None:
+        """The cursor stays on the server it was on; when that one was removed, on the row that took its
+        place (or the last row). A cursor past the end after a removal made `render` fail."""
+        names = [s.name for s in self._statuses]
+        target = names.index(chosen) if chosen in names else self.cursor
+        self.cursor = target  # clamped by `validate_cursor`
+
     def validate_cursor(self, cursor: int) -> int:
         return max(0, min(cursor, len(self._statuses) - 1))
+
+    def _under_cursor(self) -> ServerStatus | None:
+        return self._statuses[self.cursor] if 0 <= self.cursor < len(self._statuses) else None
 
     def action_cursor_up(self) -> None:
         self.cursor -= 1
@@ -123,14 +136,14 @@ the listing stops at; `x` stops that listing early (what arrived stays, marked i
         self.cursor += 1
 
     def action_select(self) -> None:
-        if self._statuses:
-            self.post_message(self.Selected(self._statuses[self.cursor].name))
+        status = self._under_cursor()
+        if status is not None:
+            self.post_message(self.Selected(status.name))
 
     def action_stop_listing(self) -> None:
-        if self._statuses:
-            status = self._statuses[self.cursor]
-            if status.state == "listing" or status.refreshing:
-                self.post_message(self.StopRequested(status.name))
+        status = self._under_cursor()
+        if status is not None and (status.state == "listing" or status.refreshing):
+            self.post_message(self.StopRequested(status.name))
 
     def on_click(self, event: events.Click) -> None:
         row = event.y
@@ -151,7 +164,7 @@ the listing stops at; `x` stops that listing early (what arrived stays, marked i
         if not self._statuses:
             return Content("no servers")
         lines = [self._line(s) for s in self._statuses]
-        if self.has_focus and lines:
+        if self.has_focus and 0 <= self.cursor < len(lines):
             lines[self.cursor] = lines[self.cursor].stylize("reverse")
         return Content("\n").join(lines)
 
@@ -164,12 +177,14 @@ the listing stops at; `x` stops that listing early (what arrived stays, marked i
         # the line is cut at the right edge.
         parts: list[str | tuple[str, str]] = [(marker + " ", style), (self._names[status.name], "bold")]
         running = self._progress.get(status.name)
-        if running is not None and running.running and (status.state == "listing" or status.refreshing):
+        if status.login is not None:
+            # Whenever a login waits (connecting, or a token refused later): what holds the server up.
+            parts.append(("  " + status.progress_text(), style))
+            parts.append(("  " + sanitize_line(status.login.url, 2000), "underline"))
+        elif running is not None and running.running and (status.state == "listing" or status.refreshing):
             parts.append(("  " + progress_line(running, refreshing=status.refreshing), style))
         else:
             parts.append(("  " + status.progress_text(), style))
-        if status.login is not None and status.state == "connecting":
-            parts.append(("  " + sanitize_line(status.login.url, 2000), "underline"))
         if status.error is not None:
             parts.append(("  " + sanitize_line(redact(status.error, status.spec), 160), "$status-failed"))
         ident = status.identity
