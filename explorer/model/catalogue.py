@@ -39,7 +39,7 @@ class ServerStatus:
     refreshing: bool = False
     pages_seen: int = 0
     items_seen: int = 0
-    login: LoginPrompt | None = None  # an OAuth login waiting for the user while connecting
+    login: LoginPrompt | None = None  # an OAuth login waiting for the user (connecting, or a token refused)
     by_prefix: int = 0  # resources in the tree that listings by prefix added to what the listing found
 
     @property
@@ -52,10 +52,13 @@ class ServerStatus:
 
     def progress_text(self) -> str:
         """Short status: what the server offers, and whether the listing is running, complete or not."""
-        if self.state == "connecting" and self.login is not None:
+        if self.login is not None:
+            # Once connected, a login waits because the server refused the token (a 401 on a later
+            # request) and the SDK began a new one: the server's requests, its listing too, wait for it.
+            again = "" if self.state == "connecting" else " again"
             if self.login.opened:
-                return "log in in your browser (opened); or open:"
-            return "log in: open in a browser:"
+                return f"log in{again} in your browser (opened); or open:"
+            return f"log in{again}: open in a browser:"
         if self.state == "connecting":
             return "connecting…"
         if self.state == "failed" and self.listing is None:

@@ -37,6 +37,8 @@ def error_report(status: ServerStatus) -> str:
             lines.append(f"Data: {status.error_data!r}")
     if status.listing is not None:
         lines.append(f"Listing kept: {status.listing.summary()}")
+    if status.login is not None:  # a reconnect's login, or the server refused the token later
+        lines.append(f"Login: waiting for you; open this URL in a browser: {status.login.url}")
     tail = status.stderr_tail.strip()
     lines.append("")
     lines.append("stderr (last lines):" if tail else "stderr: (nothing captured)")
