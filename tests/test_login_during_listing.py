@@ -164,3 +164,28 @@ async def test_a_token_refused_while_listing_shows_the_login_and_its_url(server_
         row = row_of(app, "notes")
         assert "1 resource" in row and "complete" in row and "log in" not in row, row
     assert len(RefusesItsFirstToken.tokens) == 2
+
+
+async def test_the_time_a_login_waits_does_not_count_against_the_listings_time_bound(server_url: str) -> None:
+    """Before, the wall-time bound ran while the user was in the browser: the listing ended "incomplete
+    (max-seconds bound)" with nothing listed, though the login then succeeded."""
+    from explorer.config import ListingBounds
+
+    spec = ServerSpec(name="notes", transport="http", url=server_url)
+    bounds = ListingBounds(max_seconds=8.0)  # far more than a loopback listing needs, less than the login
+    app = ExplorerApp(
+        [spec], timeout=60.0, bounds=bounds, remember_theme=False, auth=AuthOptions(flow="print")
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        status: ServerStatus = main_screen(app).catalogue.servers["notes"]
+        await wait_for(pilot, lambda: status.login is not None, HANG_GUARD)
+        assert status.login is not None
+        first = status.login.url
+        await anyio.to_thread.run_sync(browse, first)
+        await wait_for(pilot, lambda: status.login is not None and status.login.url != first, HANG_GUARD)
+        await pilot.pause(10)  # the user takes longer in the browser than the listing may take in all
+        assert status.login is not None
+        await anyio.to_thread.run_sync(browse, status.login.url)
+        await wait_for(pilot, lambda: not status.busy, HANG_GUARD)
+        assert status.listing is not None and status.listing.complete, status.listing.stopped_by
+        assert [entry.uri for entry in status.listing.resources] == ["notes://a"]

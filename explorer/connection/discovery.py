@@ -112,6 +112,24 @@ class ListingStop:
     def __init__(self) -> None:
         self.requested = False
         self._scopes: set[anyio.CancelScope] = set()
+        self._held_since: float | None = None
+        self._held = 0.0
+
+    def hold(self, waiting: bool) -> None:
+        """A login waits for the user (`waiting`), or no longer: the wall-time bound does not run meanwhile.
+        A token refused mid-listing makes the SDK log in again inside the request; the listing was then
+        blamed on its max-seconds bound, spent in the browser."""
+        now = time.monotonic()
+        if waiting and self._held_since is None:
+            self._held_since = now
+        elif not waiting and self._held_since is not None:
+            self._held += now - self._held_since
+            self._held_since = None
+
+    def held_seconds(self) -> float:
+        """Seconds spent waiting for logins so far (one still waiting counts to now)."""
+        running = time.monotonic() - self._held_since if self._held_since is not None else 0.0
+        return self._held + running
 
     def stop(self) -> None:
         self.requested = True
@@ -130,8 +148,9 @@ class ListingStop:
 class _Budget:
     """Items and pages per list, bytes and wall time for the whole server, against the bounds."""
 
-    def __init__(self, bounds: ListingBounds) -> None:
+    def __init__(self, bounds: ListingBounds, stop: ListingStop | None = None) -> None:
         self.bounds = bounds
+        self.stop = stop  # its holds (a login waiting) do not count against the wall time
         self.started = time.monotonic()
         self.pages: dict[Kind, int] = dict.fromkeys(KINDS, 0)
         self.items: dict[Kind, int] = dict.fromkeys(KINDS, 0)
@@ -144,15 +163,19 @@ class _Budget:
             return "max_pages"
         if self.bytes >= self.bounds.max_bytes:
             return "max_bytes"
-        if time.monotonic() - self.started >= self.bounds.max_seconds:
+        if self.elapsed() >= self.bounds.max_seconds:
             return "max_seconds"
         return None
+
+    def elapsed(self) -> float:
+        held = self.stop.held_seconds() if self.stop is not None else 0.0
+        return time.monotonic() - self.started - held
 
     def room(self, kind: Kind) -> int:
         return max(0, self.bounds.max_items - self.items[kind])
 
     def remaining_seconds(self) -> float:
-        return max(0.0, self.bounds.max_seconds - (time.monotonic() - self.started))
+        return max(0.0, self.bounds.max_seconds - self.elapsed())
 
 
 def plan(listing: Listing, identity: ServerIdentity | None, kinds: Sequence[Kind]) -> None:
@@ -201,7 +224,7 @@ async def list_server(
     result.stopped_by = None
     result.error = result.error_code = None
     result.error_local = False
-    budget = _Budget(bounds)
+    budget = _Budget(bounds, stop)
     start = time.monotonic()
     result.started_at = start
     try:
@@ -332,9 +355,11 @@ async def _follow(
         if ask is None:
             ask = _Ask()
             group.start_soon(ask.run, conn, kind, result, state.cursor, budget.bounds.max_bytes)
-        # The wall-time bound also covers a server that answers each page just before the timeout.
-        with anyio.move_on_after(budget.remaining_seconds()):
-            await ask.finished.wait()
+        # The wall-time bound also covers a server that answers each page just before the timeout. A login
+        # waiting meanwhile gives the bound back its time (`ListingStop.hold`): wait again for what is left.
+        while not ask.finished.is_set() and budget.remaining_seconds() > 0:
+            with anyio.move_on_after(budget.remaining_seconds()):
+                await ask.finished.wait()
         if not ask.finished.is_set():
             ask.scope.cancel()
             _stop(result, state, "max_seconds")

@@ -172,6 +172,9 @@ class Supervisor:
         if status is not None:
             status.login = prompt
             self.listener.statuses_changed()
+        life = self._lives.get(name)
+        if life is not None and life.listing_stop is not None:
+            life.listing_stop.hold(prompt is not None)  # the listing's wall time waits with the user
         told = self.settings.auth.on_pending if self.settings.auth is not None else None
         if told is not None:
             told(name, prompt)
@@ -332,6 +335,8 @@ class Supervisor:
         from explorer.connection.discovery import ListingStop, list_server
 
         stop = ListingStop()
+        if self.catalogue.servers[name].login is not None:
+            stop.hold(True)
         life.listing_stop = stop
         with scope:
             listing = self.catalogue.begin_listing(name, refresh=refresh)
