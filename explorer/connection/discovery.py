@@ -357,6 +357,8 @@ async def _follow(
             group.start_soon(ask.run, conn, kind, result, state.cursor, budget.bounds.max_bytes)
         # The wall-time bound also covers a server that answers each page just before the timeout. A login
         # waiting meanwhile gives the bound back its time (`ListingStop.hold`): wait again for what is left.
+        with anyio.move_on_after(budget.remaining_seconds()):
+            await ask.finished.wait()  # a checkpoint even when the page is here: a cancel is taken here
         while not ask.finished.is_set() and budget.remaining_seconds() > 0:
             with anyio.move_on_after(budget.remaining_seconds()):
                 await ask.finished.wait()
