@@ -265,7 +265,8 @@ def launch_tui(
     wire_log: Path | None = None,
     auth_flow: str | None = None,
 ) -> int:
-    """Run the TUI until the user quits; returns the process exit code (0, or 143 after a SIGTERM).
+    """Run the TUI until the user quits; returns the process exit code (0; 1 after an error that stopped
+    the app, which Textual printed; 143 after a SIGTERM).
 
     `notices` are shown once as a notification; `found_configs` are offered in the palette.
     """
@@ -291,4 +292,4 @@ def launch_tui(
         from explorer.connection.stdio import stop_leftover_servers
 
         stop_leftover_servers()
-    return app.signal_exit_code or 0
+    return app.signal_exit_code or app.return_code or 0  # 1 when the app stopped on an error
