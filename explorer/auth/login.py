@@ -12,7 +12,12 @@ added here, and why:
   reported after three logins instead of being asked forever;
 - the requests the login makes are tagged (`AUTH_REQUEST` in their extensions) so the transport's error
   bookkeeping does not take a discovery 404 for the MCP endpoint refusing Streamable HTTP;
-- a failure becomes one sentence (`problem`) the connection's error message quotes.
+- a failure becomes one sentence (`problem`) the connection's error message quotes, a failed send of
+  one of the login's own requests too, which the SDK's flow never sees (`login_requests.py`: the
+  request, its URL and why); the answers to those requests are read within 1 MiB, and the code, the
+  PKCE verifier and the state are masked as soon as the explorer holds them;
+- a registration made for another redirect URI is set aside only when an authorization is needed,
+  never its tokens (a refresh sends no redirect URI).
 
 An HTTP server with a static `Authorization` header (from `-H` or the config), or credentials in its URL,
 gets no login: the user manages those.
@@ -30,8 +35,17 @@ import httpx2
 
 from explorer import __version__, sdk_door
 from explorer.auth.identity_assertion import identity_assertion_auth
+from explorer.auth.login_requests import (
+    LoginRequestFailed,
+    SendWatch,
+    cap_answer,
+    learn_request_secrets,
+    shown_url,
+    token_answer_problem,
+)
 from explorer.auth.options import AuthOptions
 from explorer.auth.redirect import (
+    STATE_MISMATCH,
     LoopbackListener,
     Redirected,
     RedirectError,
@@ -41,9 +55,11 @@ from explorer.auth.redirect import (
     port_is_free,
     port_of,
     redirect_uri_for,
+    state_matches,
+    state_of,
 )
 from explorer.auth.store import ServerTokens
-from explorer.config.spec import OAuthSettings, ServerSpec
+from explorer.config.spec import OAuthSettings, ServerSpec, add_runtime_secrets
 from explorer.model.login_prompt import AuthFlow, LoginPrompt
 
 if TYPE_CHECKING:
@@ -125,18 +141,38 @@ class Login:
         flow = self.flow()
         redirect = self.redirect_uri()
         if flow == "fetch":
-            return await fetch_redirect(url, redirect, timeout=30.0)
-        port = port_of(redirect)
-        assert port is not None
-        listener = LoopbackListener(port)
-        await listener.open()
-        opened = open_browser(url) if flow == "browser" else False
-        self._announce(LoginPrompt(self.spec.name, url, opened, flow))
-        try:
-            return await listener.wait(self.options.login_timeout)
-        finally:
-            await listener.close()
-            self._announce(None)
+            got = await fetch_redirect(url, redirect, timeout=30.0)
+        else:
+            port = port_of(redirect)
+            assert port is not None
+            listener = LoopbackListener(port, expected_state=state_of(url))
+            await listener.open()
+            opened = open_browser(url) if flow == "browser" else False
+            self._announce(LoginPrompt(self.spec.name, url, opened, flow))
+            try:
+                got = await listener.wait(self.options.login_timeout)
+            finally:
+                await listener.close()
+                self._announce(None)
+        # Masked from now on (not before: the URL shown to the user carries the state).
+        add_runtime_secrets([got.code, got.state, state_of(url)])
+        return got
+
+    def drop_unfit_registration(self) -> None:
+        """Before an authorization: a registration made for another redirect URI than this login's is
+        set aside (in memory; the store keeps it and its tokens until a new one replaces it), so the SDK
+        registers again. An authorization server compares the redirect URI of an authorization with the
+        registered ones exactly; a refresh does not send one, which is why the old registration and its
+        tokens were kept until now. A configured client (or CIMD) is the user's: never set aside."""
+        settings = self.spec.oauth or OAuthSettings()
+        context = self.tokens.context
+        redirect = self.tokens.redirect
+        if settings.grant != "authorization_code" or settings.client_id or settings.client_metadata_url:
+            return
+        if context is None or context.client_info is None or redirect is None:
+            return
+        if redirect not in {str(uri) for uri in context.client_info.redirect_uris or ()}:
+            context.client_info = None
 
     def _announce(self, prompt: LoginPrompt | None) -> None:
         if self.options.on_pending is not None:
@@ -158,7 +194,7 @@ def describe_login_failure(exc: BaseException) -> str:
     from mcp.client.auth import OAuthFlowError, OAuthRegistrationError, OAuthTokenError
 
     text = str(exc).strip() or type(exc).__name__
-    if isinstance(exc, RedirectError):
+    if isinstance(exc, RedirectError | LoginRequestFailed):
         return text
     if isinstance(exc, OAuthRegistrationError):
         return f"registering the explorer with the authorization server failed: {text}"
@@ -172,7 +208,12 @@ def describe_login_failure(exc: BaseException) -> str:
 
 
 class _Watched(httpx2.Auth):
-    """The SDK provider's flow, with its own requests tagged and its failure recorded on the Login."""
+    """The SDK provider's flow, with its own requests tagged, watched and their answers capped, and its
+    failure recorded on the Login.
+
+    A request of the login that fails to go out or to be answered raises in the HTTP client, which only
+    closes this flow (`GeneratorExit` at its `yield`): the watch on that request (`SendWatch`) says why.
+    """
 
     def __init__(self, inner: httpx2.Auth, login: Login) -> None:
         self._inner = inner
@@ -185,22 +226,60 @@ class _Watched(httpx2.Auth):
         self, request: httpx2.Request
     ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
         flow = self._inner.async_auth_flow(request)
+        last: httpx2.Response | None = None  # the answer to the login's last request
+        answered = 0  # answers to the login's requests in this flow
+        redirected: list[str] = []  # the URLs of those that were redirects
         try:
             outgoing = await flow.__anext__()
             while True:
+                watch: SendWatch | None = None
                 if outgoing is not request:
                     outgoing.extensions = {**outgoing.extensions, AUTH_REQUEST: True}
+                    learn_request_secrets(outgoing)
+                    watch = SendWatch.on(outgoing)
                 elif "authorization" in outgoing.headers:
                     self._login.presented = True
-                response = yield outgoing
+                try:
+                    response = yield outgoing
+                except GeneratorExit:
+                    if watch is not None:
+                        why = watch.sentence(outgoing, redirected, answered)
+                        self._login.failed(LoginRequestFailed(why))
+                    raise
+                if watch is not None:
+                    cap_answer(response)
+                    last = response
+                    answered += 1
+                    if response.is_redirect:
+                        redirected.append(shown_url(outgoing.url))
+                elif _authorizes_again(response):
+                    self._login.drop_unfit_registration()
                 outgoing = await flow.asend(response)
         except StopAsyncIteration:
             return
         except Exception as exc:
-            self._login.failed(exc)
+            self._login.failed(_token_answer_failure(exc, last) or exc)
             raise
         finally:
             await flow.aclose()
+
+
+def _authorizes_again(response: httpx2.Response) -> bool:
+    """The SDK's flow goes on to a full authorization after this answer to the request it authenticates:
+    a 401, or a 403 asking for more scopes."""
+    if response.status_code == 401:
+        return True
+    challenge = response.headers.get("www-authenticate", "")
+    return response.status_code == 403 and "insufficient_scope" in challenge
+
+
+def _token_answer_failure(exc: Exception, last: httpx2.Response | None) -> LoginRequestFailed | None:
+    """The SDK's "Invalid token response: <a pydantic dump>" as one sentence on what the answer was."""
+    from mcp.client.auth import OAuthTokenError
+
+    if not isinstance(exc, OAuthTokenError) or last is None or not str(exc).startswith("Invalid token"):
+        return None
+    return LoginRequestFailed(token_answer_problem(last))
 
 
 # ------------------------------------------------------------------------------------------------ providers
@@ -294,21 +373,23 @@ def _code_provider(login: Login, settings: OAuthSettings) -> OAuthClientProvider
         grant_types=["authorization_code", "refresh_token"],
         scope=configured_scope,
     )
-    pending: list[Redirected] = []
+    pending: list[tuple[Redirected, str | None]] = []  # the redirect, and the state the login sent
 
     async def redirect_handler(url: str) -> None:
         pending.clear()
-        pending.append(await login.authorize(url))
+        pending.append((await login.authorize(url), state_of(url)))
 
     async def callback_handler() -> AuthorizationCodeResult:
         from mcp.client.auth import OAuthFlowError
 
         if not pending:
             raise OAuthFlowError("no authorization response was received")
-        got = pending.pop()
+        got, sent_state = pending.pop()
         if got.error:
             detail = f" ({got.error_description})" if got.error_description else ""
             raise OAuthFlowError(f"the authorization server refused the login: {got.error}{detail}")
+        if not state_matches(got.state, sent_state):
+            raise OAuthFlowError(STATE_MISMATCH)
         if not got.code:
             raise OAuthFlowError("the authorization server's redirect carried no code")
         return AuthorizationCodeResult(code=got.code, state=got.state, iss=got.iss)
@@ -348,19 +429,17 @@ def _code_provider(login: Login, settings: OAuthSettings) -> OAuthClientProvider
 
 def _choose_redirect(login: Login, settings: OAuthSettings) -> str:
     """The loopback redirect URI: the configured port, else the one the stored registration was made
-    with (while it is free), else a new free port, and then the stored registration goes (it names the
-    old redirect URI, which an authorization server compares exactly)."""
+    with (while it is free, as the listener binds it), else a new free port. Nothing stored is dropped
+    here: the tokens of the stored registration stay good for refreshing, which sends no redirect URI;
+    only an authorization needs a registration of the new URI (`Login.drop_unfit_registration`)."""
     if settings.redirect_port is not None:
         return redirect_uri_for(settings.redirect_port)
-    stored = login.tokens.redirect_uri()
+    stored = login.tokens.registered_redirect() or login.tokens.redirect_uri()
     port = port_of(stored) if stored is not None else None
     fetching = login.flow() == "fetch"
     if stored is not None and port is not None and (fetching or port_is_free(port)):
         return stored
-    fresh = redirect_uri_for(free_port())
-    if stored is not None and settings.client_id is None and settings.client_metadata_url is None:
-        login.tokens.forget_client()
-    return fresh
+    return redirect_uri_for(free_port())
 
 
 def signing_algorithm_of(pem: str) -> str:

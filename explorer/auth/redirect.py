@@ -16,6 +16,7 @@ default; `default_flow()` says which is.
 from __future__ import annotations
 
 import contextlib
+import hmac
 import os
 import shutil
 import socket
@@ -37,6 +38,12 @@ _MAX_HOPS = 10
 _PAGE = (
     "<!doctype html><meta charset=utf-8><title>mcp-url-explorer</title>"
     "<body style='font-family:sans-serif'><p>{message}</p><p>You can close this tab.</p></body>"
+)
+
+
+STATE_MISMATCH = (
+    "the login's answer came back with another state than it was sent with (an old tab, or another "
+    "login): log in again"
 )
 
 
@@ -101,7 +108,11 @@ def free_port() -> int:
 
 
 def port_is_free(port: int) -> bool:
+    """Whether the redirect listener could bind `port` now: probed the way it binds (anyio sets
+    SO_REUSEADDR off Windows), so a port whose last login's connections wait in TIME_WAIT is free."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        if sys.platform != "win32":
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind(("127.0.0.1", port))
         except OSError:
@@ -121,6 +132,19 @@ def port_of(redirect_uri: str) -> int | None:
         return parts.port
     except ValueError:
         return None
+
+
+def state_of(url: str) -> str | None:
+    """The `state` an authorization URL sends (what its answer must bring back)."""
+    values = parse_qs(urlsplit(url).query).get("state")
+    return values[0] if values else None
+
+
+def state_matches(got: str | None, sent: str | None) -> bool:
+    """The answer brought back the state the login sent (compared in constant time)."""
+    if sent is None:
+        return True  # the URL sent none: the SDK's own check decides
+    return got is not None and hmac.compare_digest(got.encode("utf-8"), sent.encode("utf-8"))
 
 
 def parse_redirect(url: str) -> Redirected:
@@ -166,8 +190,9 @@ async def fetch_redirect(authorization_url: str, redirect_uri: str, *, timeout: 
 class LoopbackListener:
     """The redirect listener on `127.0.0.1:port`: answers the browser and hands over the first callback."""
 
-    def __init__(self, port: int) -> None:
+    def __init__(self, port: int, *, expected_state: str | None = None) -> None:
         self.port = port
+        self.expected_state = expected_state  # the state the login sent: the page says a mismatch
         self._listener: anyio.abc.Listener[anyio.abc.SocketStream] | None = None
         self._result: Redirected | None = None
 
@@ -188,7 +213,7 @@ class LoopbackListener:
                 async with anyio.create_task_group() as group:
 
                     async def handle(stream: anyio.abc.SocketStream) -> None:
-                        result = await _answer(stream)
+                        result = await _answer(stream, self.expected_state)
                         if result is not None and self._result is None:
                             self._result = result
                             group.cancel_scope.cancel()
@@ -209,8 +234,9 @@ class LoopbackListener:
             self._listener = None
 
 
-async def _answer(stream: anyio.abc.SocketStream) -> Redirected | None:
-    """Read one HTTP request head; the callback gets a page saying the login went through."""
+async def _answer(stream: anyio.abc.SocketStream, expected_state: str | None) -> Redirected | None:
+    """Read one HTTP request head; the callback gets a page saying how the login went, as far as the
+    redirect tells (an error, or another state than the login sent, fails it)."""
     async with stream:
         head = b""
         with anyio.move_on_after(10):
@@ -225,7 +251,12 @@ async def _answer(stream: anyio.abc.SocketStream) -> Redirected | None:
         target = parts[1] if len(parts) >= 2 and parts[0] == "GET" else ""
         result = parse_redirect(target) if urlsplit(target).path == CALLBACK_PATH else None
         if result is not None and (result.code or result.error):
-            message = "Login failed: the authorization server refused." if result.error else "Logged in."
+            if result.error:
+                message = "Login failed: the authorization server refused."
+            elif not state_matches(result.state, expected_state):
+                message = f"Login failed: {STATE_MISMATCH}."
+            else:
+                message = "Logged in."
             await _respond(stream, 200, _PAGE.format(message=message))
             return result
         await _respond(stream, 404, _PAGE.format(message="Not the login callback."))

@@ -183,13 +183,11 @@ class ServerTokens:
         value = self.load().get("redirect_uri")
         return value if isinstance(value, str) else None
 
-    def forget_client(self) -> None:
-        """Drop the registration (and the tokens made with it): the next login registers again."""
-        data = self.load()
-        if data:
-            for key in ("client_info", "tokens", "expires_at"):
-                data.pop(key, None)
-            _write(self.path, data)
+    def registered_redirect(self) -> str | None:
+        """The first redirect URI of the stored registration (what an authorization must send)."""
+        uris = _table(self.load(), "client_info").get("redirect_uris")
+        first = uris[0] if isinstance(uris, list) and uris else None
+        return first if isinstance(first, str) else None
 
     def restore(self, context: OAuthContext) -> None:
         """Give a fresh provider what an earlier run learned: expiry, metadata, authorization server."""
