@@ -320,6 +320,10 @@ class TextView(ScrollView, can_focus=True):
     # --- rendering ----------------------------------------------------------------------------------------
 
     def render_line(self, y: int) -> Strip:
+        if self._layout_width != self._text_width():
+            # A size Textual did not announce with a Resize: a view mounted under a notice got none about
+            # three times in four, and stayed blank. The rows are laid out for the width drawn.
+            self._layout(anchor=self._top_line() if self._wrap and self._layout_width > 0 else None)
         scroll_x, scroll_y = self.scroll_offset
         width = self.scrollable_content_region.width
         row = scroll_y + y
