@@ -174,3 +174,12 @@ def test_http_text_benchmark_prints_every_kind_of_page() -> None:
     lines = run("bench_http_text.py", "--size", "20000").splitlines()
     assert lines[0].split()[:2] == ["page", "MB"] and len(lines) == 10
     assert all(line.endswith("x") for line in lines[1:-1])  # a ratio on every row
+
+
+def test_markdown_benchmark_prints_rendered_against_source_for_each_size() -> None:
+    lines = run("bench_markdown.py", "--blocks", "50", "--rounds", "1").splitlines()
+    assert lines[0].split()[:4] == ["blocks", "chars", "first", "frame:"], lines
+    assert lines[1].split()[0] == "50" and lines[1].count("x") == 2  # both ratios against the source
+    assert lines[3].split()[:3] == ["blocks", "pagedown,", "first:"], lines
+    assert lines[4].split()[0] == "50"
+    assert "the same document shown as source" in lines[5] and "shown again" in lines[6]
