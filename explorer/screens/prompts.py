@@ -268,6 +268,8 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
     PromptsScreen #prompts-title { height: 1; padding: 0 1; background: $panel; text-style: bold; }
     PromptsScreen #prompts-panes { height: 1fr; }
     PromptsScreen #prompt-list { width: 40%; min-width: 30; height: 1fr; border-right: solid $panel; }
+    /* A long title or argument list is cut, not wrapped to the left edge: the details pane has it all. */
+    PromptsScreen #prompt-list { text-wrap: nowrap; text-overflow: ellipsis; }
     PromptsScreen #prompt-right { width: 1fr; }
     PromptsScreen #prompt-detail { height: auto; max-height: 40%; padding: 0 1; border-bottom: solid $panel; }
     PromptsScreen.-short #prompt-detail { max-height: 30%; }
