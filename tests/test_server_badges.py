@@ -171,3 +171,21 @@ async def test_the_same_command_twice_shows_two_badges_that_read_differently() -
         bar = [line for line in str(screen.query_one("ServerBar").render()).splitlines() if line]
         assert any(" raw_server.py  " in line for line in bar)
         assert any(" raw_server.py-2  " in line for line in bar)
+
+
+@pytest.mark.anyio
+async def test_the_palettes_verbs_of_two_long_names_never_read_the_same() -> None:
+    """`Reconnect: NAME` cut at 40 characters read alike for a long name and its repeat (`-2`)."""
+    from explorer.screens.palette import ExplorerCommands
+    from tests.app_helpers import main_screen, make_app, raw_spec, wait_settled
+
+    long = "a-server-with-a-name-longer-than-forty-characters"
+    app = make_app(raw_spec(long, "exit-at-start"), raw_spec(long + "-2", "exit-at-start"))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_settled(pilot, app)
+        hits = [hit async for hit in ExplorerCommands(main_screen(app)).search("Reconnect: ")]
+        shown = sorted(
+            str(hit.match_display) for hit in hits if str(hit.match_display).startswith("Reconnect: ")
+        )
+        assert len(shown) == 2 and shown[0] != shown[1], shown
+        assert any(label.endswith("-2") for label in shown), shown

@@ -22,6 +22,7 @@ from explorer import paths
 from explorer.config.removal import deletable
 from explorer.sanitize import sanitize_line
 from explorer.screens.removing_servers import disconnect_and_remove
+from explorer.widgets.server_labels import distinct_labels
 
 if TYPE_CHECKING:
     from explorer.screens.main import MainScreen
@@ -42,8 +43,10 @@ class ExplorerCommands(Provider):
 
     def _verbs(self, screen: MainScreen) -> list[tuple[str, str, Callable[[], object]]]:
         verbs = self._verbs_without_servers(screen)
+        # Two servers' verbs never read the same (`raw_server.py` and `raw_server.py-2` cut alike).
+        labels = distinct_labels([*screen.catalogue.servers, *screen.places.bookmarks.servers], 40)
         for name, status in screen.catalogue.servers.items():
-            shown = sanitize_line(name, 40)
+            shown = labels[name]
             verbs.append(
                 (
                     f"Server overview: {shown}",
@@ -88,13 +91,13 @@ class ExplorerCommands(Provider):
         for server, uri in screen.places.bookmarks.all():
             verbs.append(
                 (
-                    f"Bookmark: {sanitize_line(uri, 120)} ({sanitize_line(server, 40)})",
+                    f"Bookmark: {sanitize_line(uri, 120)} ({labels[server]})",
                     "Go to this bookmark (b toggles one on the highlighted node)",
                     partial(screen.places.open_bookmark, server, uri),
                 )
             )
         for status in screen.failed_servers():
-            name = sanitize_line(status.name, 40)
+            name = labels[status.name]
             verbs.append(
                 (
                     f"Show error: {name}",
