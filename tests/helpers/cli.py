@@ -39,6 +39,25 @@ def run_cli(*args: str, timeout: float = 90.0, env: dict[str, str] | None = None
     return CliResult(proc.returncode, proc.stdout, proc.stderr)
 
 
+def run_cli_patched(prelude: str, *args: str, timeout: float = 90.0) -> CliResult:
+    """`run_cli`, with `prelude` (Python) run in the explorer's process first: a module constant set where
+    a test must not depend on the machine's speed (a rate a busy machine might never reach)."""
+    start = "from explorer.__main__ import main\nsys.argv[0] = 'mcp-url-explorer'\nmain()"
+    launcher = f"import sys\n{prelude}\n{start}"
+    full_env = {**os.environ}
+    full_env.pop("FORCE_COLOR", None)
+    proc = subprocess.run(
+        [sys.executable, "-c", launcher, *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=full_env,
+        cwd=ROOT,
+        check=False,
+    )
+    return CliResult(proc.returncode, proc.stdout, proc.stderr)
+
+
 def raw_server(*modes: str, **options: object) -> str:
     """A -s SPEC that starts the raw fixture server with these fault modes."""
     words = [sys.executable, str(FIXTURES / "raw_server.py")]
