@@ -117,9 +117,9 @@ N = int(sys.argv[1])
 NAME = "bad-notifications"
 def answer(method, params):
     if method == "resources/list":
-        for k in range(N):  # a progress notification's token may not be null: the SDK logs a traceback
-            send({"jsonrpc": "2.0", "method": "notifications/progress",
-                  "params": {"progressToken": None, "progress": k}})
+        for k in range(N):  # an update's URI may not be a number: the SDK logs a traceback
+            send({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+                  "params": {"uri": k}})
         return {"resources": [{"uri": "bad://a", "name": "a"}]}
     return {"resourceTemplates": []}
 """
