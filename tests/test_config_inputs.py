@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+from textual.app import App
 from textual.widgets import Input
 
 from explorer.cli.settings import Settings, ask_inputs
@@ -198,13 +200,18 @@ def demo_with_input(name: str, prompt: InputPrompt) -> ServerSpec:
     )
 
 
+def dialog_ready(app: App[Any]) -> bool:
+    """The input dialog is up and its box mounted (a busy machine pushes the screen before composing it)."""
+    return isinstance(app.screen, InputDialog) and bool(app.screen.query(Input))
+
+
 @pytest.mark.slow
 @pytest.mark.anyio
 async def test_tui_asks_in_a_masked_dialog_once_then_connects() -> None:
     prompt = InputPrompt("sub", "Which sub-command", password=True)
     app = make_app(demo_with_input("one", prompt), demo_with_input("two", prompt))
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, InputDialog))
+        await wait_for(pilot, lambda: dialog_ready(app))
         dialog = app.screen
         assert isinstance(dialog, InputDialog)
         box = dialog.query_one(Input)
@@ -224,14 +231,14 @@ async def test_tui_asks_in_a_masked_dialog_once_then_connects() -> None:
 async def test_tui_cancelled_input_leaves_the_server_unconnected_and_asks_again() -> None:
     app = make_app(demo_with_input("one", InputPrompt("sub")))
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, InputDialog))
+        await wait_for(pilot, lambda: dialog_ready(app))
         await pilot.press("escape")
         screen = main_screen(app)
         status = screen.catalogue.servers["one"]
         await wait_for(pilot, lambda: status.state == "failed")
         assert status.error == 'not connected: no value was given for input "sub"'
         screen.connect("one")  # what `e` then `r` (reconnect) do
-        await wait_for(pilot, lambda: isinstance(app.screen, InputDialog))
+        await wait_for(pilot, lambda: dialog_ready(app))
         await pilot.press(*"demo-server", "enter")
         await wait_settled(pilot, app)
         assert status.state == "ready"
