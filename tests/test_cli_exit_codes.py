@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.cli import demo_server, run_cli
+from tests.helpers.cli import demo_server, raw_server, run_cli
 from tests.helpers.paths import ROOT
 from tests.helpers.tiny_server import tiny_server
 
@@ -112,7 +112,6 @@ def alive(pid: int) -> bool:
     [
         ("tree", "--max-items", "3"),
         ("servers", "--max-items", "2"),
-        ("tools", "--max-items", "2"),
         ("prompts", "--max-items", "2"),
         ("match", "docs://handbook/welcome", "--max-items", "2"),
     ],
@@ -124,6 +123,16 @@ def test_a_bound_stop_is_exit_3_with_a_warning_not_an_error(args: tuple[str, ...
     [line] = result.stderr.splitlines()
     assert line.startswith("warning: server demo: ") and line.endswith("stopped at the max-items bound")
     assert "error" not in result.stderr
+
+
+def test_a_tools_bound_stop_is_exit_3_with_a_warning() -> None:
+    """`tools` lists tools only: its bound is the tools list's (the demo offers none)."""
+    result = run_cli("-s", raw_server(caps="tools", tools=5, page_size=2), "tools", "--max-items", "2")
+    assert result.code == 3, result
+    [line] = result.stderr.splitlines()
+    assert line.startswith("warning: server raw_server.py: ")
+    assert line.endswith("stopped at the max-items bound")
+    assert "incomplete (tools)" in line and "resources" not in line.replace("no resources", "")
 
 
 def test_match_json_counts_the_lists_it_never_asked_for_as_null() -> None:

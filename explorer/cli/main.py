@@ -14,8 +14,8 @@ from typing import Any, NoReturn
 import click
 
 from explorer import __version__
-from explorer.cli.closed_output import exit_flushed, quiet_when_output_closes
-from explorer.cli.output import EXIT_INTERRUPTED, EXIT_USAGE, error, register_secrets
+from explorer.cli.closed_output import OutputFailed, exit_flushed, quiet_when_output_closes
+from explorer.cli.output import EXIT_INTERRUPTED, EXIT_USAGE, error, out, register_secrets
 from explorer.cli.settings import Seconds, Settings, server_options, settings_from
 from explorer.config import ConfigError
 
@@ -134,15 +134,76 @@ def _run_uri_command(
     _run(body)
 
 
+def _parsed(command: click.Command, make: Callable[[], click.Context]) -> click.Context:
+    """A command's parsed context, with what parsing wrote (`--help`, `--version`) refused by stdout an
+    `OutputFailed` (one line, exit 1), and every text value checked to be UTF-8 (`_not_utf8`)."""
+    try:
+        ctx = make()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:  # parsing reads no file: only its `--help` and `--version` write, to stdout
+        raise OutputFailed.because(exc) from exc
+    problem = _not_utf8(command, ctx)
+    if problem is not None:
+        raise click.UsageError(problem, ctx=ctx)
+    return ctx
+
+
+def _not_utf8(command: click.Command, ctx: click.Context) -> str | None:
+    """Arguments and option values that were not UTF-8 bytes arrive with surrogate escapes, which no URI,
+    name, header or JSON string can hold: said as a usage error, as `expand` says it, never Python's
+    UnicodeEncodeError later. Paths are not text values here: a file name may be any bytes."""
+    position = 0
+    for param in command.get_params(ctx):
+        value = ctx.params.get(param.name or "")
+        words = value if isinstance(value, tuple) else (value,)
+        for word in words:
+            if isinstance(param, click.Argument):
+                position += 1
+            if not isinstance(word, str):
+                continue
+            try:
+                word.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                where = f"an undecodable byte at character {exc.start + 1}"
+                return f"{_which(param, position)} is not valid UTF-8 ({where})"
+    return None
+
+
+def _which(param: click.Parameter, position: int) -> str:
+    """How a message names a parameter: `the URI`, `argument 2` (one of several), `the value of --header`."""
+    if isinstance(param, click.Argument):
+        if param.nargs != 1:
+            return f"argument {position}"
+        name = param.name or "argument"
+        return "the " + (name.upper() if name in ("uri", "url") else name)
+    return "the value of " + max(param.opts, key=len)
+
+
+class _Command(click.Command):
+    """A command whose parsing reports a refused stdout and non-UTF-8 values in one line (`_parsed`)."""
+
+    def make_context(
+        self, info_name: str | None, args: list[str], parent: click.Context | None = None, **extra: Any
+    ) -> click.Context:
+        return _parsed(self, lambda: super(_Command, self).make_context(info_name, args, parent, **extra))
+
+
 class _Commands(click.Group):
     """The command group; a closed stdout ends any command quietly with 141 (click would exit 1, which
-    says a server failed): around the subcommands and the group's own `--help` and `--version`."""
+    says a server failed), one that refuses what is written with one line and exit 1: around the
+    subcommands and the group's own `--help` and `--version`."""
+
+    command_class = _Command
+    group_class = type  # `auth` is one of these too
 
     def make_context(
         self, info_name: str | None, args: list[str], parent: click.Context | None = None, **extra: Any
     ) -> click.Context:
         with quiet_when_output_closes():
-            return super().make_context(info_name, args, parent, **extra)
+            return _parsed(
+                self, lambda: super(_Commands, self).make_context(info_name, args, parent, **extra)
+            )
 
     def invoke(self, ctx: click.Context) -> Any:
         with quiet_when_output_closes():
@@ -331,7 +392,8 @@ def match(
 def _run_listing_command(
     name: str, ctx: click.Context, as_json: bool, bound_values: BoundValues, params: dict[str, Any]
 ) -> NoReturn:
-    """`servers` and `tools` list every list of every server and differ only in what they print."""
+    """`servers` lists every list of every server, `tools` the tools only (a server's resources can be
+    many: they would cost the time and bounds of a command that never shows them)."""
     settings = settings_from(ctx, params)
     config, specs = _resolve(settings)
     bounds = _bounds(settings, config, bound_values)
@@ -339,12 +401,16 @@ def _run_listing_command(
     async def body() -> int:
         from explorer.cli import servers_cmd
 
-        outcomes = await servers_cmd.list_everything(
-            specs, bounds, protocol=settings.protocol_mode, timeout=settings.request_timeout
+        kinds = servers_cmd.SERVERS_KINDS if name == "servers" else servers_cmd.TOOLS_KINDS
+        outcomes, ctrl_c = await servers_cmd.list_servers(
+            specs, bounds, kinds, protocol=settings.protocol_mode, timeout=settings.request_timeout
         )
+        if ctrl_c.aborted:
+            return EXIT_INTERRUPTED
+        stopped = ctrl_c.interrupted  # what arrived is printed, marked interrupted
         if name == "servers":
-            return servers_cmd.print_servers(outcomes, as_json=as_json)
-        return servers_cmd.print_tools(outcomes, as_json=as_json)
+            return servers_cmd.print_servers(outcomes, as_json=as_json, interrupted=stopped)
+        return servers_cmd.print_tools(outcomes, as_json=as_json, interrupted=stopped)
 
     _run(body)
 
@@ -506,7 +572,7 @@ def locate(what: str) -> None:
 
         found = find_client_configs(HostContext.current())
         for line in describe_found(found):
-            click.echo(line)
+            out(line)
         if not found:
             from explorer.cli.output import note
 
@@ -518,7 +584,7 @@ def locate(what: str) -> None:
         "logs": paths.log_dir,
         "data": paths.data_dir,
     }[what]()
-    click.echo(str(location))
+    out(str(location))
 
 
 def main() -> NoReturn:

@@ -1,13 +1,20 @@
-"""`expand` and `match`: build a URI from a template, or find the templates that produce a URI."""
+"""`expand` and `match`: build a URI from a template, or find the templates that produce a URI.
+
+`match` writes each value as `expand` reads it for that template (`explorer.model.fields`, the template
+form's reader too), one shell word each, so its text output can be fed back to `expand`.
+"""
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Sequence
 from typing import Any
 
+from explorer.cli.ctrl_c import stopping_on_ctrl_c
 from explorer.cli.output import (
     EXIT_FAILED,
     EXIT_INCOMPLETE,
+    EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_USAGE,
     emit_json,
@@ -16,12 +23,12 @@ from explorer.cli.output import (
     out,
     safe_line,
 )
-from explorer.cli.runner import run_on_servers
+from explorer.cli.runner import Interrupt, run_on_servers
 from explorer.cli.tree_cmd import build_catalogue, exit_code, lister, report_errors, server_json
 from explorer.config import ListingBounds, ServerSpec
-from explorer.model.fields import parse_text, template_fields
+from explorer.model.fields import FieldSpec, format_value, parse_text, template_fields
 from explorer.model.resolve import resolve_uri
-from explorer.model.templates import TemplateError, Values, expand, parse_template
+from explorer.model.templates import ParsedTemplate, TemplateError, Value, Values, expand, parse_template
 
 
 def parse_assignments(pairs: Sequence[str]) -> dict[str, str]:
@@ -90,8 +97,14 @@ async def match_command(
     timeout: float,
     as_json: bool,
 ) -> int:
-    """Why URI resolves or not: the same answer as the TUI's go-to box (`resolve_uri`)."""
-    outcomes = await run_on_servers(specs, lister(bounds), protocol=protocol, timeout=timeout)
+    """Why URI resolves or not: the same answer as the TUI's go-to box (`resolve_uri`). The first Ctrl+C
+    stops the listings and answers from what arrived (exit 130); a second one quits at once."""
+    interrupt = Interrupt()
+    async with stopping_on_ctrl_c(interrupt) as ctrl_c:
+        job = lister(bounds, stop=interrupt.listings)
+        outcomes = await run_on_servers(specs, job, protocol=protocol, timeout=timeout, interrupt=interrupt)
+    if ctrl_c.aborted:
+        return EXIT_INTERRUPTED
     resolution = resolve_uri(build_catalogue(outcomes, None).tree, uri)
     if as_json:
         emit_json(
@@ -121,33 +134,68 @@ async def match_command(
             out(f"{safe_line(server, 80)}  lists {safe_line(uri, 500)}")
         for m in resolution.matches:
             template = safe_line(m.entry.uri_template, 300)
-            out(f"{safe_line(m.entry.server, 80)}  {template}  {_values_text(m.values)}")
+            shown = _values_text(m.entry.uri_template, m.values)
+            out(f"{safe_line(m.entry.server, 80)}  {template}  {shown}")
             for other in m.alternatives:
-                out(f"    or  {_values_text(other)}")
+                out(f"    or  {_values_text(m.entry.uri_template, other)}")
         if not resolution.resolves:
             for server, template, report in resolution.near_misses:
                 problems = safe_line("; ".join(report.problems), 500)
                 out(f"{safe_line(server, 80)}  {safe_line(template, 300)}  near miss: {problems}")
     report_errors(outcomes)
-    code = exit_code(outcomes)  # as `tree`'s: 3 when a listing stopped at a bound (matches may lie past it)
+    # As `tree`'s: 3 when a listing stopped at a bound (matches may lie past it), 130 after Ctrl+C.
+    code = exit_code(outcomes, interrupted=ctrl_c.interrupted)
     if code == EXIT_FAILED:
         return EXIT_FAILED
     if not resolution.resolves:
         nearest = resolution.nearest.prefix
         where = f"; the nearest prefix that exists is {nearest}" if nearest else ""
-        listed = " in what was listed before the bound" if code == EXIT_INCOMPLETE else ""
+        listed = {
+            EXIT_INCOMPLETE: " in what was listed before the bound",
+            EXIT_INTERRUPTED: " in what was listed before Ctrl+C",
+        }.get(code, "")
         error(f"no server lists {uri} and no template matches it{listed}{where}")
-        return EXIT_FAILED
+        return EXIT_INTERRUPTED if code == EXIT_INTERRUPTED else EXIT_FAILED
     return code
 
 
-def _values_text(values: dict[str, Any]) -> str:
-    return "  ".join(f"{safe_line(k, 80)}={_value_text(v)}" for k, v in values.items())
+VALUE_LIMIT = 4000  # a NAME=VALUE word: long enough for any URI's value, so it round-trips
 
 
-def _value_text(value: Any) -> str:
+def _values_text(template: str, values: dict[str, Any]) -> str:
+    """The values as `expand` reads them for this template, NAME=VALUE words quoted for a shell, so that
+    `expand TEMPLATE WORDS...` gives the URI back (a value no word can carry is said on stderr)."""
+    try:
+        parsed: ParsedTemplate | None = parse_template(template)
+    except TemplateError:
+        parsed = None
+    fields = {spec.name: spec for spec in template_fields(parsed)} if parsed is not None else {}
+    words = []
+    for name, value in values.items():
+        spec = fields.get(name)
+        text = format_value(spec, value) if spec is not None else _plain_text(value)
+        if parsed is not None and spec is not None and not _reads_back(parsed, spec, value, text):
+            note(
+                f"note: {safe_line(template, 300)}: the value of {safe_line(name, 80)} cannot be written "
+                "as expand reads it; expanding the words shown gives another URI"
+            )
+        words.append(shlex.quote(safe_line(f"{name}={text}", VALUE_LIMIT)))
+    return "  ".join(words)
+
+
+def _reads_back(parsed: ParsedTemplate, spec: FieldSpec, value: Value, text: str) -> bool:
+    """Whether `text`, read as `expand` reads it, puts the same into the URI as the matched value."""
+    read = parse_text(spec, text)
+    back: Value = read if read is not None else ("" if spec.separator is None else [])
+    try:
+        return expand(parsed, {spec.name: back}) == expand(parsed, {spec.name: value})
+    except TemplateError:
+        return False
+
+
+def _plain_text(value: Any) -> str:
     if isinstance(value, list):
-        return ",".join(safe_line(v, 200) for v in value)
+        return ",".join(str(v) for v in value)
     if isinstance(value, dict):
-        return ",".join(f"{safe_line(k, 80)}={safe_line(v, 200)}" for k, v in value.items())
-    return safe_line(value, 300)
+        return ",".join(f"{k}={v}" for k, v in value.items())
+    return str(value)

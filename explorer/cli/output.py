@@ -25,13 +25,17 @@ can forget it.
 
 from __future__ import annotations
 
+import errno
+import io
 import json
 import math
+import select
 import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+from explorer.cli.closed_output import OutputFailed
 from explorer.config.spec import Redactor, ServerSpec, runtime_secrets, secrets_of
 from explorer.sanitize import json_escape_unsafe, sanitize, sanitize_line
 
@@ -79,13 +83,25 @@ def has_secrets() -> bool:
 
 
 def write_text(text: str) -> None:
-    """Already-sanitized, already-masked text to stdout, as is."""
-    sys.stdout.write(text)
+    """Already-sanitized, already-masked text to stdout, as is (every character of it, or an exception:
+    see `write_bytes`)."""
+    stream = _stdout()
+    if isinstance(getattr(stream, "buffer", None), io.RawIOBase):
+        # Unbuffered (`python -u`, PYTHONUNBUFFERED): the text layer hands each write to the file as is and
+        # drops the count it gets back, so a pipe that takes part of it would lose the rest without a word.
+        write_bytes(text.encode(stream.encoding or "utf-8", stream.errors or "strict"))
+        return
+    try:
+        stream.write(text)  # a buffered writer writes all it is given, or raises
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise OutputFailed.because(exc) from exc
 
 
 def out(text: str = "") -> None:
     """Write already-sanitized text to stdout (registered secrets masked)."""
-    sys.stdout.write(mask(text) + "\n")
+    write_text(mask(text) + "\n")
 
 
 def error(text: str) -> None:
@@ -239,14 +255,46 @@ def to_json(value: Any) -> str:
 
 
 def write_bytes(data: bytes) -> None:
-    """Raw UTF-8 to stdout, in order with what `out` wrote before (it is flushed first)."""
-    stream = sys.stdout
+    """Raw UTF-8 to stdout, in order with what `out` wrote before (it is flushed first).
+
+    All of it, or an exception: a closed pipe is `BrokenPipeError` (exit 141), any other refusal (a full
+    disk, /dev/full, no stdout at all) `OutputFailed` (one line, exit 1). An unbuffered file takes what
+    the pipe has room for and says how much, which is written again until all is: the next write to a pipe
+    whose reader went away raises, where ignoring the count would drop the rest silently with exit 0.
+    """
+    stream = _stdout()
     buffer = getattr(stream, "buffer", None)
-    if buffer is None:  # a text-only stream (some test harnesses)
-        stream.write(data.decode("utf-8"))
-        return
-    stream.flush()
-    buffer.write(data)
+    try:
+        if buffer is None:  # a text-only stream (some test harnesses)
+            stream.write(data.decode("utf-8"))
+            return
+        stream.flush()
+        _write_all(buffer, data)
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise OutputFailed.because(exc) from exc
+
+
+def _write_all(buffer: Any, data: bytes) -> None:
+    """Write until every byte is taken, however many the file takes at a time."""
+    view = memoryview(data)
+    while view:
+        written = buffer.write(view)
+        if written is None:  # a non-blocking descriptor with no room now: wait for room, then again
+            select.select([], [buffer], [])
+            continue
+        if written <= 0:
+            raise OSError(errno.EIO, "the output took none of what was written")
+        view = view[written:]
+
+
+def _stdout() -> Any:
+    """`sys.stdout`, which is None when the command was started with its stdout closed (`>&-`)."""
+    stream = sys.stdout
+    if stream is None:
+        raise OutputFailed("stdout is closed")
+    return stream
 
 
 def emit_json(value: Any) -> None:

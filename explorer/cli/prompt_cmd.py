@@ -17,6 +17,9 @@ JSON shapes (the server's own data always under its own key, so it can never ove
 with SERVER `{"name", "ok", "error": ERROR | null}` and ERROR `{"code", "message", "data", "origin"}`
 (`explorer.cli.output.error_json`: `origin` is "server" for an error the server answered with, else
 "explorer").
+
+Ctrl+C (`explorer.cli.ctrl_c`): `prompts` prints what was listed (a listing stopped is `"stoppedBy":
+"interrupted"`), `prompt` what a server answered, else the error saying it was stopped; exit 130.
 """
 
 from __future__ import annotations
@@ -26,9 +29,11 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from explorer.cli.ctrl_c import stopping_on_ctrl_c
 from explorer.cli.output import (
     EXIT_FAILED,
     EXIT_INCOMPLETE,
+    EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_USAGE,
     emit_json,
@@ -40,12 +45,12 @@ from explorer.cli.output import (
     safe_line,
     stopped_at_bound,
 )
-from explorer.cli.runner import Outcome, run_on_servers
+from explorer.cli.runner import Interrupt, Outcome, run_on_servers
 from explorer.config import ListingBounds, ServerSpec
-from explorer.connection.discovery import list_server
+from explorer.connection.discovery import ListingStop, list_server
 from explorer.connection.errors import ServerFault
 from explorer.connection.session import ServerConnection
-from explorer.model.listing import bound_name
+from explorer.model.listing import INTERRUPTED, stopped_text
 from explorer.model.prompt_data import (
     Block,
     PromptInfo,
@@ -63,13 +68,16 @@ class _Prompts:
     stopped_by: str | None = None
 
 
-def _lister(bounds: ListingBounds) -> Callable[[ServerConnection], Awaitable[_Prompts]]:
-    """Every page of prompts/list within the bounds (a server without `prompts` is not asked)."""
+def _lister(
+    bounds: ListingBounds, stop: ListingStop | None = None
+) -> Callable[[ServerConnection], Awaitable[_Prompts]]:
+    """Every page of prompts/list within the bounds (a server without `prompts` is not asked); `stop`
+    (Ctrl+C) ends the listing with what arrived."""
 
     async def job(conn: ServerConnection) -> _Prompts:
         if conn.identity is not None and not conn.identity.has("prompts"):
             return _Prompts()
-        listing = await list_server(conn, bounds, kinds=("prompts",))
+        listing = await list_server(conn, bounds, kinds=("prompts",), stop=stop)
         if listing.error is not None:
             raise ServerFault(listing.error, listing.error_code, local=listing.error_local)
         return _Prompts([entry.raw for entry in listing.prompts], listing.stopped_by)
@@ -82,6 +90,9 @@ def server_json(o: Outcome[Any]) -> dict[str, Any]:
     if isinstance(o.value, _Prompts):
         data["complete"] = o.value.stopped_by is None
         data["stoppedBy"] = o.value.stopped_by
+    elif o.interrupted:  # Ctrl+C came before it was done
+        data["complete"] = False
+        data["stoppedBy"] = INTERRUPTED
     return data
 
 
@@ -100,8 +111,12 @@ async def prompts_command(
     as_json: bool,
     bounds: ListingBounds | None = None,
 ) -> int:
-    job = _lister(bounds or ListingBounds())
-    outcomes = await run_on_servers(specs, job, protocol=protocol, timeout=timeout)
+    interrupt = Interrupt()  # Ctrl+C: the listings stop, what arrived is printed (marked incomplete)
+    async with stopping_on_ctrl_c(interrupt) as ctrl_c:
+        job = _lister(bounds or ListingBounds(), interrupt.listings)
+        outcomes = await run_on_servers(specs, job, protocol=protocol, timeout=timeout, interrupt=interrupt)
+    if ctrl_c.aborted:
+        return EXIT_INTERRUPTED
     listed = [(o, raw, parse_prompt(raw)) for o in outcomes for raw in (o.value.raw if o.value else [])]
     if as_json:
         emit_json(
@@ -123,12 +138,16 @@ async def prompts_command(
             for problem in info.problems:
                 _warn(o.name, f"prompt {info.name}: {problem}")
     for o in outcomes:
-        if o.fault is not None:
+        if o.interrupted and o.fault is not None:  # the user stopped it: not the server's failure
+            stopped_at_bound(o.name, o.fault.message)
+        elif o.fault is not None:
             error(o.error_line())
         elif o.value is not None and o.value.stopped_by is not None:
             count = len(o.value.raw)
-            bound = bound_name(o.value.stopped_by)
-            stopped_at_bound(o.name, f"{count} prompts listed; incomplete: stopped at the {bound} bound")
+            why = stopped_text(o.value.stopped_by)
+            stopped_at_bound(o.name, f"{count} prompts listed; incomplete: {why}")
+    if ctrl_c.interrupted:
+        return EXIT_INTERRUPTED
     if any(o.fault is not None for o in outcomes):
         return EXIT_FAILED
     if any(o.value is not None and o.value.stopped_by is not None for o in outcomes):
@@ -170,6 +189,7 @@ async def prompt_command(
     timeout: float,
     as_json: bool,
 ) -> int:
+    interrupt = Interrupt(abandons=f"getting prompt {name}")
     lister = _lister(ListingBounds())
 
     async def job(conn: ServerConnection) -> _Lookup:
@@ -185,7 +205,12 @@ async def prompt_command(
         except ServerFault as fault:
             return _Lookup(info, fault=fault)
 
-    outcomes = await run_on_servers(specs, job, protocol=protocol, timeout=timeout)
+    async with stopping_on_ctrl_c(interrupt) as ctrl_c:
+        outcomes = await run_on_servers(specs, job, protocol=protocol, timeout=timeout, interrupt=interrupt)
+    if ctrl_c.aborted:
+        return EXIT_INTERRUPTED
+    if ctrl_c.interrupted:
+        return _interrupted(name, outcomes, arguments, as_json)
     found = next((o for o in outcomes if o.value is not None and o.value.info is not None), None)
     envelope: dict[str, Any] = {
         "server": found.name if found else None,
@@ -221,6 +246,34 @@ async def prompt_command(
         if message.problem is not None and message.role is None:
             _warn(found.name, f"prompt {name}: message {number}: {message.problem}")
     return EXIT_OK
+
+
+def _interrupted(
+    name: str, outcomes: Sequence[Outcome[_Lookup]], arguments: dict[str, str], as_json: bool
+) -> int:
+    """Ctrl+C came before the prompt was got: the first server that answered prints as usual; else
+    the error says the user stopped it (code null, origin "explorer"), exit 130."""
+    got = next((o for o in outcomes if o.value is not None and o.value.result is not None), None)
+    stopped = next((o for o in outcomes if o.interrupted), None)
+    servers = [server_json(o) for o in outcomes]
+    if got is not None and got.value is not None and got.value.result is not None:
+        if as_json:
+            head = {"server": got.name, "prompt": name, "arguments": arguments}
+            emit_json({**head, "ok": True, "result": got.value.result, "servers": servers})
+        else:
+            print_messages(got.value.result)
+        return EXIT_INTERRUPTED
+    fault = stopped.fault if stopped is not None else None
+    fault = fault or ServerFault(f"getting prompt {name}: stopped by Ctrl+C", local=True)
+    lister = next((o for o in outcomes if o.value is not None and o.value.info is not None), stopped)
+    if as_json:
+        server = lister.name if lister is not None else None
+        envelope: dict[str, Any] = {"server": server, "prompt": name, "arguments": arguments}
+        emit_json({**envelope, "ok": False, "error": error_json(fault), "servers": servers})
+    for o in outcomes:
+        if o.fault is not None:
+            error(o.error_line())
+    return EXIT_INTERRUPTED
 
 
 def _warn_unknown(server: str, name: str, info: PromptInfo, arguments: Mapping[str, str]) -> None:

@@ -2,7 +2,8 @@
 
 `--json` prints `{"server", "uri", "ok": true, "result": {the server's result, as sent}}`, or on failure
 `{"server", "uri", "ok": false, "error": {"code", "message", "data", "origin"}}`
-(`explorer.cli.output.error_json`).
+(`explorer.cli.output.error_json`). Only a server that declares `resources` is asked. Ctrl+C stops the
+read (`explorer.cli.ctrl_c`): the error says so (code null, origin "explorer"), exit 130.
 """
 
 from __future__ import annotations
@@ -11,8 +12,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from explorer.cli.output import EXIT_FAILED, EXIT_OK, emit_json, error, error_json, note, out, safe, safe_line
-from explorer.cli.runner import Outcome, run_on_servers
+from explorer.cli.ctrl_c import stopping_on_ctrl_c
+from explorer.cli.output import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    emit_json,
+    error,
+    error_json,
+    note,
+    out,
+    safe,
+    safe_line,
+)
+from explorer.cli.runner import Interrupt, Outcome, run_on_servers
 from explorer.cli.tree_cmd import lister
 from explorer.config import ListingBounds, ServerSpec
 from explorer.connection.errors import ServerFault
@@ -35,13 +48,20 @@ class Watch:
 
 
 async def choose_server(
-    specs: Sequence[ServerSpec], uri: str, bounds: ListingBounds, *, protocol: str, timeout: float
+    specs: Sequence[ServerSpec],
+    uri: str,
+    bounds: ListingBounds,
+    *,
+    protocol: str,
+    timeout: float,
+    interrupt: Interrupt | None = None,
 ) -> tuple[list[ServerSpec], list[Outcome[Listing]]]:
     """Which servers may answer, best first: those that list `uri`, then those with a matching template
     (none: nothing lists or matches it). Several are tried in turn when one fails (`read_command`)."""
     if len(specs) == 1:
         return [specs[0]], []
-    outcomes = await run_on_servers(specs, lister(bounds), protocol=protocol, timeout=timeout)
+    job = lister(bounds, stop=interrupt.listings if interrupt is not None else None)
+    outcomes = await run_on_servers(specs, job, protocol=protocol, timeout=timeout, interrupt=interrupt)
     names = [
         o.spec.name for o in outcomes if o.value is not None and any(r.uri == uri for r in o.value.resources)
     ]
@@ -49,6 +69,23 @@ async def choose_server(
     names += [m.entry.server for m in match_all(templates, uri) if m.entry.server not in names]
     by_name = {s.name: s for s in specs}
     return [by_name[name] for name in dict.fromkeys(names) if name in by_name], outcomes
+
+
+def offers_resources(outcome: Outcome[Listing]) -> bool:
+    """The server connected and did not say it has no resources (an identity unknown counts as yes)."""
+    return outcome.fault is None and (outcome.identity is None or outcome.identity.has("resources"))
+
+
+def no_resources(server: str) -> str:
+    """Why a server is not asked for a resource: it said it has none."""
+    return f"server {server} offers no resources (it declares no resources capability)"
+
+
+def fault_line(server: str, fault: ServerFault) -> str:
+    """`server X: what failed`, or the no-resources sentence, which names the server itself."""
+    if fault.message == no_resources(server):
+        return fault.message
+    return f"server {server}: {fault.message}"
 
 
 def blob_summary(content: dict[str, Any]) -> str:
@@ -99,11 +136,18 @@ def print_contents(result: dict[str, Any], asked: str | None = None) -> None:
             out(blob_summary(content))
 
 
-async def read_on(spec: ServerSpec, uri: str, *, protocol: str, timeout: float) -> Outcome[dict[str, Any]]:
+async def read_on(
+    spec: ServerSpec, uri: str, *, protocol: str, timeout: float, interrupt: Interrupt | None = None
+) -> Outcome[dict[str, Any]]:
+    """resources/read on `spec`; a server that declares no resources is not asked (its answer would be
+    "method not found")."""
+
     async def job(conn: ServerConnection) -> dict[str, Any]:
+        if conn.identity is not None and not conn.identity.has("resources"):
+            raise ServerFault(no_resources(spec.name), local=True)
         return await conn.read_resource(uri)
 
-    [outcome] = await run_on_servers([spec], job, protocol=protocol, timeout=timeout)
+    [outcome] = await run_on_servers([spec], job, protocol=protocol, timeout=timeout, interrupt=interrupt)
     return outcome
 
 
@@ -117,7 +161,43 @@ async def read_command(
     as_json: bool,
     watch: Watch | None = None,
 ) -> int:
-    candidates, outcomes = await choose_server(specs, uri, bounds, protocol=protocol, timeout=timeout)
+    """Read `uri` (or follow it, `watch`); the first Ctrl+C stops and prints what is done, exit 130."""
+    interrupt = Interrupt(abandons=f"reading {uri}")
+    code = EXIT_INTERRUPTED
+    async with stopping_on_ctrl_c(interrupt) as ctrl_c:
+        code = await _read(
+            specs,
+            uri,
+            bounds,
+            protocol=protocol,
+            timeout=timeout,
+            as_json=as_json,
+            watch=watch,
+            interrupt=interrupt,
+        )
+    return EXIT_INTERRUPTED if ctrl_c.aborted else code
+
+
+async def _read(
+    specs: Sequence[ServerSpec],
+    uri: str,
+    bounds: ListingBounds,
+    *,
+    protocol: str,
+    timeout: float,
+    as_json: bool,
+    watch: Watch | None,
+    interrupt: Interrupt,
+) -> int:
+    candidates, outcomes = await choose_server(
+        specs, uri, bounds, protocol=protocol, timeout=timeout, interrupt=interrupt
+    )
+    if interrupt.requested:  # stopped while asking the servers which one lists it: nothing was read
+        fault = ServerFault(f"reading {uri}: stopped by Ctrl+C before a server was asked for it", local=True)
+        if as_json:
+            emit_json({"server": None, "uri": uri, "ok": False, "error": error_json(fault)})
+        error(fault.message)
+        return EXIT_INTERRUPTED
     unresolved = not candidates
     if unresolved:
         templates = [t for o in outcomes if o.value is not None for t in o.value.templates]
@@ -126,8 +206,9 @@ async def read_command(
                 f"warning: server {entry.server}: template {safe_line(entry.uri_template, 80)} not tried: "
                 f"too large to use ({why})"
             )
-        live = [o.spec for o in outcomes if o.fault is None] or list(specs)
-        candidates = live[:1]
+        live = [o.spec for o in outcomes if offers_resources(o)]  # a tools-only server is not asked first
+        live += [o.spec for o in outcomes if o.fault is None and o.spec not in live]
+        candidates = (live or list(specs))[:1]
     spec = candidates[0]
     if watch is not None:
         from explorer.cli.watch_cmd import watch_command
@@ -141,17 +222,18 @@ async def read_command(
             count=watch.count,
             duration=watch.duration,
             show=print_contents,
+            interrupt=interrupt,
         )
-    outcome = await read_on(spec, uri, protocol=protocol, timeout=timeout)
+    outcome = await read_on(spec, uri, protocol=protocol, timeout=timeout, interrupt=interrupt)
     for other in candidates[1:]:  # another server that lists or matches it may still answer
-        if outcome.fault is None:
+        if outcome.fault is None or outcome.interrupted:
             break
-        note(f"warning: server {spec.name}: {outcome.fault.message}; trying server {other.name}")
+        note(f"warning: {fault_line(spec.name, outcome.fault)}; trying server {other.name}")
         spec = other
-        outcome = await read_on(spec, uri, protocol=protocol, timeout=timeout)
+        outcome = await read_on(spec, uri, protocol=protocol, timeout=timeout, interrupt=interrupt)
     if outcome.fault is not None:
         fault = outcome.fault
-        if unresolved:
+        if unresolved and not outcome.interrupted and fault.message != no_resources(spec.name):
             fault = ServerFault(
                 f"{fault.message} (no server lists this URI and no template matches it)",
                 fault.code,
@@ -160,8 +242,8 @@ async def read_command(
             )
         if as_json:
             emit_json({"server": spec.name, "uri": uri, "ok": False, "error": error_json(fault)})
-        error(f"server {spec.name}: {fault.message}")
-        return EXIT_FAILED
+        error(fault_line(spec.name, fault))
+        return EXIT_INTERRUPTED if outcome.interrupted else EXIT_FAILED
     assert outcome.value is not None
     if as_json:
         # The server's result under its own key: none of its fields can stand in for the explorer's.

@@ -1,8 +1,10 @@
 """Connect to every selected server at once and run one job on each, isolating failures.
 
 One failing server never takes the others down: each job's fault is kept in its own outcome. An
-`Interrupt` (`tree`'s first Ctrl+C) stops the listings, keeping what arrived, and abandons the connections
-still being made: such a server is stopped as usual and its outcome says it was interrupted.
+`Interrupt` (the first Ctrl+C) stops the listings, keeping what arrived, and abandons the connections
+still being made: such a server is stopped as usual and its outcome says it was interrupted. An
+`Interrupt` made with `abandons` (`read`, `prompt`: nothing of a half-done job is worth keeping) abandons
+the connected servers' jobs too, each outcome saying what was stopped.
 """
 
 from __future__ import annotations
@@ -59,12 +61,21 @@ Job = Callable[[ServerConnection], Awaitable[T]]
 STOPPED_CONNECTING = "connecting: stopped by Ctrl+C before the server answered"
 
 
+def stopped_by_ctrl_c(action: str) -> str:
+    """What an outcome says of a job the user stopped: `reading X: stopped by Ctrl+C before ...`."""
+    return f"{action}: stopped by Ctrl+C before the server answered"
+
+
 class Interrupt:
     """The user's stop of a run (Ctrl+C): the listings stop where they are (`listings`, given to the
-    jobs), and the connections still being made are abandoned, not waited for up to their timeout."""
+    jobs), and the connections still being made are abandoned, not waited for up to their timeout.
 
-    def __init__(self) -> None:
+    `abandons` (what the jobs do, "reading X") makes the stop abandon the connected servers' jobs as well.
+    """
+
+    def __init__(self, abandons: str | None = None) -> None:
         self.listings = ListingStop()
+        self.abandons = abandons
         self._connecting: set[anyio.CancelScope] = set()
 
     @property
@@ -88,8 +99,19 @@ class Interrupt:
         return scope
 
     def connected(self, scope: anyio.CancelScope) -> None:
-        """The connect is over: from here on the stop reaches the job through `listings` only."""
+        """The connect is over: from here on the stop reaches the job through `listings` only (unless the
+        stop `abandons` jobs: then `scope` stays cancellable until `finished`)."""
+        if self.abandons is None:
+            self._connecting.discard(scope)
+
+    def finished(self, scope: anyio.CancelScope) -> None:
+        """The server's job and connection are over: nothing left to stop."""
         self._connecting.discard(scope)
+
+    def stopped_message(self, connected: bool) -> str:
+        if connected and self.abandons is not None:
+            return stopped_by_ctrl_c(self.abandons)
+        return STOPPED_CONNECTING
 
 
 wire_log: ContextVar[WireLog | None] = ContextVar("wire_log", default=None)
@@ -131,10 +153,12 @@ async def run_on_servers(
             outcome.fault = describe_exception(exc, action="talking to the server", timeout=timeout)
         finally:
             if interrupt is not None:
-                interrupt.connected(scope)
-        if scope.cancel_called and outcome.value is None:  # abandoned while connecting (its server stopped)
+                interrupt.finished(scope)
+        if scope.cancel_called and outcome.value is None:  # abandoned (its server stopped)
             outcome.interrupted = True
-            outcome.fault = ServerFault(STOPPED_CONNECTING, local=True)  # not what the abandon left behind
+            connected = outcome.identity is not None
+            message = interrupt.stopped_message(connected) if interrupt is not None else STOPPED_CONNECTING
+            outcome.fault = ServerFault(message, local=True)  # not what the abandon left behind
         if outcome.fault is not None:
             raw = outcome.fault  # masked for every output (JSON too), not only the stderr line
             outcome.fault = ServerFault(

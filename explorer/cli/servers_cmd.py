@@ -1,7 +1,9 @@
 """`servers` and `tools`: what each server is and offers, headless (the TUI's overview, as text or JSON).
 
-Both list every list a server offers within the bounds (a tools-only server is connected, not failed), and
-share the exit codes of `tree`: 1 when a server failed, 3 when a list stopped at a bound.
+`servers` lists every list a server offers within the bounds (a tools-only server is connected, not
+failed), `tools` the tools only: a server's resources may be millions, and would cost `tools` the time
+and the bounds of a list it never shows. Both share the exit codes of `tree`: 1 when a server failed, 3
+when a list they asked for stopped at a bound.
 """
 
 from __future__ import annotations
@@ -9,23 +11,38 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from explorer.cli.ctrl_c import CtrlC, stopping_on_ctrl_c
 from explorer.cli.output import emit_json, out, safe, safe_line
-from explorer.cli.runner import Outcome, run_on_servers
+from explorer.cli.runner import Interrupt, Outcome, run_on_servers
 from explorer.cli.tree_cmd import exit_code, lister, report_errors, server_json
 from explorer.config import ListingBounds, ServerSpec
 from explorer.model.entries import ToolEntry
-from explorer.model.listing import KINDS, Listing
+from explorer.model.listing import KINDS, Kind, Listing
 from explorer.model.overview import instructions_text, overview_facts
 from explorer.model.tool_info import tool_arguments
 
-
-async def list_everything(
-    specs: Sequence[ServerSpec], bounds: ListingBounds, *, protocol: str, timeout: float
-) -> list[Outcome[Listing]]:
-    return await run_on_servers(specs, lister(bounds, KINDS), protocol=protocol, timeout=timeout)
+SERVERS_KINDS: tuple[Kind, ...] = KINDS
+TOOLS_KINDS: tuple[Kind, ...] = ("tools",)
 
 
-def print_servers(outcomes: Sequence[Outcome[Listing]], *, as_json: bool) -> int:
+async def list_servers(
+    specs: Sequence[ServerSpec],
+    bounds: ListingBounds,
+    kinds: Sequence[Kind],
+    *,
+    protocol: str,
+    timeout: float,
+) -> tuple[list[Outcome[Listing]], CtrlC]:
+    """Each server's `kinds` lists, within the bounds (the others are left not asked: null in JSON).
+    Ctrl+C stops the listings, keeping what arrived, and abandons the connections still being made."""
+    interrupt = Interrupt()
+    async with stopping_on_ctrl_c(interrupt) as ctrl_c:
+        job = lister(bounds, kinds, stop=interrupt.listings)
+        outcomes = await run_on_servers(specs, job, protocol=protocol, timeout=timeout, interrupt=interrupt)
+    return outcomes, ctrl_c
+
+
+def print_servers(outcomes: Sequence[Outcome[Listing]], *, as_json: bool, interrupted: bool = False) -> int:
     if as_json:
         emit_json({"servers": [server_json(o) for o in outcomes]})
     else:
@@ -34,7 +51,7 @@ def print_servers(outcomes: Sequence[Outcome[Listing]], *, as_json: bool) -> int
                 out()
             _print_overview(o)
     report_errors(outcomes)
-    return exit_code(outcomes)
+    return exit_code(outcomes, interrupted=interrupted)
 
 
 def _print_overview(o: Outcome[Listing]) -> None:
@@ -54,7 +71,7 @@ def tool_json(entry: ToolEntry) -> dict[str, Any]:
     return {"server": entry.server, "tool": entry.raw}
 
 
-def print_tools(outcomes: Sequence[Outcome[Listing]], *, as_json: bool) -> int:
+def print_tools(outcomes: Sequence[Outcome[Listing]], *, as_json: bool, interrupted: bool = False) -> int:
     tools = [t for o in outcomes if o.value is not None for t in o.value.tools]
     if as_json:
         emit_json({"servers": [server_json(o) for o in outcomes], "tools": [tool_json(t) for t in tools]})
@@ -70,7 +87,7 @@ def print_tools(outcomes: Sequence[Outcome[Listing]], *, as_json: bool) -> int:
         for tool in tools:
             out(tool_line(tool, server=tool.server if several else None))
     report_errors(outcomes)
-    return exit_code(outcomes)
+    return exit_code(outcomes, interrupted=interrupted)
 
 
 def tool_line(tool: ToolEntry, *, server: str | None) -> str:

@@ -4,14 +4,14 @@ Follows the resource in either protocol era (`resources/subscribe` in the handsh
 stream's resource set in the modern era), and ends the subscription before it exits, whether it stops after
 `--count N` new versions, after `--for SECONDS`, or on Ctrl-C. Announcements that arrive while a version is
 being read cost one more read, not one each. Exit codes: 0 when at least one new version arrived (or
-`--count` was reached), 3 when none did within `--for`, 1 when the resource cannot be read or followed,
-130 on Ctrl-C.
+`--count` was reached), 3 when none did within `--for` (a `warning:` line says so), 1 when the resource
+cannot be read or followed, 130 on Ctrl-C (`read`'s `Interrupt`: the versions printed stay; before the
+first one, the error says the read was stopped).
 """
 
 from __future__ import annotations
 
 import math
-import signal
 import time
 from typing import Any
 
@@ -21,19 +21,21 @@ from explorer.cli.closed_output import OutputClosed
 from explorer.cli.output import (
     EXIT_FAILED,
     EXIT_INCOMPLETE,
+    EXIT_INTERRUPTED,
     EXIT_OK,
     emit_json,
     error,
     error_json,
+    note,
     out,
     safe_line,
 )
-from explorer.cli.runner import run_on_servers
+from explorer.cli.read_cmd import fault_line, no_resources
+from explorer.cli.runner import Interrupt, run_on_servers
 from explorer.config import ServerSpec
+from explorer.connection.errors import ServerFault
 from explorer.connection.live import News, ResourceChanged
 from explorer.connection.session import ServerConnection
-
-EXIT_INTERRUPTED = 130
 
 
 async def watch_command(
@@ -46,9 +48,11 @@ async def watch_command(
     count: int | None,
     duration: float | None,
     show: Any,
+    interrupt: Interrupt | None = None,
 ) -> int:
-    """Read and follow `uri` on `spec`; `show(result)` prints one version's contents as text."""
-    state = {"versions": 0, "interrupted": False}
+    """Read and follow `uri` on `spec`; `show(result)` prints one version's contents as text. A stop of
+    `interrupt` (Ctrl+C) abandons the job; its subscription is still ended."""
+    state = {"versions": 0}
 
     def print_version(result: dict[str, Any]) -> None:
         state["versions"] += 1
@@ -73,42 +77,36 @@ async def watch_command(
                 changed.set()
 
         conn.news_handler = on_news
+        if conn.identity is not None and not conn.identity.has("resources"):
+            raise ServerFault(no_resources(spec.name), local=True)
         print_version(await conn.read_resource(uri))
         if not await conn.follow(uri):
             problem = conn.follower.problem or "the server does not offer resource subscriptions"
             error(f"server {spec.name}: cannot follow {uri}: {problem}")
             return EXIT_FAILED
         try:
-            async with anyio.create_task_group() as group:
-
-                async def stop_on_interrupt() -> None:
-                    with anyio.open_signal_receiver(signal.SIGINT) as signals:
-                        async for _ in signals:
-                            state["interrupted"] = True
-                            group.cancel_scope.cancel()
-                            return
-
-                group.start_soon(stop_on_interrupt)
-                with anyio.move_on_after(duration if duration is not None else math.inf):
-                    while count is None or state["versions"] - 1 < count:
-                        await changed.wait()
-                        changed = anyio.Event()  # announcements from here on ask for one more read
-                        print_version(await conn.read_resource(uri))
-                group.cancel_scope.cancel()
+            with anyio.move_on_after(duration if duration is not None else math.inf):
+                while count is None or state["versions"] - 1 < count:
+                    await changed.wait()
+                    changed = anyio.Event()  # announcements from here on ask for one more read
+                    print_version(await conn.read_resource(uri))
         finally:
             with anyio.CancelScope(shield=True), anyio.move_on_after(timeout):
                 await conn.unfollow(uri)
-        if state["interrupted"]:
-            return EXIT_INTERRUPTED
         if state["versions"] > 1 or (count is not None and count == 0):
             return EXIT_OK
+        seconds = "1 second" if duration == 1 else f"{duration:g} seconds"
+        within = f"within {seconds} (--for)" if duration is not None else "before it stopped"
+        note(f"warning: server {spec.name}: no new version of {safe_line(uri, 300)} came {within}")
         return EXIT_INCOMPLETE
 
-    [outcome] = await run_on_servers([spec], job, protocol=protocol, timeout=timeout)
+    [outcome] = await run_on_servers([spec], job, protocol=protocol, timeout=timeout, interrupt=interrupt)
+    if outcome.interrupted and state["versions"]:  # what came is printed: Ctrl+C ends the watch, no error
+        return EXIT_INTERRUPTED
     if outcome.fault is not None:
         if as_json:
             emit_json({"server": spec.name, "uri": uri, "ok": False, "error": error_json(outcome.fault)})
-        error(outcome.error_line())
-        return EXIT_FAILED
+        error(fault_line(spec.name, outcome.fault))
+        return EXIT_INTERRUPTED if outcome.interrupted else EXIT_FAILED
     assert outcome.value is not None
     return outcome.value
