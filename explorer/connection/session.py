@@ -29,6 +29,7 @@ from explorer.connection.errors import (
     describe_exception,
     retry_hint,
 )
+from explorer.connection.listen_level import stamp_listen_level
 from explorer.connection.live import (
     Follower,
     ListChanged,
@@ -179,7 +180,8 @@ class ServerConnection:
         """Which log entries the server sends; returns why it could not be changed, or None.
 
         Handshake era: `logging/setLevel`. Modern era: every request asks for its own entries at this
-        level (there is no connection-wide level, and no entries outside requests).
+        level (there is no connection-wide level); the listen stream asked at the level it opened with
+        (`listen_level`), and keeps it until it is opened again.
         """
         self.log_level = level
         identity = self.identity
@@ -236,6 +238,8 @@ class ServerConnection:
             streams = await stack.enter_async_context(ServerMessages(self.problems).watching(streams))
             if self.protocol == "auto":
                 streams = watch.watching(streams)  # how many waits a timeout cost (`_connect_timeout`)
+            # The one place a listen stream's `_meta` gets its log level (the SDK stamps the rest).
+            streams = stamp_listen_level(streams, lambda: self.log_level)
             client = Client(
                 _StreamsTransport(streams),
                 mode=self.protocol,
