@@ -25,29 +25,21 @@ class CliResult:
 
 def run_cli(*args: str, timeout: float = 90.0, env: dict[str, str] | None = None) -> CliResult:
     """Run `python -m explorer ARGS` as a user would, and capture what it printed."""
-    full_env = {**os.environ, **(env or {})}
-    full_env.pop("FORCE_COLOR", None)
-    proc = subprocess.run(
-        [sys.executable, "-m", "explorer", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=full_env,
-        cwd=ROOT,
-        check=False,
-    )
-    return CliResult(proc.returncode, proc.stdout, proc.stderr)
+    return _explorer(["-m", "explorer", *args], timeout, env)
 
 
 def run_cli_patched(prelude: str, *args: str, timeout: float = 90.0) -> CliResult:
     """`run_cli`, with `prelude` (Python) run in the explorer's process first: a module constant set where
     a test must not depend on the machine's speed (a rate a busy machine might never reach)."""
     start = "from explorer.__main__ import main\nsys.argv[0] = 'mcp-url-explorer'\nmain()"
-    launcher = f"import sys\n{prelude}\n{start}"
-    full_env = {**os.environ}
+    return _explorer(["-c", f"import sys\n{prelude}\n{start}", *args], timeout, None)
+
+
+def _explorer(argv: list[str], timeout: float, env: dict[str, str] | None) -> CliResult:
+    full_env = {**os.environ, **(env or {})}
     full_env.pop("FORCE_COLOR", None)
     proc = subprocess.run(
-        [sys.executable, "-c", launcher, *args],
+        [sys.executable, *argv],
         capture_output=True,
         text=True,
         timeout=timeout,
