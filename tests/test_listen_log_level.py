@@ -4,54 +4,63 @@ A modern-era server sends log entries only where a request's `_meta` asks for th
 own (the demo's "a note arrived" notices) goes on listen streams that asked. The explorer's listen stream
 asked for no level, so the server overview's Log tab stayed empty in the modern era while it filled in the
 handshake era.
+
+The supervisor runs in a process of its own that ends as soon as it has its answer: cancelling a modern
+connection under pytest's anyio runner spun the loop for ever in anyio's `task_done` (a CancelledError
+whose context chain loops), which is not what this test is about (see the session's note).
 """
 
 from __future__ import annotations
 
+import subprocess
 import sys
-from typing import Any
 
-import anyio
 import pytest
 
+from tests.helpers.paths import ROOT
+
+pytestmark = pytest.mark.slow
+
+SCRIPT = """
+import os, sys
+import anyio
 from explorer.config import ServerSpec
 from explorer.connection.live import LogEntry
 from explorer.connection.supervisor import Settings, Supervisor
 
-pytestmark = [pytest.mark.anyio, pytest.mark.slow]
-
-
-class _Voices:
-    """A supervisor listener that keeps the log entries it hears."""
-
-    def __init__(self) -> None:
-        self.entries: list[LogEntry] = []
-
-    def server_voice(self, name: str, news: object) -> None:
+class Voices:
+    def __init__(self):
+        self.entries = []
+    def server_voice(self, name, news):
         if isinstance(news, LogEntry):
             self.entries.append(news)
-
-    def __getattr__(self, name: str) -> Any:
-        async def nothing_async(*args: object) -> None:
+    def __getattr__(self, name):
+        async def nothing_async(*args):
             return None
-
         return nothing_async if name == "resource_changed" else (lambda *args: None)
 
-
-async def test_the_listen_stream_asks_for_the_log_level_so_notices_arrive() -> None:
-    spec = ServerSpec(
-        name="demo",
-        transport="stdio",
-        command=sys.executable,
-        args=("-m", "explorer", "demo-server"),
-        env={"EXPLORER_DEMO_CHANGE_SECONDS": "1"},
-    )
-    voices = _Voices()
-    settings = Settings(protocol="2026-07-28", timeout=20, log_level="info")
-    supervisor = Supervisor([spec], settings, voices)  # type: ignore[arg-type]
+async def main():
+    spec = ServerSpec(name="demo", transport="stdio", command=sys.executable,
+                      args=("-m", "explorer", "demo-server"), env={"EXPLORER_DEMO_CHANGE_SECONDS": "1"})
+    voices = Voices()
+    supervisor = Supervisor([spec], Settings(protocol="2026-07-28", timeout=20, log_level="info"), voices)
     async with anyio.create_task_group() as group:
         group.start_soon(supervisor.run, "demo")
-        with anyio.fail_after(30):  # a hang guard: the demo says a note arrived every second
-            while not any(entry.logger == "demo.inbox" for entry in voices.entries):  # noqa: ASYNC110
+        with anyio.move_on_after(40):
+            while not any(entry.logger == "demo.inbox" for entry in voices.entries):
                 await anyio.sleep(0.1)
-        group.cancel_scope.cancel()
+        found = any(entry.logger == "demo.inbox" for entry in voices.entries)
+        print("notice arrived" if found else "no notice", flush=True)
+        from explorer.connection.stdio import stop_leftover_servers
+        stop_leftover_servers()
+        os._exit(0)
+
+anyio.run(main)
+"""
+
+
+def test_the_listen_stream_asks_for_the_log_level_so_notices_arrive() -> None:
+    result = subprocess.run(
+        [sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=120, cwd=ROOT, check=False
+    )
+    assert result.stdout.strip() == "notice arrived", (result.stdout, result.stderr[-2000:])
