@@ -95,7 +95,11 @@ async def test_a_change_announced_during_a_listing_is_kept_after_it(tmp_path: Pa
         with anyio.fail_after(30):  # a hang guard, not a speed claim
             while listener.finished < traversal or status.busy:  # noqa: ASYNC110
                 await anyio.sleep(0.05)
-        await anyio.sleep(1.5)  # the re-lists the announcements asked for have had their time
+        # The re-lists the announcements asked for come after the listing: wait for them (a hang guard;
+        # before the fix they never came, and what the refresh listed before the change stayed).
+        with anyio.move_on_after(30):
+            while names() != (["p1", "p2"], ["t1", "t2"]):  # noqa: ASYNC110
+                await anyio.sleep(0.05)
         assert names() == (["p1", "p2"], ["t1", "t2"])
         assert status.listing is not None and status.listing.state["prompts"].complete
         group.cancel_scope.cancel()

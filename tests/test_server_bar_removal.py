@@ -73,7 +73,8 @@ async def remove_in_palette(app: ExplorerApp, pilot: Pilot[int], name: str) -> N
     await pilot.press("enter")
     await wait_for(pilot, lambda: name not in main_screen(app).catalogue.servers)
     await wait_for(pilot, lambda: not isinstance(app.screen, CommandPalette))
-    await pilot.pause(0.2)  # frames painted after the removal
+    bar = main_screen(app).query_one(ServerBar)
+    await wait_for(pilot, lambda: all(row.plain.split()[1] != name for row in rows(bar)))  # repainted
 
 
 def palette_text(app: ExplorerApp) -> str:
