@@ -8,21 +8,16 @@ server's pids, signals the explorer, and checks its exit status and that no serv
 
 from __future__ import annotations
 
-import fcntl
-import os
-import pty
-import select
 import signal
-import struct
 import subprocess
 import sys
-import termios
 import time
 from pathlib import Path
 
 import pytest
 
 from tests.helpers.paths import ROOT
+from tests.helpers.pty_tui import pty_tui
 from tests.hostile_helpers import hostile_server, kill_leftovers, read_pids, wait_all_gone
 
 pytestmark = [pytest.mark.skipif(sys.platform != "linux", reason="reads /proc"), pytest.mark.slow]
@@ -46,51 +41,13 @@ def stubborn_server(pid_file: Path) -> str:
 def signal_tui(sig: signal.Signals, spec: str, pid_file: Path, home: Path) -> tuple[int, list[int], bytes]:
     """Start the real TUI in a pseudo-terminal, wait for the server, send `sig` to the TUI;
     (exit status, the server's pids, what the TUI wrote to the terminal after the signal)."""
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 36, 120, 0, 0))
-    env = {**os.environ, "TERM": "xterm-256color", "MCP_URL_EXPLORER_HOME": str(home)}
-    env.pop("FORCE_COLOR", None)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "explorer", "--protocol", "legacy", "-s", spec],
-        stdin=slave,
-        stdout=slave,
-        stderr=slave,
-        env=env,
-        cwd=ROOT,
-        start_new_session=True,
-    )
-    os.close(slave)
-    written = bytearray()
-
-    def drain(seconds: float) -> None:
-        end = time.monotonic() + seconds
-        while time.monotonic() < end:
-            ready, _, _ = select.select([master], [], [], 0.05)
-            if ready:
-                try:
-                    written.extend(os.read(master, 65536))
-                except OSError:
-                    return
-
-    try:
-        deadline = time.monotonic() + 60
-        while not pid_file.exists() and time.monotonic() < deadline:
-            drain(0.1)
+    with pty_tui(spec, home) as tui:
+        tui.wait_for(pid_file)
         pids = read_pids(pid_file)
-        drain(2.0)  # let the app connect and draw
-        written.clear()
-        proc.send_signal(sig)
-        deadline = time.monotonic() + 60
-        while proc.poll() is None and time.monotonic() < deadline:
-            drain(0.1)
-        drain(0.2)
-        if proc.poll() is None:
-            proc.kill()
-        return proc.wait(timeout=10), pids, bytes(written)
-    finally:
-        os.close(master)
-        if proc.poll() is None:
-            proc.kill()
+        tui.drain(2.0)  # let the app connect and draw
+        tui.written.clear()
+        tui.proc.send_signal(sig)
+        return tui.exit_status(), pids, bytes(tui.written)
 
 
 def signal_cli(sig: signal.Signals, pid_file: Path) -> tuple[int, list[int], str]:

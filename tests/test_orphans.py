@@ -9,15 +9,9 @@ until neither process nor anything else in the server's process group runs; zomb
 
 from __future__ import annotations
 
-import fcntl
 import os
-import pty
-import select
-import struct
 import subprocess
 import sys
-import termios
-import time
 from pathlib import Path
 
 import pytest
@@ -26,7 +20,7 @@ from textual.pilot import Pilot
 from explorer.connection import stdio
 from tests.app_helpers import SIZE, make_app, settled_app, wait_settled
 from tests.helpers.cli import run_cli
-from tests.helpers.paths import ROOT
+from tests.helpers.pty_tui import pty_tui
 from tests.hostile_helpers import (
     hostile_server,
     hostile_spec,
@@ -63,48 +57,12 @@ def test_the_cli_leaves_no_process_behind(mode: str, tmp_path: Path) -> None:
 
 def run_tui_and_quit(spec: str, pid_file: Path, home: Path) -> tuple[int, list[int]]:
     """Start the real TUI in a pseudo-terminal, wait for the server, press `q`; (exit code, pids)."""
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 36, 120, 0, 0))
-    env = {**os.environ, "TERM": "xterm-256color", "MCP_URL_EXPLORER_HOME": str(home)}
-    env.pop("FORCE_COLOR", None)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "explorer", "--protocol", "legacy", "-s", spec],
-        stdin=slave,
-        stdout=slave,
-        stderr=slave,
-        env=env,
-        cwd=ROOT,
-        start_new_session=True,
-    )
-    os.close(slave)
-
-    def drain(seconds: float) -> None:
-        end = time.monotonic() + seconds
-        while time.monotonic() < end:
-            ready, _, _ = select.select([master], [], [], 0.05)
-            if ready:
-                try:
-                    os.read(master, 65536)
-                except OSError:
-                    return
-
-    try:
-        deadline = time.monotonic() + 60
-        while not pid_file.exists() and time.monotonic() < deadline:
-            drain(0.1)
+    with pty_tui(spec, home) as tui:
+        tui.wait_for(pid_file)
         pids = read_pids(pid_file)
-        drain(2.0)  # let the listing finish on screen
-        os.write(master, b"q")
-        deadline = time.monotonic() + 60
-        while proc.poll() is None and time.monotonic() < deadline:
-            drain(0.1)
-        if proc.poll() is None:
-            proc.kill()
-        return proc.wait(timeout=10), pids
-    finally:
-        os.close(master)
-        if proc.poll() is None:
-            proc.kill()
+        tui.drain(2.0)  # let the listing finish on screen
+        os.write(tui.master, b"q")
+        return tui.exit_status(), pids
 
 
 @pytest.mark.parametrize("mode", ["stubborn", "leaves-child"])
