@@ -43,10 +43,15 @@ async def main():
     spec = ServerSpec(name="demo", transport="stdio", command=sys.executable,
                       args=("-m", "explorer", "demo-server"), env={"EXPLORER_DEMO_CHANGE_SECONDS": "1"})
     voices = Voices()
-    supervisor = Supervisor([spec], Settings(protocol="2026-07-28", timeout=20, log_level="info"), voices)
+    first, later = sys.argv[1], sys.argv[2:]
+    supervisor = Supervisor([spec], Settings(protocol="2026-07-28", timeout=20, log_level=first), voices)
     async with anyio.create_task_group() as group:
         group.start_soon(supervisor.run, "demo")
         with anyio.move_on_after(40):
+            if later:  # the user changes the level once connected
+                while supervisor.connection("demo") is None:
+                    await anyio.sleep(0.05)
+                await supervisor.set_log_level("demo", later[0])
             while not any(entry.logger == "demo.inbox" for entry in voices.entries):
                 await anyio.sleep(0.1)
         found = any(entry.logger == "demo.inbox" for entry in voices.entries)
@@ -59,8 +64,17 @@ anyio.run(main)
 """
 
 
+def _notices(*levels: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-c", SCRIPT, *levels]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=ROOT, check=False)
+
+
 def test_the_listen_stream_asks_for_the_log_level_so_notices_arrive() -> None:
-    result = subprocess.run(
-        [sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=120, cwd=ROOT, check=False
-    )
+    result = _notices("info")
+    assert result.stdout.strip() == "notice arrived", (result.stdout, result.stderr[-2000:])
+
+
+def test_a_level_changed_later_opens_the_stream_again_with_it() -> None:
+    """Connected at "error" (no notices), then set to "info": the stream kept "error" until reopened."""
+    result = _notices("error", "info")
     assert result.stdout.strip() == "notice arrived", (result.stdout, result.stderr[-2000:])

@@ -5,8 +5,9 @@ stream's resource set in the modern era), and ends the subscription before it ex
 `--count N` new versions, after `--for SECONDS`, or on Ctrl-C. Announcements that arrive while a version is
 being read cost one more read, not one each. Exit codes: 0 when at least one new version arrived (or
 `--count` was reached), 3 when none did within `--for` (a `warning:` line says so), 1 when the resource
-cannot be read or followed, 130 on Ctrl-C (`read`'s `Interrupt`: the versions printed stay; before the
-first one, the error says the read was stopped).
+cannot be read or followed or the server goes away (said at once, with how its process ended), 130 on
+Ctrl-C (`read`'s `Interrupt`: the versions printed stay; before the first one, the error says the read
+was stopped).
 """
 
 from __future__ import annotations
@@ -87,7 +88,9 @@ async def watch_command(
         try:
             with anyio.move_on_after(duration if duration is not None else math.inf):
                 while count is None or state["versions"] - 1 < count:
-                    await changed.wait()
+                    await _first_set(changed, conn.lost)
+                    if conn.lost.is_set():  # no version will come: said now, not after --for
+                        raise await conn.loss_fault()
                     changed = anyio.Event()  # announcements from here on ask for one more read
                     print_version(await conn.read_resource(uri))
         finally:
@@ -110,3 +113,15 @@ async def watch_command(
         return EXIT_INTERRUPTED if outcome.interrupted else EXIT_FAILED
     assert outcome.value is not None
     return outcome.value
+
+
+async def _first_set(*events: anyio.Event) -> None:
+    """Wait until any of `events` is set."""
+    async with anyio.create_task_group() as group:
+
+        async def wait_for(event: anyio.Event) -> None:
+            await event.wait()
+            group.cancel_scope.cancel()
+
+        for event in events:
+            group.start_soon(wait_for, event)

@@ -5,7 +5,7 @@ them (`io.modelcontextprotocol/logLevel`), and what it says outside a request (a
 ended) only on listen streams that asked. `ServerConnection.request_sized` stamps its own requests; the
 SDK's `Client.listen` builds and stamps its request itself, with no way to add to its `_meta`, so the
 level is added here, on the way to the transport, as the connection's level is when the stream opens
-(a new level reaches the stream when it is next opened). A request that names a level keeps it.
+(a new level opens the stream again: `Follower.relisten`). A request that names a level keeps it.
 """
 
 from __future__ import annotations

@@ -8,8 +8,11 @@ record keeps of the server's text is cut at arrival (`voice_log`): the explorer 
 
 `Follower` keeps a connection's subscriptions: `follow(uri)` / `unfollow(uri)` send `resources/subscribe` /
 `resources/unsubscribe` in the handshake era, and re-open the listen stream with the new set in the modern
-era (the stream's filter is fixed when it opens). A server that refuses to listen, or drops the stream,
-costs live updates only, never the connection: the reason is kept in `Follower.problem`.
+era (the stream's filter is fixed when it opens, its log level too). A modern-era `follow` answers once the
+server acknowledged the stream (or refused it, or let the request timeout pass), as the handshake era's
+answers once `resources/subscribe` did. A server that refuses to listen, or drops the stream, costs live
+updates only, never the connection: the reason is kept in `Follower.problem`; a stream the server ends is
+opened again, paced and a bounded number of times, and `FollowTrouble` news says when following stopped.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 
-from explorer.connection.errors import ServerFault
+from explorer.connection.errors import CONNECTION_CLOSED, ServerFault
 from explorer.connection.voice_log import KEPT_CHARS, TOKEN_CHARS, cut_text
 
 if TYPE_CHECKING:
@@ -74,10 +77,23 @@ class Progress:
     request: str | None = None
 
 
-News = ResourceChanged | ListChanged | LogEntry | Progress
+@dataclass(frozen=True, slots=True)
+class FollowTrouble:
+    """Following stopped working on its own, with no `follow` call waiting to say it (modern era: the
+    server refused the change stream, or closed it again and again): `message` says why, to be shown."""
+
+    message: str
+
+
+News = ResourceChanged | ListChanged | LogEntry | Progress | FollowTrouble
 NewsHandler = Callable[[News], Awaitable[None] | None]
 NO_TOKENS: Mapping[str | int, str] = MappingProxyType({})
 _LABEL_CHARS = 200  # of a log entry's level and logger
+LISTEN_ACTION = "listening for changes (subscriptions/listen)"
+# A change stream the server closes or drops is opened again after these waits, one per end in a row;
+# after one more end, live updates stop and the user is told. A stream open this long resets the count.
+REOPEN_DELAYS: tuple[float, ...] = (1.0, 2.0, 4.0, 8.0, 16.0)
+STEADY_SECONDS = 60.0
 
 _LIST_METHODS: dict[str, ListKind] = {
     "notifications/resources/list_changed": "resources",
@@ -172,6 +188,14 @@ class Follower:
         self.problem: str | None = None  # why live updates do not work, when they do not
         self._changed = anyio.Event()
         self.listening = False
+        # Modern era: each change of the wanted set is a new generation; an attempt to open the stream
+        # settles the generation it opened with (acknowledged, refused, timed out), which `follow` awaits.
+        self._asked = 0
+        self._settled_generation = -1
+        self._settled = anyio.Event()
+        self._failure: str | None = None  # why the last settled attempt opened no stream, or None
+        self._agreed: frozenset[str] = frozenset()  # what the last settled attempt's stream agreed to
+        self._awaited = 0  # follow() calls waiting for a settlement: they say the failure themselves
 
     @property
     def modern(self) -> bool:
@@ -183,7 +207,12 @@ class Follower:
         return identity is not None and identity.can_subscribe
 
     async def follow(self, uri: str) -> bool:
-        """Start following `uri`; False (with `problem` set) when the server cannot."""
+        """Start following `uri`; False (with `problem` set) when the server cannot.
+
+        Modern era: True only once the server acknowledged a listen stream that includes `uri`; a
+        refusal, a stream the server closed before acknowledging, an acknowledgement without `uri`, or
+        none within the request timeout is False, and `uri` is not followed.
+        """
         if uri in self.following:
             return True
         if not self.can_follow():
@@ -191,8 +220,7 @@ class Follower:
             return False
         self.following.add(uri)
         if self.modern:
-            self._wake()
-            return True
+            return await self._follow_on_stream(uri)
         try:
             await self.conn.request("resources/subscribe", {"uri": uri}, action=f"subscribing to {uri}")
         except ServerFault as fault:
@@ -200,6 +228,33 @@ class Follower:
             self.problem = fault.message
             return False
         return True
+
+    async def _follow_on_stream(self, uri: str) -> bool:
+        self._wake()
+        wanted = self._asked
+        self._awaited += 1
+        try:
+            # The listen loop's own wait for an acknowledgement is the request timeout (the SDK's read
+            # timeout); an attempt already waiting may come first. This bound only guards a loop gone.
+            with anyio.move_on_after(2 * self.conn.timeout + 5):
+                while self._settled_generation < wanted:
+                    await self._settled.wait()
+        finally:
+            self._awaited -= 1
+        if self._settled_generation < wanted:
+            failure: str | None = "the server did not acknowledge the change stream (subscriptions/listen)"
+        else:
+            failure = self._failure
+        if failure is None and uri not in self._agreed:
+            failure = "the server did not agree to send its changes (its change stream left it out)"
+        if failure is None:
+            return True
+        if uri in self.following:
+            self.following.discard(uri)
+            if self.listening:
+                self._wake()  # the open stream asked for it: open it again without
+        self.problem = failure
+        return False
 
     async def unfollow(self, uri: str) -> None:
         """Stop following `uri` (the server is told; a failure to tell it is only recorded)."""
@@ -214,13 +269,36 @@ class Follower:
         except ServerFault as fault:
             self.problem = fault.message
 
+    def relisten(self) -> None:
+        """Modern era: open the listen stream again (its log level changed: it is fixed when it opens)."""
+        if self.modern:
+            self._wake()
+
     def _wake(self) -> None:
+        self._asked += 1
         self._changed.set()
 
-    async def run_listen_loop(self) -> None:
-        """Modern era: keep one listen stream open with the current filter until cancelled."""
-        from mcp.client.subscriptions import SubscriptionLost
+    def _settle(self, generation: int, failure: str | None) -> None:
+        """An attempt to open the stream with the set of `generation` came to an end or was acknowledged."""
+        self._failure = failure
+        self._agreed = frozenset(self.honored) if failure is None else frozenset()
+        self._settled_generation = max(self._settled_generation, generation)
+        self._settled.set()
+        self._settled = anyio.Event()
 
+    async def _tell(self, message: str) -> None:
+        """Following stopped on its own (no `follow` call waits to say it): tell whoever shows news."""
+        self.problem = message
+        await _call(self.deliver, FollowTrouble(message))
+
+    async def run_listen_loop(self) -> None:
+        """Modern era: keep one listen stream open with the current filter until cancelled.
+
+        A stream the server refuses (an error answer, or no acknowledgement within the request timeout)
+        is not asked for again until the wanted set changes. One it closes or drops after acknowledging
+        is opened again after `REOPEN_DELAYS`; after that many ends in a row (none open for
+        `STEADY_SECONDS`), live updates stop and `FollowTrouble` says so.
+        """
         identity = self.conn.identity
         if identity is None or identity.era != "modern":
             return
@@ -229,12 +307,19 @@ class Follower:
             or identity.announces_prompt_changes
             or identity.announces_tool_changes
         )
+        ends = 0  # the stream's ends in a row, since the set changed or a stream stayed open
         while True:
             self._changed = anyio.Event()
+            generation = self._asked
             if not wants_lists and not self.following:
+                self.honored = set()
+                self._settle(generation, None)
                 await self._changed.wait()
+                ends = 0
                 continue
             uris = sorted(self.following)
+            opened_at: float | None = None
+            refusal: str | None = None
             try:
                 async with self.conn.client.listen(
                     resources_list_changed=identity.announces_resource_changes,
@@ -243,8 +328,11 @@ class Follower:
                     resource_subscriptions=uris,
                 ) as subscription:
                     self.listening = True
+                    self.problem = None
+                    opened_at = time.monotonic()
                     honored = getattr(subscription.honored, "resource_subscriptions", None) or []
                     self.honored = {u for u in honored if isinstance(u, str)}
+                    self._settle(generation, None)
                     async with anyio.create_task_group() as group:
 
                         async def restart_on_change() -> None:
@@ -257,16 +345,63 @@ class Follower:
                             if news is not None:
                                 await _call(self.deliver, news)
                         group.cancel_scope.cancel()
-            except (SubscriptionLost, ServerFault, Exception) as exc:  # a lost stream costs live updates only
-                self.listening = False
-                self.problem = f"the server's change stream ended ({_first_line(exc)})"
-                await self._changed.wait()  # try again when the set changes
-                continue
+                ended = "the server closed it"
+            except Exception as exc:  # a lost stream costs live updates only, never the connection
+                self.honored = set()
+                if opened_at is None and _refused(exc):
+                    refusal = self._fault_sentence(exc)
+                ended = f"it ended: {_first_line(exc)}"
             finally:
                 self.listening = False
-            if not self._changed.is_set():
-                # The server closed the stream gracefully: wait for a reason to open it again.
+            if self._changed.is_set():
+                ends = 0
+                continue  # the wanted set changed: open it again with the new set at once
+            if refusal is not None:
+                self.problem = refusal
+                awaited = self._awaited
+                self._settle(generation, refusal)
+                if not awaited:
+                    await self._tell(refusal)
                 await self._changed.wait()
+                ends = 0
+                continue
+            if opened_at is None:
+                # Ended before it was acknowledged (SubscriptionLost): an attempt that opened nothing.
+                self._settle(generation, f"the server's change stream ended before it began ({ended})")
+            if opened_at is not None and time.monotonic() - opened_at >= STEADY_SECONDS:
+                ends = 0
+            ends += 1
+            if ends > len(REOPEN_DELAYS):
+                await self._tell(
+                    f"the server's change stream ended {ends} times in a row ({ended}); "
+                    "live updates stopped (press R to reconnect)"
+                )
+                await self._changed.wait()
+                ends = 0
+                continue
+            self.problem = f"the server's change stream ended ({ended}); opening it again"
+            with anyio.move_on_after(REOPEN_DELAYS[ends - 1]):
+                await self._changed.wait()
+
+    def _fault_sentence(self, exc: BaseException) -> str:
+        """What the server's refusal of the listen stream is said as (masked like every fault)."""
+        from explorer.config import redact
+        from explorer.connection.errors import describe_exception
+
+        fault = describe_exception(exc, action=LISTEN_ACTION, timeout=self.conn.timeout)
+        return redact(fault.message, self.conn.spec)
+
+
+def _refused(exc: BaseException) -> bool:
+    """An answer that refuses the stream (an error, or no acknowledgement in time), not a dropped one."""
+    from mcp.client.subscriptions import SubscriptionLost
+
+    if isinstance(exc, SubscriptionLost):
+        return False
+    if isinstance(exc, TimeoutError):
+        return True
+    code = getattr(exc, "code", None)
+    return isinstance(code, int) and code != CONNECTION_CLOSED
 
 
 async def _call(handler: NewsHandler, news: News) -> None:

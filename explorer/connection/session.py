@@ -180,12 +180,15 @@ class ServerConnection:
         """Which log entries the server sends; returns why it could not be changed, or None.
 
         Handshake era: `logging/setLevel`. Modern era: every request asks for its own entries at this
-        level (there is no connection-wide level); the listen stream asked at the level it opened with
-        (`listen_level`), and keeps it until it is opened again.
+        level (there is no connection-wide level), and so does the listen stream, for what the server says
+        outside a request: it is opened again with the new level (`listen_level`).
         """
         self.log_level = level
         identity = self.identity
-        if identity is None or identity.era == "modern":
+        if identity is None:
+            return None
+        if identity.era == "modern":
+            self.follower.relisten()
             return None
         if not identity.offers("logging"):
             return "the server does not offer logging"
@@ -442,6 +445,15 @@ class ServerConnection:
             from explorer.connection.stdio import settle_exit
 
             await settle_exit(self._started[-1])
+
+    async def loss_fault(self) -> ServerFault:
+        """What a connection the server ended (`lost`) is said as, once its last words (a traceback) are
+        out of the pipe and its process reaped: "the server closed the connection ...; it exited with code 1;
+        its stderr ends with: ..."."""
+        await self.settle_stderr()
+        parts = ["the server closed the connection (did it exit?)", self.exit_clause()]
+        parts.append(stderr_clause(self.stderr_tail(2048)))
+        return ServerFault(redact("; ".join(part for part in parts if part), self.spec))
 
     def exit_clause(self) -> str:
         """How the stdio server's process ended ("it was killed by signal SIGKILL"), or "" (running, HTTP)."""

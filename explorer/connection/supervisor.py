@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 import anyio
 import anyio.abc
@@ -40,6 +40,7 @@ import anyio.lowlevel
 from explorer.config import ListingBounds, ServerSpec, redact
 from explorer.connection.errors import ServerFault, describe_exception
 from explorer.connection.live import (
+    FollowTrouble,
     ListChanged,
     LogEntry,
     News,
@@ -107,6 +108,13 @@ class SupervisorListener(Protocol):
     def prefix_listed(self, name: str, prefix: str, listing: Listing) -> None:
         """A listing of what is under `prefix` (asked with `list_prefix`) ended; its pages are merged."""
 
+    def follow_failed(self, name: str, uri: str | None, message: str) -> None:
+        """Following `uri` failed (the server refused, or did not acknowledge), or, with no `uri`,
+        following stopped on its own (the server's change stream ended for good): `message` says why."""
+
+
+PinOutcome = Literal["following", "stopped", "failed"]
+
 
 @dataclass
 class Settings:
@@ -136,6 +144,7 @@ class _Life:
     prefixes: dict[str, Listing | None] = field(default_factory=dict)  # listed by prefix (None: running)
     voice: VoiceLog = field(default_factory=VoiceLog)
     unfollowed_updates: int = 0  # resources/updated for resources neither followed nor previewed
+    told_preview_follow: bool = False  # a failure to follow a previewed resource was said (once a run)
     runs: int = 0  # runs started: a run that is not the last (a reconnect began) leaves the state alone
 
 
@@ -272,14 +281,11 @@ class Supervisor:
                 async with anyio.create_task_group() as group:
                     life.group = group
                     self.start_listing(name, refresh=status.listing is not None)
+                    life.told_preview_follow = False
                     for uri in [uri for server, uri in self.pinned if server == name]:
-                        group.start_soon(conn.follow, uri)
+                        group.start_soon(self._follow_pinned, name, conn, uri)
                     await conn.lost.wait()
-                    await conn.settle_stderr()  # its last words (a traceback) may still be in the pipe
-                    ended = conn.exit_clause()
-                    lost = ServerFault(
-                        "the server closed the connection (did it exit?)" + (f"; {ended}" if ended else "")
-                    )
+                    lost = await conn.loss_fault()
                     group.cancel_scope.cancel()
         except ServerFault as fault:
             if not superseded():
@@ -498,6 +504,9 @@ class Supervisor:
             elif life.group is not None:
                 kind = news.kind
                 life.lists.trigger(kind, lambda: self._refresh_kind(name, kind), _spawner(life.group))
+        elif isinstance(news, FollowTrouble):
+            self.pinned = {p for p in self.pinned if p[0] != name}  # none of its marks would be true
+            self.listener.follow_failed(name, None, news.message)
         else:
             said = labelled(news, issued_tokens(life.conn)) if isinstance(news, Progress) else news
             life.voice.append(said)
@@ -567,22 +576,40 @@ class Supervisor:
             if conn is not None:
                 await conn.unfollow(previous[1])
         conn = self.connection(name)
-        if conn is not None and conn.follower.can_follow():
-            await conn.follow(uri)
+        if conn is None or not conn.follower.can_follow() or await conn.follow(uri):
+            return
+        life = self._lives.get(name)
+        if life is not None and not life.told_preview_follow:  # said once a run, not at every preview
+            life.told_preview_follow = True
+            self.listener.follow_failed(name, uri, self._follow_problem(conn))
 
-    async def toggle_pin(self, name: str, uri: str) -> bool:
-        """Pin (or unpin) a subscription on any resource; returns whether it is pinned now."""
+    async def toggle_pin(self, name: str, uri: str) -> PinOutcome:
+        """Pin (or unpin) a subscription on any resource. "following": pinned now (the server agreed);
+        "stopped": unpinned; "failed": the server would not follow it (the listener was told why)."""
         key = (name, uri)
         conn = self.connection(name)
         if key in self.pinned:
             self.pinned.discard(key)
             if conn is not None and self.previewed != key:
                 await conn.unfollow(uri)
-            return False
+            return "stopped"
         self.pinned.add(key)
-        if conn is not None:
-            await conn.follow(uri)
-        return True
+        if conn is not None and not await conn.follow(uri):
+            self.pinned.discard(key)
+            self.listener.follow_failed(name, uri, self._follow_problem(conn))
+            return "failed"
+        return "following"
+
+    async def _follow_pinned(self, name: str, conn: ServerConnection, uri: str) -> None:
+        """Follow a pinned resource again after a (re)connect; a refusal unpins it and is said."""
+        if await conn.follow(uri):
+            return
+        self.pinned.discard((name, uri))
+        self.listener.follow_failed(name, uri, self._follow_problem(conn))
+
+    @staticmethod
+    def _follow_problem(conn: ServerConnection) -> str:
+        return conn.follower.problem or "the server does not offer resource subscriptions"
 
     async def set_log_level(self, name: str, level: str) -> str | None:
         """Change one server's log level; returns why it could not, or None."""

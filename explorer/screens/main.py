@@ -627,9 +627,11 @@ Every server's resources and templates as one URI-prefix tree.
             return
 
         async def toggle() -> None:
-            pinned = await self.supervisor.toggle_pin(server, uri)
+            outcome = await self.supervisor.toggle_pin(server, uri)
             self.events.mark_resources()
-            verb = "Following" if pinned else "No longer following"
+            if outcome == "failed":  # the listener said why (`follow_failed`)
+                return
+            verb = "Following" if outcome == "following" else "No longer following"
             self.notify(f"{verb} {sanitize_line(uri, 200)}.", markup=False)
 
         self.run_worker(Deferred(toggle), group="follow", exit_on_error=False)

@@ -167,6 +167,17 @@ class ScreenListener:
             if isinstance(screen, ServerOverview) and screen.status.name == name:
                 screen.add_voice(news)
 
+    def follow_failed(self, name: str, uri: str | None, message: str) -> None:
+        """A follow the server refused or never acknowledged, or live updates that stopped: said, and the
+        tree's "following" marks redrawn (the supervisor unpinned what is not followed)."""
+        server = sanitize_line(name, 40)
+        what = f"cannot follow {sanitize_line(uri, 200)}" if uri is not None else "live updates stopped"
+        self.screen.notify(
+            f"{server}: {what}: {sanitize_line(message, 300)}", severity="warning", markup=False
+        )
+        if self.screen.query(ResourceTree):  # none while the app closes
+            self.mark_resources()
+
     def keeps_changing(self, name: str) -> None:
         self.screen.notify(
             f"{sanitize_line(name, 40)} keeps changing: its listing is now refreshed at most every 30 s.",
