@@ -37,6 +37,26 @@ def test_jsonrpc_requests_are_valid_json_rpc() -> None:
     }
 
 
+def test_a_modern_era_request_carries_the_meta_a_stateless_server_needs() -> None:
+    """Pasted into the demo server (2026-07-28, no `initialize` before it): the request without `_meta`
+    is refused (-32602), the one copied for a modern-era server is answered."""
+    import subprocess
+    import sys
+
+    def answer(line: str) -> dict[str, object]:
+        command = [sys.executable, "-m", "explorer", "demo-server"]
+        done = subprocess.run(command, input=line + "\n", capture_output=True, text=True, timeout=60)
+        reply: dict[str, object] = json.loads(done.stdout.splitlines()[0])
+        return reply
+
+    uri = "docs://handbook/welcome"
+    assert "error" in answer(jsonrpc_read(uri))
+    modern = answer(jsonrpc_read(uri, modern_version="2026-07-28"))
+    assert "Welcome to the demo server" in json.dumps(modern["result"])
+    prompt = json.loads(jsonrpc_prompt("greet", {}, modern_version="2026-07-28"))
+    assert prompt["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] == "2026-07-28"
+
+
 def test_http_command_masks_header_values() -> None:
     spec = ServerSpec(
         name="r", transport="http", url="https://x.test/mcp", headers={"Authorization": "Bearer s3cr3t"}

@@ -4,6 +4,7 @@ errors; against the demo server, a failing server, and the reference server's co
 from __future__ import annotations
 
 import base64
+import json
 from typing import Any
 
 import pytest
@@ -315,6 +316,8 @@ async def test_copy_as_gives_the_command_line_that_runs_the_prompt_again() -> No
         assert isinstance(dialog, CopyAsDialog)
         labels = [label for label, _ in dialog.forms]
         assert labels == ["Prompt name", "JSON-RPC request", "Command line"]
+        request = json.loads(dict(dialog.forms)["JSON-RPC request"])  # the demo speaks the modern era
+        assert request["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] == "2026-07-28"
         options = dialog.query_one(OptionList)
         options.highlighted = 2
         await pilot.press("enter")

@@ -19,7 +19,9 @@ these, and the UI says when it changed something:
 - other text (a prompt name): `text_for_clipboard` shows those characters as the escapes the screen
   shows (`\\x1b`).
 - JSON-RPC requests are JSON with every non-ASCII and control character escaped (`\\u001b`): exact and
-  safe as they are.
+  safe as they are. To a modern-era server (2026-07-28, stateless: no `initialize` said who is asking) a
+  request carries the protocol version, client info and capabilities in its `_meta`, as the explorer's own
+  requests do; without them such a server refuses it.
 """
 
 from __future__ import annotations
@@ -31,7 +33,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from explorer import __version__
 from explorer.config import MASK, ServerSpec, mask_url
+from explorer.model.identity import ServerIdentity
 from explorer.sanitize import is_clean, sanitize_line
 
 Format = Literal["uri", "jsonrpc", "command"]
@@ -102,16 +106,42 @@ def shell_join(words: list[str]) -> str:
     return " ".join(shell_word(word) for word in words)
 
 
-def jsonrpc_read(uri: str) -> str:
-    """The resources/read request as it goes on the wire (id 1); ASCII JSON, so safe to paste."""
-    return json.dumps({"jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": {"uri": uri}})
+def modern_version(identity: ServerIdentity | None) -> str | None:
+    """The version a modern-era server speaks (its requests carry `_meta`), or None."""
+    return identity.protocol_version if identity is not None and identity.era == "modern" else None
 
 
-def jsonrpc_prompt(name: str, arguments: Mapping[str, str]) -> str:
+def request_meta(modern_version: str | None) -> dict[str, object] | None:
+    """The `_meta` every request to a modern-era server carries (who asks, in which version), or None in
+    the handshake era (`initialize` said it once for the session)."""
+    if modern_version is None:
+        return None
+    return {
+        "io.modelcontextprotocol/protocolVersion": modern_version,
+        "io.modelcontextprotocol/clientInfo": {"name": "mcp-url-explorer", "version": __version__},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+
+
+def jsonrpc_read(uri: str, *, modern_version: str | None = None) -> str:
+    """The resources/read request as it goes on the wire (id 1); ASCII JSON, so safe to paste.
+    `modern_version`: the server's version when it speaks the modern era (its requests carry `_meta`)."""
+    return _jsonrpc("resources/read", {"uri": uri}, modern_version)
+
+
+def jsonrpc_prompt(name: str, arguments: Mapping[str, str], *, modern_version: str | None = None) -> str:
+    """The prompts/get request, like `jsonrpc_read`."""
     params: dict[str, object] = {"name": name}
     if arguments:
         params["arguments"] = dict(arguments)
-    return json.dumps({"jsonrpc": "2.0", "id": 1, "method": "prompts/get", "params": params})
+    return _jsonrpc("prompts/get", params, modern_version)
+
+
+def _jsonrpc(method: str, params: dict[str, object], modern_version: str | None) -> str:
+    meta = request_meta(modern_version)
+    if meta is not None:
+        params = {**params, "_meta": meta}
+    return json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
 
 
 def server_words(spec: ServerSpec, *, config_path: Path | None = None, in_config: bool = False) -> list[str]:

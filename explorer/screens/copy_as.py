@@ -18,7 +18,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from explorer.model.copy_as import jsonrpc_read, read_command, uri_for_clipboard
+from explorer.model.copy_as import jsonrpc_read, modern_version, read_command, uri_for_clipboard
 from explorer.sanitize import sanitize_line
 from explorer.widgets.key_bar import KeyBar
 from explorer.widgets.lists import VimOptionList
@@ -83,13 +83,15 @@ def copy_resource_as(screen: MainScreen, target: tuple[str, str] | None) -> None
         screen.notify("Highlight or read a resource first.", severity="warning", markup=False)
         return
     server, uri = target
-    spec = screen.catalogue.servers[server].spec
+    status = screen.catalogue.servers[server]
+    spec = status.spec
     config = screen.config
     source = config.source if config is not None else None
     in_config = config is not None and server in config.servers
     clip = uri_for_clipboard(uri)
     command = read_command(spec, uri, protocol=screen.protocol, config_path=source, in_config=in_config)
-    forms = [("URI", clip.text), ("JSON-RPC request", jsonrpc_read(uri)), ("Command line", command)]
+    request = jsonrpc_read(uri, modern_version=modern_version(status.identity))
+    forms = [("URI", clip.text), ("JSON-RPC request", request), ("Command line", command)]
     notes = {"URI": clip.notice().strip(" ()"), "Command line": clip.notice().strip(" ()")}
 
     def copy(text: str | None) -> None:

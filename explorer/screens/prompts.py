@@ -32,7 +32,7 @@ from explorer.connection.errors import ServerFault
 from explorer.connection.session import ServerConnection
 from explorer.deferred import Deferred
 from explorer.history import History, HistoryValues
-from explorer.model.copy_as import jsonrpc_prompt, prompt_command, text_for_clipboard
+from explorer.model.copy_as import jsonrpc_prompt, modern_version, prompt_command, text_for_clipboard
 from explorer.model.fields import FieldSpec, check_prompt
 from explorer.model.listing import bound_name
 from explorer.model.prompt_data import PromptInfo, parse_prompt
@@ -510,7 +510,9 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
         entry, arguments = self._last_request
         conn = self.connections.get(entry.server)
         name = text_for_clipboard(entry.name)  # the name a server chose: never raw onto the clipboard
-        forms = [("Prompt name", name.text), ("JSON-RPC request", jsonrpc_prompt(entry.name, arguments))]
+        version = modern_version(conn.identity if conn is not None else None)
+        request = jsonrpc_prompt(entry.name, arguments, modern_version=version)
+        forms = [("Prompt name", name.text), ("JSON-RPC request", request)]
         if conn is not None:
             config = self.config
             source = config.source if config is not None else None
