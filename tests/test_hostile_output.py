@@ -199,6 +199,21 @@ def test_an_input_required_result_says_what_the_server_asked_for() -> None:
     assert "a result of type 'task' instead of the result itself" in task.stderr
 
 
+def test_an_input_required_listing_says_what_the_server_asked_for() -> None:
+    """A listing page or prompt list that is an "input required" result read as a page without its list."""
+    result = run_cli("tree", "--json", *PROTOCOL, "-s", hostile_server("input-required-lists"))
+    assert_no_traceback(result)
+    [server] = json.loads(result.stdout)["servers"]
+    error = server["lists"]["resources"]["error"]
+    assert error.startswith("listing resources: page 1: the server needs more input before it answers (a"), (
+        error
+    )
+    assert "Which tenant should I read from?" in error and "has no 'resources' list" not in error
+    prompts = run_cli("prompts", *PROTOCOL, "-s", hostile_server("input-required-lists"))
+    assert prompts.code == 1, prompts
+    assert "listing prompts: page 1: the server needs more input" in prompts.stderr, prompts
+
+
 # ----------------------------------------------------------------------------------------- secrets
 
 

@@ -49,6 +49,7 @@ from explorer.model.entries import (
     shared_mime,
 )
 from explorer.model.identity import ServerIdentity
+from explorer.model.input_required import describe_unfinished
 from explorer.model.listing import (
     INTERRUPTED,
     ITEMS_KEYS,
@@ -571,9 +572,9 @@ def _parse_page(
     number = state.pages + 1
     items = raw.get(ITEMS_KEYS[kind])
     if not isinstance(items, list):
-        raise PageFault(
-            f"listing {kind}: page {number} has no '{ITEMS_KEYS[kind]}' list; the page was dropped"
-        )
+        unfinished = describe_unfinished(raw)  # "input required": what the server wants, not a bad page
+        said = f": {unfinished}" if unfinished is not None else f" has no '{ITEMS_KEYS[kind]}' list"
+        raise PageFault(f"listing {kind}: page {number}{said}; the page was dropped")
     if kind == "resources":
         return (yield from _parse_resources(server, items, state, result, number, room=room, skip=skip))
     skipped = 0

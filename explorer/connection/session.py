@@ -576,6 +576,7 @@ class ServerConnection:
         if context:
             params["context"] = {"arguments": dict(context)}
         raw = await self.request("completion/complete", params, action=f"completing {argument}")
+        self._check_final(raw, f"completing {argument}")
         completion = raw.get("completion")
         if not isinstance(completion, dict):
             raise ServerFault(f"completing {argument}: the server's result has no 'completion' object")
@@ -589,6 +590,7 @@ class ServerConnection:
         for _ in range(max_pages):
             params = {"cursor": cursor} if cursor is not None else None
             raw = await self.request("prompts/list", params, action="listing prompts")
+            self._check_final(raw, "listing prompts")
             page = raw.get("prompts")
             if not isinstance(page, list):
                 raise ServerFault("listing prompts: the server's result has no 'prompts' list")
