@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -37,6 +38,43 @@ def test_a_modern_only_server_under_legacy_is_named_with_what_to_do() -> None:
         "this server speaks only 2026-07-28 (the modern era); use --protocol auto or --protocol 2026-07-28"
         in result.stderr
     )
+
+
+REFUSES_EVERY_VERSION = """
+import json, sys
+SUPPORTED = sys.argv[1].split(",")
+for line in sys.stdin:
+    message = json.loads(line)
+    if "id" in message:
+        data = {"supported": SUPPORTED, "requested": "?"}
+        error = {"code": -32022, "message": "Unsupported protocol version", "data": data}
+        sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": message["id"], "error": error}) + "\\n")
+        sys.stdout.flush()
+"""
+
+
+@pytest.mark.parametrize("protocol", ["auto", "legacy", "2026-07-28"])
+def test_the_versions_a_refusal_names_are_said_in_every_mode(protocol: str, tmp_path: Path) -> None:
+    """auto (and legacy) said only "Unsupported protocol version"; a version the explorer does not know
+    was taken for the handshake era."""
+    script = tmp_path / "refuses.py"
+    script.write_text(REFUSES_EVERY_VERSION)
+    command = f"{sys.executable} {script} 2027-01-01"
+    result = run_cli("tree", "--protocol", protocol, "-s", command)
+    assert result.code == 1, result
+    assert (
+        "it supports only 2027-01-01, which this explorer does not speak (it speaks 2024-11-05,"
+        in result.stderr
+    )
+    assert "handshake era" not in result.stderr
+
+
+def test_auto_says_the_known_versions_a_refusal_names(tmp_path: Path) -> None:
+    script = tmp_path / "refuses.py"
+    script.write_text(REFUSES_EVERY_VERSION)
+    result = run_cli("tree", "-s", f"{sys.executable} {script} 2024-11-05,2027-01-01")
+    assert result.code == 1, result
+    assert "it names the versions it supports: 2024-11-05, 2027-01-01" in result.stderr, result
 
 
 def test_auto_reaches_both_kinds_of_server() -> None:

@@ -386,6 +386,10 @@ class ServerConnection:
         (a new server process, for stdio) learns the one it speaks. A server that went away or answered
         nothing in time is no sign of the wrong era, and would cost that second connection a full wait.
         """
+        supported = _supported_versions(fault.data)
+        if supported and fault.code is not None:  # the versions it names are the answer, in any mode
+            sentence = _era_sentence(supported, self.protocol) if self.protocol != "auto" else None
+            return sentence or f"{fault.message.removeprefix('connecting: ')}; {_named_versions(supported)}"
         if (
             self.protocol == "auto"
             or fault.code is None
@@ -393,9 +397,6 @@ class ServerConnection:
             or fault.request_timed_out
         ):
             return None
-        supported = _supported_versions(fault.data)
-        if supported:
-            return _era_sentence(supported, self.protocol)
         other: ProtocolMode = "legacy" if self.protocol == "2026-07-28" else "2026-07-28"
         probe = ServerConnection(self.spec, protocol=other, timeout=self.timeout, probe=True)
         try:
@@ -643,10 +644,24 @@ def _supported_versions(data: Any) -> list[str]:
     return [v for v in supported if isinstance(v, str)]
 
 
-def _era_sentence(versions: list[str], asked: ProtocolMode) -> str | None:
-    """`this server speaks only 2025-11-25 (handshake era); use ...`, when `asked` is the other era."""
-    from mcp.types.version import MODERN_PROTOCOL_VERSIONS
+def _named_versions(versions: list[str]) -> str:
+    """What a refusal's `data.supported` names, said with whether the explorer speaks any of it."""
+    from mcp.types.version import SUPPORTED_PROTOCOL_VERSIONS
 
+    shown = ", ".join(v[:40] for v in versions[:8]) + (", …" if len(versions) > 8 else "")
+    if any(v in SUPPORTED_PROTOCOL_VERSIONS for v in versions):
+        return f"it names the versions it supports: {shown}"
+    spoken = ", ".join(SUPPORTED_PROTOCOL_VERSIONS)
+    return f"it supports only {shown}, which this explorer does not speak (it speaks {spoken})"
+
+
+def _era_sentence(versions: list[str], asked: ProtocolMode) -> str | None:
+    """`this server speaks only 2025-11-25 (handshake era); use ...`, when `asked` is the other era.
+    Versions the explorer does not know belong to neither era (`_named_versions` says them)."""
+    from mcp.types.version import MODERN_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS
+
+    if not all(v in SUPPORTED_PROTOCOL_VERSIONS for v in versions):
+        return None
     modern = [v for v in versions if v in MODERN_PROTOCOL_VERSIONS]
     handshake = [v for v in versions if v not in MODERN_PROTOCOL_VERSIONS]
     if asked == "2026-07-28" and handshake and not modern:
