@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from explorer.auth.redirect import free_port
 from tests.helpers.cli import run_cli
 from tests.helpers.oauth_loopback import auth_server, login_in_print_flow
 
@@ -83,3 +84,29 @@ def test_a_login_on_a_new_port_registers_it(isolated_home: Path) -> None:
     registered = [e["redirect_uris"] for e in state.events if e["event"] == "register"]
     new_port = _redirect_ports(state.events)[1]
     assert new_port != port and registered[1] == [f"http://127.0.0.1:{new_port}/callback"]
+
+
+def test_claude_codes_pre_registered_client_logs_in_as_it_was_registered(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    """A `.mcp.json` entry's `oauth.clientId` and `callbackPort` (Claude Code's) were accepted and
+    ignored: the explorer registered a client of its own on a random 127.0.0.1 port, where a server
+    that allows only the pre-registered client refuses. They are that client now, at the redirect URI
+    Claude Code registers, http://localhost:PORT/callback (the browser follows it to the listener)."""
+    port = free_port()
+    with auth_server() as (url, state):
+        config = tmp_path / ".mcp.json"
+        oauth = {"clientId": "pre-registered-client", "callbackPort": port, "scopes": "notes:read"}
+        entry = {"type": "http", "url": url, "oauth": oauth}
+        config.write_text(json.dumps({"mcpServers": {"guarded": entry}}))
+        run = login_in_print_flow(url, target=("-c", str(config), "-s", "guarded"))
+    assert run.result.code == 0, run.result
+    assert "notes://a" in run.result.stdout
+    assert state.count("register") == 0
+    [authorize] = [event for event in state.events if event["event"] == "authorize"]
+    assert authorize["client_id"] == "pre-registered-client"
+    assert authorize["redirect_uri"] == f"http://localhost:{port}/callback"
+    assert authorize["scope"] == "notes:read"
+    [token] = [event for event in state.events if event["event"] == "token_request"]
+    assert token["client_id"] == "pre-registered-client"
+    assert token["redirect_uri"] == f"http://localhost:{port}/callback"

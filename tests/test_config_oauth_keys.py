@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.config import load_config
+from explorer.config import ConfigError, load_config
 
 HTTP = "https://h.test/mcp"
 
@@ -122,12 +122,27 @@ def test_an_entry_as_each_client_documents_it_loads_without_a_warning(tmp_path: 
     assert config.warnings == []
 
 
-def test_claude_codes_oauth_scopes_are_read_and_its_other_oauth_keys_left_alone(tmp_path: Path) -> None:
+def test_claude_codes_oauth_client_port_and_scopes_are_read_as_it_registers_them(tmp_path: Path) -> None:
     top, entry = ENTRIES["Claude Code http"]
     spec = load_config(write(tmp_path, top, entry)).servers["s"]
     assert spec.oauth is not None
     assert spec.oauth.scopes == ("read", "write")
-    assert spec.oauth.client_id is None  # `clientId` is Claude Code's; the explorer reads `client_id`
+    assert spec.oauth.client_id == "my-client"
+    assert (spec.oauth.redirect_port, spec.oauth.redirect_host) == (8080, "localhost")
+
+
+def test_vs_codes_client_id_is_read_with_the_explorers_own_redirect(tmp_path: Path) -> None:
+    path = write(tmp_path, "servers", {"type": "http", "url": HTTP, "oauth": {"clientId": "vs-client"}})
+    spec = load_config(path).servers["s"]
+    assert spec.oauth is not None and spec.oauth.client_id == "vs-client"
+    assert (spec.oauth.redirect_port, spec.oauth.redirect_host) == (None, "127.0.0.1")
+
+
+@pytest.mark.parametrize("port", [0, 70000, "8080", True])
+def test_a_callback_port_that_is_not_a_port_is_one_sentence(tmp_path: Path, port: object) -> None:
+    path = write(tmp_path, "mcpServers", {"type": "http", "url": HTTP, "oauth": {"callbackPort": port}})
+    with pytest.raises(ConfigError, match='"callbackPort" must be a port number'):
+        load_config(path)
 
 
 def test_a_real_typo_still_warns_next_to_other_clients_keys(tmp_path: Path) -> None:

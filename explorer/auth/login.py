@@ -51,6 +51,7 @@ from explorer.auth.redirect import (
     RedirectError,
     fetch_redirect,
     free_port,
+    host_of,
     open_browser,
     port_is_free,
     port_of,
@@ -145,7 +146,7 @@ class Login:
         else:
             port = port_of(redirect)
             assert port is not None
-            listener = LoopbackListener(port, expected_state=state_of(url))
+            listener = LoopbackListener(port, expected_state=state_of(url), host=host_of(redirect))
             await listener.open()
             opened = open_browser(url) if flow == "browser" else False
             self._announce(LoginPrompt(self.spec.name, url, opened, flow))
@@ -433,7 +434,7 @@ def _choose_redirect(login: Login, settings: OAuthSettings) -> str:
     here: the tokens of the stored registration stay good for refreshing, which sends no redirect URI;
     only an authorization needs a registration of the new URI (`Login.drop_unfit_registration`)."""
     if settings.redirect_port is not None:
-        return redirect_uri_for(settings.redirect_port)
+        return redirect_uri_for(settings.redirect_port, settings.redirect_host)
     stored = login.tokens.registered_redirect() or login.tokens.redirect_uri()
     port = port_of(stored) if stored is not None else None
     fetching = login.flow() == "fetch"

@@ -120,8 +120,14 @@ def port_is_free(port: int) -> bool:
         return True
 
 
-def redirect_uri_for(port: int) -> str:
-    return f"http://127.0.0.1:{port}{CALLBACK_PATH}"
+def redirect_uri_for(port: int, host: str = "127.0.0.1") -> str:
+    return f"http://{host}:{port}{CALLBACK_PATH}"
+
+
+def host_of(redirect_uri: str) -> str:
+    """Where the listener for `redirect_uri` binds: `localhost` (every loopback address it names, so a
+    browser that tries ::1 first finds it too) or 127.0.0.1."""
+    return "localhost" if urlsplit(redirect_uri).hostname == "localhost" else "127.0.0.1"
 
 
 def port_of(redirect_uri: str) -> int | None:
@@ -188,20 +194,22 @@ async def fetch_redirect(authorization_url: str, redirect_uri: str, *, timeout: 
 
 
 class LoopbackListener:
-    """The redirect listener on `127.0.0.1:port`: answers the browser and hands over the first callback."""
+    """The redirect listener on `127.0.0.1:port` (or every address of `localhost`): answers the browser
+    and hands over the first callback."""
 
-    def __init__(self, port: int, *, expected_state: str | None = None) -> None:
+    def __init__(self, port: int, *, expected_state: str | None = None, host: str = "127.0.0.1") -> None:
         self.port = port
+        self.host = host
         self.expected_state = expected_state  # the state the login sent: the page says a mismatch
         self._listener: anyio.abc.Listener[anyio.abc.SocketStream] | None = None
         self._result: Redirected | None = None
 
     async def open(self) -> None:
         try:
-            self._listener = await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=self.port)
+            self._listener = await anyio.create_tcp_listener(local_host=self.host, local_port=self.port)
         except OSError as exc:
             raise RedirectError(
-                f"cannot listen for the login redirect on 127.0.0.1:{self.port} ({exc.strerror or exc})"
+                f"cannot listen for the login redirect on {self.host}:{self.port} ({exc.strerror or exc})"
             ) from None
 
     async def wait(self, timeout: float) -> Redirected:

@@ -339,7 +339,8 @@ class _Loader:
 
         The explorer's TOML: every one, with a guess even for another client's spelling (`clientId`, meant
         `client_id` there). JSON: only a likely typo, never the camelCase keys Claude Code, VS Code and
-        Gemini CLI keep in the same `oauth` object (`clientId`, `callbackPort`), which the explorer ignores.
+        Gemini CLI keep in the same `oauth` object (`clientId`, `callbackPort`: read as `client_id` and
+        `redirect_port`, see `oauth`; the others are ignored).
         """
         if self.table == "table":
             unknown = sorted(str(key) for key in set(raw) - _OAUTH_KEYS)
@@ -381,6 +382,18 @@ class _Loader:
         if grant not in _GRANTS:
             raise self.error(f'{where}: "grant" must be one of {", ".join(_GRANTS)}')
         values = {key: self.opt_str(raw, key, where, expand) for key in _OAUTH_STRINGS}
+        redirect_host = "127.0.0.1"
+        port = raw.get("redirect_port")
+        if self.table != "table":  # another client's config: its pre-registered client, as it registered it
+            if values["client_id"] is None:
+                values["client_id"] = self.opt_str(raw, "clientId", where, expand)
+            if port is None and raw.get("callbackPort") is not None:
+                port = raw.get(
+                    "callbackPort"
+                )  # Claude Code: its redirect URI is http://localhost:PORT/callback
+                redirect_host = "localhost"
+                if isinstance(port, bool) or not isinstance(port, int) or not 0 < port < 65536:
+                    raise self.error(f'{where}: "callbackPort" must be a port number (1-65535), not {port!r}')
         key_file = self.opt_str(raw, "private_key_file", where, expand)
         if key_file is not None:
             if values["private_key"] is not None:
@@ -412,7 +425,6 @@ class _Loader:
             raise self.error(f'{where}: "signing_algorithm" must be one of {", ".join(_SIGNING_ALGORITHMS)}')
         if values["flow"] is not None and values["flow"] not in ("browser", "print", "fetch"):
             raise self.error(f'{where}: "flow" must be "browser", "print" or "fetch"')
-        port = raw.get("redirect_port")
         if port is not None and (isinstance(port, bool) or not isinstance(port, int) or not 0 < port < 65536):
             raise self.error(f'{where}: "redirect_port" must be a port number (1-65535), not {port!r}')
         if grant == "client_credentials":
@@ -457,6 +469,7 @@ class _Loader:
             issuer=values["issuer"],
             client_metadata_url=metadata_url,
             redirect_port=port,
+            redirect_host=redirect_host,
             flow=values["flow"],
             id_token=values["id_token"],
             id_token_file=None if token_path is None else str(token_path),

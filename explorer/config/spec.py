@@ -105,6 +105,9 @@ class OAuthSettings:
     issuer: str | None = None  # the authorization server the client credentials belong to
     client_metadata_url: str | None = None  # an HTTPS client ID metadata document (CIMD)
     redirect_port: int | None = None  # the loopback port a pre-registered client's redirect URI uses
+    # The redirect URI's host: 127.0.0.1 (RFC 8252), or localhost where the client was registered as
+    # another client registers it (Claude Code's `callbackPort`: http://localhost:PORT/callback).
+    redirect_host: str = "127.0.0.1"
     flow: str | None = None  # how this server's login is approved (browser, print, fetch); None: the run's
     # Enterprise-managed authorization (SEP-990, grant = "identity_assertion"): the user's ID token from
     # their identity provider is exchanged there for an ID-JAG, which the authorization server takes.

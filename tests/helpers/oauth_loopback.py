@@ -177,10 +177,12 @@ class BrowserRun:
     page: str  # what the browser showed after the redirect back to the explorer
 
 
-def login_in_print_flow(url: str, *more: str, browser: str = "follow", timeout: float = 60) -> BrowserRun:
+def login_in_print_flow(
+    url: str, *more: str, browser: str = "follow", timeout: float = 60, target: tuple[str, ...] = ()
+) -> BrowserRun:
     """`tree -s URL --auth-flow print MORE`, with a browser that opens the URL it prints (`wrongstate`:
     brings back another state; `linger`: keeps the callback's connection open a moment, so the
-    listener closes first, as a browser does)."""
+    listener closes first, as a browser does). `target` replaces `-s URL` (`-c FILE -s NAME`)."""
     env = {**os.environ}
     env.pop("FORCE_COLOR", None)
     proc = subprocess.Popen(
@@ -189,8 +191,7 @@ def login_in_print_flow(url: str, *more: str, browser: str = "follow", timeout: 
             "-m",
             "explorer",
             "tree",
-            "-s",
-            url,
+            *(target or ("-s", url)),
             "--auth-flow",
             "print",
             "--timeout",
