@@ -852,6 +852,7 @@ def sdk_command(count: int) -> list[str]:
 
 def spawn_phase(phase: str, count: int, presses: int, thaw_worth: int | None = None) -> dict[str, Any]:
     command = [sys.executable, __file__, "--phase", phase, "--count", str(count), "--presses", str(presses)]
+    command += ["--stream-seconds", repr(STREAM_SECONDS)]
     if thaw_worth is not None:
         command += ["--thaw-worth", str(thaw_worth)]
     command += ["--spawned-at", repr(time.time())]
@@ -894,7 +895,7 @@ def show(label: str, figures: Any) -> str:
 
 
 def main() -> None:
-    global SPAWNED_AT
+    global SPAWNED_AT, STREAM_SECONDS
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=1_000_000)
     parser.add_argument("--presses", type=int, default=200, help="cursor keys per measurement")
@@ -915,9 +916,16 @@ def main() -> None:
         help="freezes after which the app's thaw is due (default: the app's `IdleThaw.WORTH`); a small run "
         "freezes too few times to reach it",
     )
+    parser.add_argument(
+        "--stream-seconds",
+        type=float,
+        default=STREAM_SECONDS,
+        help="how long a paced listing (under 10^6) lasts; a smoke run needs less than the default",
+    )
     parser.add_argument("--phase", choices=list(PHASES), help=argparse.SUPPRESS)
     parser.add_argument("--spawned-at", type=float, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    STREAM_SECONDS = args.stream_seconds
     if args.phase is not None:
         if args.spawned_at is not None:
             SPAWNED_AT = args.spawned_at

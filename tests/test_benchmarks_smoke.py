@@ -68,7 +68,18 @@ def test_listing_benchmark_quick_compares_every_contender_with_the_sdk_loop(tmp_
 @pytest.mark.slow
 def test_tui_benchmark_measures_every_phase_against_its_baselines() -> None:
     out = run(
-        "bench_tui.py", "--count", "3000", "--presses", "6", "--thaw-worth", "1", "--rounds", "1", "--json"
+        "bench_tui.py",
+        "--count",
+        "3000",
+        "--presses",
+        "6",
+        "--thaw-worth",
+        "1",
+        "--rounds",
+        "1",
+        "--stream-seconds",
+        "3",
+        "--json",
     )
     result = json.loads(out)
     assert result["state"] == "ready" and result["resources"] == 3000
