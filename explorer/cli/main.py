@@ -491,18 +491,35 @@ def prompts(
 @server_options
 @click.argument("name")
 @click.argument("arguments", nargs=-1, metavar="[NAME=VALUE]...")
+@click.option(
+    "--arg-json",
+    "arg_json",
+    multiple=True,
+    metavar="JSON",
+    help='Arguments as a JSON object, \'{"NAME": "VALUE"}\': exact names and values (JSON escapes).',
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the raw result as JSON.")
 @click.pass_context
 def prompt(
-    ctx: click.Context, /, name: str, arguments: tuple[str, ...], as_json: bool, **params: Any
+    ctx: click.Context,
+    /,
+    name: str,
+    arguments: tuple[str, ...],
+    arg_json: tuple[str, ...],
+    as_json: bool,
+    **params: Any,
 ) -> None:
-    """Get prompt NAME with arguments and print its messages."""
-    from explorer.cli.match_cmd import parse_assignments
+    """Get prompt NAME with arguments and print its messages.
+
+    A name may be given as `prompts` shows it (`who\\x1b`); NAME=VALUE is cut at the first `=` that
+    leaves an argument's name.
+    """
+    from explorer.cli.prompt_cmd import GivenArguments
 
     settings = settings_from(ctx, params)
     _config, specs = _resolve(settings)
     try:
-        values = parse_assignments(arguments)
+        given = GivenArguments.parse(arguments, arg_json)
     except ValueError as exc:
         _fail_usage(str(exc))
 
@@ -512,7 +529,7 @@ def prompt(
         return await prompt_command(
             specs,
             name,
-            values,
+            given,
             protocol=settings.protocol_mode,
             timeout=settings.request_timeout,
             as_json=as_json,

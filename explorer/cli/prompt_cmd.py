@@ -11,6 +11,15 @@ in text and in `--json`:
 - "no server has a prompt named X" only when every server listed its prompts and none has X; when some
   listings failed, their errors, then that X is not among the prompts of the servers that answered.
 
+Names as the explorer shows them work too. `prompts` shows a prompt's and an argument's name sanitized
+(`who\\x1b` for ESC), and what a user copies from there must find the name it stands for: a name given
+is matched exactly first, else against the shown form of the server's names (`GivenArguments`). A
+`NAME=VALUE` word is cut at the first `=` that leaves a declared argument's name (so `x=y=1` gives the
+argument `x=y` the value `1` when `x` is not declared, and `x` the value `y=1` when it is);
+`--arg-json '{"NAME": "VALUE"}'` gives exact names and values (JSON escapes, `\\u001b`), for the cases
+the words cannot say. An undeclared name is warned about (with the prompt's argument names) and sent
+anyway: the server decides.
+
 JSON shapes (the server's own data always under its own key, so it can never overwrite the explorer's):
 `prompts`: `{"servers": [SERVER], "prompts": [{"server": NAME, "prompt": {as listed}, "problems": [..]}]}`;
 `prompt`: `{"server", "prompt", "arguments", "ok", "result": {as sent} | "error": ERROR, "servers": [SERVER]}`
@@ -25,6 +34,7 @@ Ctrl+C (`explorer.cli.ctrl_c`): `prompts` prints what was listed (a listing stop
 from __future__ import annotations
 
 import difflib
+import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -58,6 +68,7 @@ from explorer.model.prompt_data import (
     parse_prompt,
     parse_prompt_result,
 )
+from explorer.sanitize import sanitize_line
 
 
 @dataclass
@@ -166,6 +177,113 @@ def _prompt_line(server: str | None, prompt: PromptInfo) -> str:
     return line
 
 
+# ------------------------------------------------------------------------------ names as given
+
+
+def shown_name(name: str) -> str:
+    """A server's name as the explorer shows it (`who\\x1b` for ESC): what a user copies and types back."""
+    return sanitize_line(name, limit=None)
+
+
+class _Names:
+    """A server's names, found by what a user typed: the name itself, else the names shown as it."""
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self._exact = set(names)
+        self._shown: dict[str, list[str]] = {}
+        for name in dict.fromkeys(names):
+            self._shown.setdefault(shown_name(name), []).append(name)
+
+    def find(self, given: str) -> list[str]:
+        """[the name], [] when none has it, or several names shown alike (the user must be exact)."""
+        if given in self._exact:
+            return [given]
+        return self._shown.get(given, [])
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """The arguments to send, by declared name; the names given that the prompt does not declare (sent as
+    given) and those shown alike by several of its arguments (not sent: the user must say which)."""
+
+    arguments: dict[str, str]
+    unknown: list[str]
+    ambiguous: list[str]
+
+
+@dataclass(frozen=True)
+class GivenArguments:
+    """A prompt's arguments as the user gave them, matched to its declared names once it is listed:
+    `NAME=VALUE` words, and the pairs of `--arg-json` objects (applied first; a word given later wins)."""
+
+    words: tuple[str, ...] = ()
+    exact: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def parse(cls, words: Sequence[str], json_texts: Sequence[str] = ()) -> GivenArguments:
+        """Raises ValueError (one sentence) for a word without `NAME=` or a `--arg-json` that is not an
+        object of strings: a usage error, said before anything connects."""
+        for word in words:
+            if word.find("=", 1) < 0:
+                raise ValueError(f"expected NAME=VALUE, got {word!r} (or use --arg-json)")
+        pairs: list[tuple[str, str]] = []
+        for text in json_texts:
+            pairs += _json_pairs(text)
+        return cls(tuple(words), tuple(pairs))
+
+    def resolve(self, declared: Sequence[str]) -> Resolved:
+        """Matched to the argument names one server's prompt declares (each server's listing its own)."""
+        names = _Names(declared)
+        arguments: dict[str, str] = {}
+        unknown: list[str] = []
+        ambiguous: list[str] = []
+        given = [(key, value, names.find(key)) for key, value in self.exact]
+        given += [_split(word, names) for word in self.words]
+        for key, value, hits in given:
+            if len(hits) > 1:
+                ambiguous.append(key)
+                continue
+            if not hits:
+                unknown.append(key)
+            arguments[hits[0] if hits else key] = value
+        return Resolved(arguments, list(dict.fromkeys(unknown)), list(dict.fromkeys(ambiguous)))
+
+
+def _split(word: str, names: _Names) -> tuple[str, str, list[str]]:
+    """A `NAME=VALUE` word cut at the first `=` that leaves a declared name (as is, or as shown), else at
+    its first `=` after the first character: (name as given, value, the declared names it stands for)."""
+    first = at = word.find("=", 1)
+    while at > 0:
+        hits = names.find(word[:at])
+        if hits:
+            return word[:at], word[at + 1 :], hits
+        at = word.find("=", at + 1)
+    return word[:first], word[first + 1 :], []
+
+
+def _json_pairs(text: str) -> list[tuple[str, str]]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"--arg-json is not JSON: {exc.msg} (character {exc.pos + 1})") from None
+    if not isinstance(data, dict):
+        raise ValueError('--arg-json takes a JSON object of names and values: \'{"NAME": "VALUE"}\'')
+    for key, value in data.items():
+        if not isinstance(value, str):
+            raise ValueError(
+                f"--arg-json: the value of {key!r} is not a string (prompt arguments are strings)"
+            )
+    return list(data.items())
+
+
+def _find_prompt(infos: Sequence[PromptInfo], name: str) -> list[PromptInfo]:
+    """The prompt named `name` (as is, or as shown), or several shown alike, or none."""
+    by_name: dict[str, PromptInfo] = {}
+    for info in infos:
+        by_name.setdefault(info.name, info)  # a name listed twice: the first, as before
+    return [by_name[found] for found in _Names(list(by_name)).find(name)]
+
+
 # -------------------------------------------------------------------------------------------- prompt
 
 
@@ -174,6 +292,9 @@ class _Lookup:
     """What one server said about prompt NAME: not listed, or listed and then got (or failed)."""
 
     info: PromptInfo | None = None
+    arguments: dict[str, str] = field(default_factory=dict)  # by the names the prompt declares
+    unknown: list[str] = field(default_factory=list)  # names given that it does not declare
+    usage: str | None = None  # what the user must say differently (a name several shown alike)
     missing: list[str] = field(default_factory=list)
     result: dict[str, Any] | None = None
     fault: ServerFault | None = None
@@ -183,7 +304,7 @@ class _Lookup:
 async def prompt_command(
     specs: Sequence[ServerSpec],
     name: str,
-    arguments: dict[str, str],
+    given: GivenArguments,
     *,
     protocol: str,
     timeout: float,
@@ -193,42 +314,61 @@ async def prompt_command(
     lister = _lister(ListingBounds())
 
     async def job(conn: ServerConnection) -> _Lookup:
-        infos = [parse_prompt(raw) for raw in (await lister(conn)).raw]
-        info = next((i for i in infos if i is not None and i.name == name), None)
-        if info is None:
-            return _Lookup(names=[i.name for i in infos if i is not None])
-        missing = [a for a in info.required if a not in arguments]
-        if missing:
-            return _Lookup(info, missing=missing)
+        infos = [i for i in (parse_prompt(raw) for raw in (await lister(conn)).raw) if i is not None]
+        found = _find_prompt(infos, name)
+        if not found:
+            return _Lookup(names=[i.name for i in infos])
+        info = found[0]
+        if len(found) > 1:
+            usage = (
+                f"{len(found)} of its prompts are shown as '{name}'; give the exact name "
+                "(in bash or zsh, $'...' with the escapes as shown)"
+            )
+            return _Lookup(info, usage=usage)
+        resolved = given.resolve([argument.name for argument in info.arguments])
+        lookup = _Lookup(info, resolved.arguments, resolved.unknown)
+        if resolved.ambiguous:
+            lookup.usage = _ambiguous_text(resolved.ambiguous)
+            return lookup
+        lookup.missing = [a for a in info.required if a not in resolved.arguments]
+        if lookup.missing:
+            return lookup
         try:
-            return _Lookup(info, result=await conn.get_prompt(name, arguments))
+            lookup.result = await conn.get_prompt(info.name, resolved.arguments)
         except ServerFault as fault:
-            return _Lookup(info, fault=fault)
+            lookup.fault = fault
+        return lookup
 
     async with stopping_on_ctrl_c(interrupt) as ctrl_c:
         outcomes = await run_on_servers(specs, job, protocol=protocol, timeout=timeout, interrupt=interrupt)
     if ctrl_c.aborted:
         return EXIT_INTERRUPTED
+    as_given = given.resolve(()).arguments
     if ctrl_c.interrupted:
-        return _interrupted(name, outcomes, arguments, as_json)
+        return _interrupted(name, outcomes, as_given, as_json)
     found = next((o for o in outcomes if o.value is not None and o.value.info is not None), None)
     envelope: dict[str, Any] = {
         "server": found.name if found else None,
         "prompt": name,
-        "arguments": arguments,
+        "arguments": as_given,
     }
     servers = [server_json(o) for o in outcomes]
     if found is None or found.value is None:
         return _not_found(name, outcomes, envelope, servers, as_json)
     lookup = found.value
+    assert lookup.info is not None
+    name = lookup.info.name  # the name as the server spells it (the user may have typed it as shown)
+    envelope.update(prompt=name, arguments=lookup.arguments)
     for o in outcomes:
         if o.fault is not None:
             _warn(o.name, f"could not list its prompts ({o.fault.message})")
+    if lookup.usage is not None:
+        error(f"prompt {name}: {lookup.usage}")
+        return EXIT_USAGE
     if lookup.missing:
         error(f"prompt {name}: missing required argument(s): {', '.join(lookup.missing)}")
         return EXIT_USAGE
-    assert lookup.info is not None
-    _warn_unknown(found.name, name, lookup.info, arguments)
+    _warn_unknown(found.name, name, lookup.info, lookup.unknown)
     if lookup.fault is not None or lookup.result is None:
         fault = lookup.fault or ServerFault(f"getting prompt {name}: no result")
         if as_json:
@@ -248,6 +388,14 @@ async def prompt_command(
     return EXIT_OK
 
 
+def _ambiguous_text(given: Sequence[str]) -> str:
+    names = ", ".join(f"'{shown_name(g)}'" for g in given)
+    return (
+        f"{names}: several of its arguments are shown alike; give the exact name with "
+        '--arg-json \'{"NAME": "VALUE"}\' (JSON escapes such as \\u001b)'
+    )
+
+
 def _interrupted(
     name: str, outcomes: Sequence[Outcome[_Lookup]], arguments: dict[str, str], as_json: bool
 ) -> int:
@@ -258,7 +406,8 @@ def _interrupted(
     servers = [server_json(o) for o in outcomes]
     if got is not None and got.value is not None and got.value.result is not None:
         if as_json:
-            head = {"server": got.name, "prompt": name, "arguments": arguments}
+            assert got.value.info is not None
+            head = {"server": got.name, "prompt": got.value.info.name, "arguments": got.value.arguments}
             emit_json({**head, "ok": True, "result": got.value.result, "servers": servers})
         else:
             print_messages(got.value.result)
@@ -276,17 +425,16 @@ def _interrupted(
     return EXIT_INTERRUPTED
 
 
-def _warn_unknown(server: str, name: str, info: PromptInfo, arguments: Mapping[str, str]) -> None:
-    """An argument the prompt does not declare (a typo, most likely) is sent all the same, and said."""
-    declared = [argument.name for argument in info.arguments]
-    for given in arguments:
-        if given not in declared:
-            known = ", ".join(safe_line(d, 60) for d in declared) or "none"
-            hint = difflib.get_close_matches(given, declared, n=1)
-            maybe = f"; did you mean {safe_line(hint[0], 60)!r}?" if hint else ""
-            _warn(
-                server, f"prompt {name}: {given!r} is not one of its arguments ({known}), sent anyway{maybe}"
-            )
+def _warn_unknown(server: str, name: str, info: PromptInfo, unknown: Sequence[str]) -> None:
+    """An argument the prompt does not declare (a typo, most likely) is sent all the same, and said, with
+    the names it does declare as `prompts` shows them (what a user may type)."""
+    declared = {shown_name(argument.name): argument.name for argument in info.arguments}
+    known = ", ".join(safe_line(d, 60) for d in declared.values()) or "none"
+    for given in unknown:
+        hint = difflib.get_close_matches(given, list(declared), n=1)
+        maybe = f"; did you mean '{safe_line(declared[hint[0]], 60)}'?" if hint else ""
+        shown = safe_line(given, 60)
+        _warn(server, f"prompt {name}: '{shown}' is not one of its arguments ({known}), sent anyway{maybe}")
 
 
 def _not_found(

@@ -15,7 +15,8 @@ these, and the UI says when it changed something:
   the server should have sent; printable characters, a plain space included, are kept as they are.
 - a shell word (the command line): `shell_word` quotes like `shlex.quote`, but a word holding such a
   character is written in ANSI-C quoting, `$'greet\\x1bX'` (bash, zsh, ksh), which gives back the
-  exact string when run.
+  exact string when run. A prompt argument whose name that word form cannot carry (an `=` in it, a
+  leading `-`, NUL) goes in an `--arg-json` object instead (`prompt_command`).
 - other text (a prompt name): `text_for_clipboard` shows those characters as the escapes the screen
   shows (`\\x1b`).
 - JSON-RPC requests are JSON with every non-ASCII and control character escaped (`\\u001b`): exact and
@@ -209,5 +210,43 @@ def prompt_command(
     config_path: Path | None = None,
     in_config: bool = False,
 ) -> str:
-    words = ["prompt", name, *(f"{k}={v}" for k, v in arguments.items())]
+    """The `prompt` command line, which gets the same prompt with the same arguments again.
+
+    An argument goes as a `NAME=VALUE` word when the CLI reads that word back as exactly that name (see
+    `_as_word`); the others go in one `--arg-json` object, ASCII JSON, exact in any shell. A prompt name
+    that starts with `-` comes after `--` (else it reads as an option); one no command-line word can
+    hold (NUL) goes as the explorer shows it, which the CLI matches too.
+    """
+    words = [f"{key}={value}" for key, value in arguments.items() if _as_word(key, value)]
+    exact = {key: value for key, value in arguments.items() if not _as_word(key, value)}
+    options = ["--arg-json", _ascii_json(exact)] if exact else []
+    if not _argv_safe(name):
+        name = sanitize_line(name, limit=None)
+    if name.startswith("-"):
+        head = command_line(
+            spec, ["prompt", *options], protocol=protocol, config_path=config_path, in_config=in_config
+        )
+        return head + " " + shell_join(["--", name, *words])
+    words = ["prompt", name, *words, *options]
     return command_line(spec, words, protocol=protocol, config_path=config_path, in_config=in_config)
+
+
+def _as_word(name: str, value: str) -> bool:
+    """Whether `NAME=VALUE` reads back as this name and value: the CLI cuts the word at the first `=` that
+    ends a declared name, so the name holds none (and is not empty), does not start like an option, and
+    neither holds what no command-line word can."""
+    return bool(name) and "=" not in name and not name.startswith("-") and _argv_safe(name + value)
+
+
+def _argv_safe(text: str) -> bool:
+    """A command-line word cannot hold NUL (C strings end there) nor a lone surrogate (not UTF-8)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return "\x00" not in text
+
+
+def _ascii_json(value: Mapping[str, str]) -> str:
+    """JSON with every non-ASCII and control character escaped; DEL too, which `json.dumps` keeps raw."""
+    return json.dumps(dict(value)).replace("\x7f", "\\u007f")
