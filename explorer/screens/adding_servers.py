@@ -17,6 +17,7 @@ from explorer.config.found import FoundConfig
 from explorer.config.options import check_startable, unique_names
 from explorer.sanitize import sanitize_line
 from explorer.screens.input_dialog import InputAsker
+from explorer.widgets.server_labels import middle_cut
 
 if TYPE_CHECKING:
     from explorer.screens.main import MainScreen
@@ -55,7 +56,7 @@ class ServerAdder:
                 message = problem or "not connected"
                 catalogue.failed(name, message, None, None, "")
                 self.screen.events.statuses_changed()
-                self.screen.notify(f"{sanitize_line(name, 40)}: {sanitize_line(message, 200)}", markup=False)
+                self.screen.notify(f"{middle_cut(name, 40)}: {sanitize_line(message, 200)}", markup=False)
             else:
                 status.spec = spec
                 connect(name)

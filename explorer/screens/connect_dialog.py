@@ -30,6 +30,7 @@ from explorer.config.options import parse_env_options
 from explorer.sanitize import sanitize_line
 from explorer.screens.tiny_terminal import mark_tiny
 from explorer.widgets.key_bar import KeyBar
+from explorer.widgets.server_labels import middle_cut
 
 if TYPE_CHECKING:
     from explorer.screens.main import MainScreen
@@ -182,7 +183,7 @@ for you shows here with its URL (`Copy URL` copies it). `ctrl+s` connects, `esca
         if self.query_one("#save", Checkbox).value:
             self._to_save = replace(spec, name=self.server)
             self._saved = " (to be saved to config.toml once connected)"
-        self._say(f"{sanitize_line(self.server, 60)}: connecting…")
+        self._say(f"{middle_cut(self.server, 60)}: connecting…")
         if self._timer is None:
             self._timer = self.set_interval(0.25, self.show_attempt)
 
@@ -201,7 +202,7 @@ for you shows here with its URL (`Copy URL` copies it). `ctrl+s` connects, `esca
         status = self.main.catalogue.servers.get(self.server or "")
         if status is None:
             return
-        name = sanitize_line(status.name, 60)
+        name = middle_cut(status.name, 60)
         if status.state == "failed":
             if self._to_save is not None:
                 self._to_save, self._saved = None, " (not saved: it did not connect)"
@@ -232,7 +233,7 @@ for you shows here with its URL (`Copy URL` copies it). `ctrl+s` connects, `esca
             self.show_attempt()  # connected since the last look: saved now
         if self._to_save is not None:
             self.notify(
-                f"{sanitize_line(self._to_save.name, 60)} not saved to config.toml: not connected yet.",
+                f"{middle_cut(self._to_save.name, 60)} not saved to config.toml: not connected yet.",
                 markup=False,
             )
         self.dismiss(None)

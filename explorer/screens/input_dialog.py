@@ -23,6 +23,7 @@ from explorer.config import ConfigError, InputPrompt, ServerSpec
 from explorer.config.inputs import fill_inputs
 from explorer.sanitize import sanitize_line
 from explorer.widgets.key_bar import KeyBar
+from explorer.widgets.server_labels import middle_cut
 
 # Called with the filled-in spec, or with None and the sentence saying why the server is not connected.
 Done = Callable[[ServerSpec | None, str | None], None]
@@ -57,7 +58,7 @@ the server unconnected (reconnect it to be asked again).
         prompt = self.prompt
         with Vertical():
             yield Static(
-                Content(f"Input {sanitize_line(prompt.id, 80)} for server {sanitize_line(self.server, 80)}"),
+                Content(f"Input {sanitize_line(prompt.id, 80)} for server {middle_cut(self.server, 80)}"),
                 id="input-title",
             )
             if prompt.description:
@@ -73,7 +74,7 @@ the server unconnected (reconnect it to be asked again).
             )
             yield Static(Content(""), id="input-problem")
             yield Static(
-                Content(f"enter: use it · escape: do not connect {sanitize_line(self.server, 60)}"),
+                Content(f"enter: use it · escape: do not connect {middle_cut(self.server, 60)}"),
                 id="input-hint",
             )
         yield KeyBar()  # this dialog's keys, not the screen's below it

@@ -51,6 +51,7 @@ from explorer.widgets.key_bar import KeyBar
 from explorer.widgets.preview import ContentPreview, ViewState
 from explorer.widgets.resource_tree import ResourceTree
 from explorer.widgets.server_bar import ServerBar
+from explorer.widgets.server_labels import middle_cut
 
 if TYPE_CHECKING:  # the dialogs and screens are imported when first opened: not on the way to the first frame
     from textual.await_complete import AwaitComplete
@@ -556,7 +557,7 @@ Every server's resources and templates as one URI-prefix tree.
         that subtree on each such server (SEP-1269's `prefix`), so a huge server is browsed on demand."""
         started = [name for name in self.catalogue.servers if self.supervisor.list_prefix(name, prefix)]
         if started:
-            names = ", ".join(sanitize_line(name, 40) for name in started)
+            names = ", ".join(middle_cut(name, 40) for name in started)
             self.notify(f"Listing what is under {sanitize_line(prefix, 120)} on {names}…", markup=False)
 
     def action_goto(self) -> None:
@@ -620,7 +621,7 @@ Every server's resources and templates as one URI-prefix tree.
         conn = self.supervisor.connection(server)
         if conn is None or not conn.follower.can_follow():
             self.notify(
-                f"{sanitize_line(server, 40)} does not offer resource subscriptions.",
+                f"{middle_cut(server, 40)} does not offer resource subscriptions.",
                 severity="warning",
                 markup=False,
             )

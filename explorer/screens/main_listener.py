@@ -20,6 +20,7 @@ from explorer.model.listing import INTERRUPTED, KINDS, Kind, Listing, plural, pr
 from explorer.sanitize import sanitize_line
 from explorer.widgets.resource_tree import ResourceTree
 from explorer.widgets.server_bar import ServerBar
+from explorer.widgets.server_labels import middle_cut
 
 if TYPE_CHECKING:
     from explorer.connection.session import ServerConnection
@@ -88,13 +89,13 @@ class ScreenListener:
 
     def server_connected(self, name: str, notes: Sequence[str]) -> None:
         for note in notes:
-            self.screen.notify(f"{sanitize_line(name, 40)}: {sanitize_line(note, 300)}", markup=False)
+            self.screen.notify(f"{middle_cut(name, 40)}: {sanitize_line(note, 300)}", markup=False)
         self.screen.resume_following(name)
 
     def server_failed(self, name: str, message: str) -> None:
         self.flush_tree()
         self.screen.notify(
-            f"{sanitize_line(name, 40)}: {sanitize_line(message, 200)} (press e for details, R to reconnect)",
+            f"{middle_cut(name, 40)}: {sanitize_line(message, 200)} (press e for details, R to reconnect)",
             severity="error",
             markup=False,
         )
@@ -105,21 +106,21 @@ class ScreenListener:
         if listing.error is not None:
             kept = " (kept the last good listing)" if was_refresh else ""
             screen.notify(
-                f"{sanitize_line(name, 40)}: {sanitize_line(redact(listing.error, status.spec), 200)}{kept}",
+                f"{middle_cut(name, 40)}: {sanitize_line(redact(listing.error, status.spec), 200)}{kept}",
                 severity="error",
                 markup=False,
             )
         elif was_refresh and listing.stopped_by is not None and not listing.complete:
-            screen.notify(f"{sanitize_line(name, 40)}: {self._kept_after_refresh(status)}", markup=False)
+            screen.notify(f"{middle_cut(name, 40)}: {self._kept_after_refresh(status)}", markup=False)
         elif listing.stopped_by == INTERRUPTED:
             items = sum(listing.count(kind) for kind in KINDS)
             screen.notify(
-                f"{sanitize_line(name, 40)}: listing stopped; kept {items:,} items (press m for more)",
+                f"{middle_cut(name, 40)}: listing stopped; kept {items:,} items (press m for more)",
                 markup=False,
             )
         elif listing.stopped_by is not None:
             screen.notify(
-                f"{sanitize_line(name, 40)}: stopped at the {listing.stopped_by} bound; press m for more",
+                f"{middle_cut(name, 40)}: stopped at the {listing.stopped_by} bound; press m for more",
                 severity="warning",
                 markup=False,
             )
@@ -170,7 +171,7 @@ class ScreenListener:
     def follow_failed(self, name: str, uri: str | None, message: str) -> None:
         """A follow the server refused or never acknowledged, or live updates that stopped: said, and the
         tree's "following" marks redrawn (the supervisor unpinned what is not followed)."""
-        server = sanitize_line(name, 40)
+        server = middle_cut(name, 40)
         what = f"cannot follow {sanitize_line(uri, 200)}" if uri is not None else "live updates stopped"
         self.screen.notify(
             f"{server}: {what}: {sanitize_line(message, 300)}", severity="warning", markup=False
@@ -180,13 +181,13 @@ class ScreenListener:
 
     def keeps_changing(self, name: str) -> None:
         self.screen.notify(
-            f"{sanitize_line(name, 40)} keeps changing: its listing is now refreshed at most every 30 s.",
+            f"{middle_cut(name, 40)} keeps changing: its listing is now refreshed at most every 30 s.",
             severity="warning",
             markup=False,
         )
 
     def prefix_listed(self, name: str, prefix: str, listing: Listing) -> None:
-        where = f"{sanitize_line(name, 40)}: {sanitize_line(prefix, 120)}"
+        where = f"{middle_cut(name, 40)}: {sanitize_line(prefix, 120)}"
         if listing.error is not None:
             problem = redact(listing.error, self.screen.catalogue.servers[name].spec)
             self.screen.notify(f"{where}: {sanitize_line(problem, 200)}", severity="error", markup=False)
@@ -239,7 +240,7 @@ class ScreenListener:
         if problems is not None and self._problems_told.get(name) != problems:
             self._problems_told[name] = problems
             self.screen.notify(
-                f"{sanitize_line(name, 40)} {sanitize_line(problems, 200)}",
+                f"{middle_cut(name, 40)} {sanitize_line(problems, 200)}",
                 severity="warning",
                 markup=False,
             )

@@ -45,6 +45,7 @@ from explorer.widgets.argument_form import ArgumentForm
 from explorer.widgets.key_bar import KeyBar
 from explorer.widgets.lists import VimOptionList
 from explorer.widgets.prompt_result import PromptResultView, ResourceLink
+from explorer.widgets.server_labels import middle_cut
 
 __all__ = ["PromptEntry", "PromptFormScreen", "PromptsScreen", "ServerPrompts"]
 
@@ -155,7 +156,7 @@ sent), then `enter` or `ctrl+s` gets the prompt. Suggestions come from the serve
         parts: list[Content | str | tuple[str, str]] = [(sanitize_line(e.name, 120), "bold")]
         if e.title:
             parts += ["  ", sanitize_line(e.title, 160)]
-        parts += [("  [", "$text-muted"), (sanitize_line(e.server, 60), "$accent"), ("]", "$text-muted")]
+        parts += [("  [", "$text-muted"), (middle_cut(e.server, 60), "$accent"), ("]", "$text-muted")]
         if e.description:
             parts += ["\n", (sanitize(e.description, limit=1000), "$text-muted")]
         if self.completer is not None and self.fields:
@@ -373,7 +374,7 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
         self._options = []
         for name in self.server_names:
             listing = self.listings.get(name, ServerPrompts(name))
-            server = sanitize_line(name, 60)
+            server = middle_cut(name, 60)
             if listing.state == "listing":
                 header = Content.assemble((server, "bold $accent"), ("  listing prompts…", "$text-muted"))
             elif listing.state == "ready":
@@ -427,7 +428,7 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
         parts: list[Content | str | tuple[str, str]] = [(sanitize_line(entry.name, 120), "bold")]
         if entry.title:
             parts += ["  ", sanitize_line(entry.title, 160)]
-        parts += [("  [", "$text-muted"), (sanitize_line(entry.server, 60), "$accent"), ("]", "$text-muted")]
+        parts += [("  [", "$text-muted"), (middle_cut(entry.server, 60), "$accent"), ("]", "$text-muted")]
         if entry.description:
             parts += ["\n", sanitize(entry.description, limit=2000)]
         for problem in entry.problems:

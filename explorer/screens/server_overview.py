@@ -43,6 +43,7 @@ from explorer.model.tool_info import schema_text, tool_arguments
 from explorer.sanitize import sanitize, sanitize_line
 from explorer.widgets.key_bar import KeyBar
 from explorer.widgets.lists import VimOptionList
+from explorer.widgets.server_labels import middle_cut
 
 if TYPE_CHECKING:
     from explorer.connection.supervisor import Supervisor
@@ -137,7 +138,7 @@ On the Log tab choose the level of entries the server sends. `c` copies the over
 
     def _title(self) -> str:
         status = self.status
-        return f"Server {sanitize_line(status.name, 80)} · {sanitize_line(status.progress_text(), 200)}"
+        return f"Server {middle_cut(status.name, 80)} · {sanitize_line(status.progress_text(), 200)}"
 
     def _tool_options(self) -> list[Option]:
         return [

@@ -37,6 +37,7 @@ from explorer.sanitize import sanitize, sanitize_line
 from explorer.screens.tiny_terminal import mark_tiny
 from explorer.widgets.argument_form import ArgumentForm
 from explorer.widgets.key_bar import KeyBar
+from explorer.widgets.server_labels import middle_cut
 
 __all__ = ["TemplateFormResult", "TemplateFormScreen", "remember_in_background"]
 
@@ -152,7 +153,7 @@ RFC 6570 says (a `/` in `{id}` becomes `%2F`, `{+path}` keeps it).
             parts += ["  ", sanitize_line(title, 160)]
         parts += [
             ("  [", "$text-muted"),
-            (sanitize_line(self.entry.server, 60), "$accent"),
+            (middle_cut(self.entry.server, 60), "$accent"),
             ("]", "$text-muted"),
         ]
         parts += ["\n", (sanitize_line(self.entry.uri_template, 400), "$text-muted")]

@@ -18,6 +18,7 @@ from explorer.model.listing import plural
 from explorer.model.sizes import human_size
 from explorer.model.uri_tree import PatternNode, UriNode, UriTree
 from explorer.sanitize import sanitize, sanitize_line
+from explorer.widgets.server_labels import middle_cut
 
 if TYPE_CHECKING:
     from textual.css.styles import RulesMap
@@ -89,7 +90,7 @@ Press `enter` in the tree to read a resource.
         self, uri: str, server: str, template: str | None, values: Mapping[str, object] | None
     ) -> None:
         """A URI the user went to that no node stands for (a template's URI): what produces it."""
-        lines = [_field("URI", sanitize_line(uri, 2000), "bold"), _field("Server", sanitize_line(server, 60))]
+        lines = [_field("URI", sanitize_line(uri, 2000), "bold"), _field("Server", middle_cut(server, 60))]
         if template is not None:
             lines.append(_field("Template", sanitize_line(template, 2000), "$tree-pattern"))
         for name, value in (values or {}).items():

@@ -31,6 +31,7 @@ from explorer.sanitize import sanitize, sanitize_line
 from explorer.widgets.content_list import MoreContents
 from explorer.widgets.hex_view import HexView
 from explorer.widgets.image_view import ImageView
+from explorer.widgets.server_labels import middle_cut
 from explorer.widgets.text_view import HIGHLIGHT_LIMIT as HIGHLIGHT_LIMIT
 from explorer.widgets.text_view import MIN_WRAP_WIDTH as MIN_WRAP_WIDTH
 from explorer.widgets.text_view import TAB_SIZE as TAB_SIZE
@@ -519,7 +520,7 @@ source of rendered markdown (raw HTML, which is not rendered, and link targets s
         if uri is not None:
             title = Content.styled(sanitize_line(uri, 500), "bold")
             if server:
-                title = title + Content.styled(f"  ·  {sanitize_line(server, 80)}", "$text-muted")
+                title = title + Content.styled(f"  ·  {middle_cut(server, 80)}", "$text-muted")
             if update is not None:
                 title = title + Content.styled(f"  ·  {update.headline()}", "$text-warning")
         self.query_one("#preview-title", Static).update(title)

@@ -31,6 +31,7 @@ from explorer.model.prompt_data import Block, PromptMessage, TextHead, parse_pro
 from explorer.sanitize import sanitize, sanitize_line
 from explorer.widgets.hex_view import HexDumpBlock
 from explorer.widgets.preview import ImageView, server_answered, shown_of
+from explorer.widgets.server_labels import middle_cut
 
 __all__ = ["PromptResultView", "ResourceLink", "describe_error"]
 
@@ -180,7 +181,7 @@ the "+N more messages" line) for the next 50.
             "loading",
             [
                 _static(
-                    Content(f"Getting {sanitize_line(name, 100)} from {sanitize_line(server, 60)} …"),
+                    Content(f"Getting {sanitize_line(name, 100)} from {middle_cut(server, 60)} …"),
                     "pr-muted",
                 )
             ],

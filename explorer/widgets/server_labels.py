@@ -6,6 +6,10 @@ wide character is two). Cut at the end, `raw_server.py` and `raw_server.py-2` re
 so names whose cut labels collide are cut in the middle instead, where a repeat's number stays
 (`raw_se….py-2`); names alike even then (or alike once sanitized: an escape reads like the backslash text it
 stands for) are numbered (`raw_server…#2`). A very long name is only read near its two ends.
+
+A name shown alone (a notification, a heading, a dialog's line) has no others to be told from there, but
+the user knows the others: `middle_cut` keeps its head and its tail (`company-inter…search-staging`), so
+the end that often tells two servers apart (`-production`, `-staging`, `-2`) shows.
 """
 
 from __future__ import annotations
@@ -46,6 +50,19 @@ def distinct_labels(names: Iterable[str], cells: int) -> dict[str, str]:
         _cut_in_the_middle(group, shown, labels, cells)
     _number_the_rest(shown, labels, cells)
     return labels
+
+
+def middle_cut(name: str, cells: int) -> str:
+    """`name` sanitized, whole when it fits in `cells` cells, else its head, `…` and its tail (the tail one
+    cell shorter when the room is odd), at most `cells` wide."""
+    if cells < 3:
+        raise ValueError("cells must be at least 3")
+    ends = _shown(name, cells)
+    if ends.fits:
+        return ends.head
+    room = cells - 1
+    head = (room + 1) // 2
+    return head_cells(ends.head, head) + ELLIPSIS + tail_cells(ends.tail, room - head)
 
 
 def _shown(name: str, cells: int) -> _Shown:
