@@ -9,6 +9,7 @@ stopped.
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from explorer.config import ServerSpec
 from explorer.connection.live import FollowTrouble, News, ResourceChanged
 from explorer.connection.session import ServerConnection
 from explorer.connection.supervisor import Settings, Supervisor
-from tests.helpers.cli import run_cli
+from tests.helpers.cli import run_cli, run_cli_patched
 
 SERVER = r"""
 import json, os, sys, threading, time
@@ -39,6 +40,8 @@ def listen(mid, params):
         send({"jsonrpc": "2.0", "id": mid, "error": {"code": -32601, "message": "Method not found"}}); return
     if "listen-noack" in MODES:
         return
+    if "listen-slowack" in MODES:
+        time.sleep(1.0)
     acked = dict(notif)
     if "listen-honor-none" in MODES:
         acked.pop("resourceSubscriptions", None)
@@ -197,7 +200,85 @@ async def test_a_stream_the_server_closes_is_opened_again_then_given_up_and_said
         assert await conn.follow("x://a/1")
         with anyio.fail_after(60):
             await stopped.wait()
-    assert ResourceChanged("x://a/1") in news  # delivered on a stream opened again after the close
-    [trouble] = [item for item in news if isinstance(item, FollowTrouble)]
-    assert "the server's change stream ended 4 times in a row" in trouble.message
-    assert "live updates stopped" in trouble.message
+        assert ResourceChanged("x://a/1") in news  # delivered on a stream opened again after the close
+        [trouble] = [item for item in news if isinstance(item, FollowTrouble)]
+        assert "the server's change stream ended 4 times in a row (the server closed it)" in trouble.message
+        # Following again after the stop opens a stream again (it answered at once, from a stale set).
+        news.clear()
+        assert await conn.follow("x://a/1")
+        with anyio.fail_after(60):
+            while ResourceChanged("x://a/1") not in news:  # noqa: ASYNC110
+                await anyio.sleep(0.05)
+
+
+def test_watch_says_when_live_updates_stop(server: Path) -> None:
+    """It waited, silent, for `--for` (or for ever) after the server's stream had ended for good."""
+    prelude = "import explorer.connection.live as live\nlive.REOPEN_DELAYS = (0.05, 0.05)"
+    command = f"{sys.executable} {server} listen-ackend"
+    result = run_cli_patched(prelude, "read", "x://a/1", "--watch", "--for", "600", "-s", command)
+    assert result.code == 1, result
+    [line] = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
+    assert "following x://a/1: live updates stopped: the server's change stream ended 3 times" in line, line
+
+
+def test_watch_json_says_a_refused_follow_on_stdout(server: Path) -> None:
+    command = f"{sys.executable} {server} listen-error"
+    result = run_cli("read", "x://a/1", "--watch", "--json", "--for", "30", "-s", command)
+    assert result.code == 1, result
+    decoder, text, documents = json.JSONDecoder(), result.stdout.strip(), []
+    while text:
+        document, end = decoder.raw_decode(text)
+        documents.append(document)
+        text = text[end:].strip()
+    first, failed = documents
+    assert first["ok"] is True and first["version"] == 1
+    assert failed["ok"] is False and "cannot follow x://a/1" in failed["error"]["message"]
+
+
+@pytest.mark.anyio
+async def test_a_server_without_listen_streams_is_not_a_warning_at_connect(server: Path) -> None:
+    """With nothing followed, a refused lists-only stream was "live updates stopped" at every connect;
+    it is kept for the overview, and a follow asked later is refused at once, with the reason."""
+    heard = Heard()
+    settings = Settings(protocol="auto", timeout=5, log_level=None)
+    supervisor = Supervisor([spec(server, "listen-error")], settings, heard)  # type: ignore[arg-type]
+    async with anyio.create_task_group() as group:
+        group.start_soon(supervisor.run, "fs")
+        with anyio.fail_after(60):
+            await heard.connected.wait()
+            conn = supervisor.connection("fs")
+            assert conn is not None
+            while conn.follower.problem is None:  # noqa: ASYNC110
+                await anyio.sleep(0.05)
+            assert heard.follow_failures == []
+            assert "-32601" in conn.follower.problem
+            assert await supervisor.toggle_pin("fs", "x://a/1") == "failed"
+        group.cancel_scope.cancel()
+    [(_, uri, message)] = heard.follow_failures
+    assert uri == "x://a/1" and "-32601" in message
+
+
+@pytest.mark.anyio
+async def test_a_pin_withdrawn_while_the_server_is_asked_is_not_a_failure(server: Path) -> None:
+    """Pinned then unpinned before the server acknowledged: it read "did not agree to send its changes"."""
+    heard = Heard()
+    settings = Settings(protocol="auto", timeout=5, log_level=None)
+    supervisor = Supervisor([spec(server, "listen-slowack")], settings, heard)  # type: ignore[arg-type]
+    async with anyio.create_task_group() as group:
+        group.start_soon(supervisor.run, "fs")
+        with anyio.fail_after(60):
+            await heard.connected.wait()
+            outcomes: list[str] = []
+
+            async def pin() -> None:
+                outcomes.append(await supervisor.toggle_pin("fs", "x://a/1"))
+
+            group.start_soon(pin)
+            while ("fs", "x://a/1") not in supervisor.pinned:  # noqa: ASYNC110
+                await anyio.sleep(0.01)
+            outcomes.append(await supervisor.toggle_pin("fs", "x://a/1"))
+            while len(outcomes) < 2:  # noqa: ASYNC110
+                await anyio.sleep(0.05)
+        group.cancel_scope.cancel()
+    assert sorted(outcomes) == ["stopped", "withdrawn"]
+    assert heard.follow_failures == []

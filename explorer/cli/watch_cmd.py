@@ -35,7 +35,7 @@ from explorer.cli.read_cmd import fault_line, no_resources
 from explorer.cli.runner import Interrupt, run_on_servers
 from explorer.config import ServerSpec
 from explorer.connection.errors import ServerFault
-from explorer.connection.live import News, ResourceChanged
+from explorer.connection.live import FollowTrouble, News, ResourceChanged
 from explorer.connection.session import ServerConnection
 
 
@@ -71,11 +71,16 @@ async def watch_command(
 
     async def job(conn: ServerConnection) -> int:
         changed = anyio.Event()
+        stopped = anyio.Event()  # following stopped on its own (the server's change stream gave up)
+        why: list[str] = []
 
         def on_news(news: News) -> None:
             nonlocal changed
             if isinstance(news, ResourceChanged) and news.uri == uri:
                 changed.set()
+            elif isinstance(news, FollowTrouble):
+                why.append(news.message)
+                stopped.set()
 
         conn.news_handler = on_news
         if conn.identity is not None and not conn.identity.has("resources"):
@@ -83,14 +88,15 @@ async def watch_command(
         print_version(await conn.read_resource(uri))
         if not await conn.follow(uri):
             problem = conn.follower.problem or "the server does not offer resource subscriptions"
-            error(f"server {spec.name}: cannot follow {uri}: {problem}")
-            return EXIT_FAILED
+            raise ServerFault(f"cannot follow {uri}: {problem}", local=True)  # in --json too
         try:
             with anyio.move_on_after(duration if duration is not None else math.inf):
                 while count is None or state["versions"] - 1 < count:
-                    await _first_set(changed, conn.lost)
+                    await _first_set(changed, conn.lost, stopped)
                     if conn.lost.is_set():  # no version will come: said now, not after --for
                         raise await conn.loss_fault()
+                    if stopped.is_set():
+                        raise ServerFault(f"following {uri}: live updates stopped: {why[0]}", local=True)
                     changed = anyio.Event()  # announcements from here on ask for one more read
                     print_version(await conn.read_resource(uri))
         finally:

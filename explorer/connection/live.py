@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 
-from explorer.connection.errors import CONNECTION_CLOSED, ServerFault
+from explorer.connection.errors import CONNECTION_CLOSED, METHOD_NOT_FOUND, ServerFault
 from explorer.connection.voice_log import KEPT_CHARS, TOKEN_CHARS, cut_text
 
 if TYPE_CHECKING:
@@ -196,6 +196,7 @@ class Follower:
         self._failure: str | None = None  # why the last settled attempt opened no stream, or None
         self._agreed: frozenset[str] = frozenset()  # what the last settled attempt's stream agreed to
         self._awaited = 0  # follow() calls waiting for a settlement: they say the failure themselves
+        self._unsupported: str | None = None  # modern era: the server has no listen streams (-32601)
 
     @property
     def modern(self) -> bool:
@@ -211,16 +212,23 @@ class Follower:
 
         Modern era: True only once the server acknowledged a listen stream that includes `uri`; a
         refusal, a stream the server closed before acknowledging, an acknowledgement without `uri`, or
-        none within the request timeout is False, and `uri` is not followed.
+        none within the request timeout is False, and `uri` is not followed. False without a `problem`
+        when `unfollow(uri)` came while it waited (the caller's own state says what it wants now).
         """
-        if uri in self.following:
-            return True
         if not self.can_follow():
             self.problem = "the server does not offer resource subscriptions"
             return False
-        self.following.add(uri)
         if self.modern:
+            if uri in self.following and self.listening and uri in self.honored:
+                return True
+            if self._unsupported is not None:  # said once; not asked again at every preview
+                self.problem = self._unsupported
+                return False
+            self.following.add(uri)
             return await self._follow_on_stream(uri)
+        if uri in self.following:
+            return True
+        self.following.add(uri)
         try:
             await self.conn.request("resources/subscribe", {"uri": uri}, action=f"subscribing to {uri}")
         except ServerFault as fault:
@@ -241,6 +249,8 @@ class Follower:
                     await self._settled.wait()
         finally:
             self._awaited -= 1
+        if uri not in self.following:
+            return False  # unfollowed meanwhile: nothing of the server's to report
         if self._settled_generation < wanted:
             failure: str | None = "the server did not acknowledge the change stream (subscriptions/listen)"
         else:
@@ -249,10 +259,9 @@ class Follower:
             failure = "the server did not agree to send its changes (its change stream left it out)"
         if failure is None:
             return True
-        if uri in self.following:
-            self.following.discard(uri)
-            if self.listening:
-                self._wake()  # the open stream asked for it: open it again without
+        self.following.discard(uri)
+        if self.listening:
+            self._wake()  # the open stream asked for it: open it again without
         self.problem = failure
         return False
 
@@ -287,9 +296,17 @@ class Follower:
         self._settled = anyio.Event()
 
     async def _tell(self, message: str) -> None:
-        """Following stopped on its own (no `follow` call waits to say it): tell whoever shows news."""
+        """Following stopped on its own (no `follow` call waits to say it): what was followed no longer
+        is, and whoever shows news is told; with nothing followed, it is only kept in `problem` (a
+        server that keeps no change stream open is not worth a warning at every connect)."""
         self.problem = message
-        await _call(self.deliver, FollowTrouble(message))
+        if not self.following:
+            return
+        self.following.clear()
+        try:
+            await _call(self.deliver, FollowTrouble(message))
+        except Exception:  # whoever shows it failed: following has stopped all the same
+            return
 
     async def run_listen_loop(self) -> None:
         """Modern era: keep one listen stream open with the current filter until cancelled.
@@ -317,40 +334,49 @@ class Follower:
                 await self._changed.wait()
                 ends = 0
                 continue
+            if self._unsupported is not None:
+                self._settle(generation, self._unsupported)
+                await self._changed.wait()
+                continue
             uris = sorted(self.following)
             opened_at: float | None = None
             refusal: str | None = None
             try:
-                async with self.conn.client.listen(
-                    resources_list_changed=identity.announces_resource_changes,
-                    prompts_list_changed=identity.announces_prompt_changes,
-                    tools_list_changed=identity.announces_tool_changes,
-                    resource_subscriptions=uris,
-                ) as subscription:
-                    self.listening = True
-                    self.problem = None
-                    opened_at = time.monotonic()
-                    honored = getattr(subscription.honored, "resource_subscriptions", None) or []
-                    self.honored = {u for u in honored if isinstance(u, str)}
-                    self._settle(generation, None)
-                    async with anyio.create_task_group() as group:
+                async with anyio.create_task_group() as group:
 
-                        async def restart_on_change() -> None:
-                            await self._changed.wait()
-                            group.cancel_scope.cancel()
+                    async def restart_on_change() -> None:
+                        # Also while the server has not acknowledged yet: the new set is asked at once,
+                        # not after this attempt's full wait.
+                        await self._changed.wait()
+                        group.cancel_scope.cancel()
 
-                        group.start_soon(restart_on_change)
+                    group.start_soon(restart_on_change)
+                    async with self.conn.client.listen(
+                        resources_list_changed=identity.announces_resource_changes,
+                        prompts_list_changed=identity.announces_prompt_changes,
+                        tools_list_changed=identity.announces_tool_changes,
+                        resource_subscriptions=uris,
+                    ) as subscription:
+                        self.listening = True
+                        self.problem = None
+                        opened_at = time.monotonic()
+                        honored = getattr(subscription.honored, "resource_subscriptions", None) or []
+                        self.honored = {u for u in honored if isinstance(u, str)}
+                        self._settle(generation, None)
                         async for event in subscription:
                             news = news_from_event(event)
                             if news is not None:
                                 await _call(self.deliver, news)
-                        group.cancel_scope.cancel()
+                    group.cancel_scope.cancel()
                 ended = "the server closed it"
-            except Exception as exc:  # a lost stream costs live updates only, never the connection
+            except Exception as raised:  # a lost stream costs live updates only, never the connection
+                exc = _unwrapped(raised)  # the task group's wrapping of the stream's own failure
                 self.honored = set()
                 if opened_at is None and _refused(exc):
                     refusal = self._fault_sentence(exc)
-                ended = f"it ended: {_first_line(exc)}"
+                    if getattr(exc, "code", None) == METHOD_NOT_FOUND:
+                        self._unsupported = refusal
+                ended = _first_line(exc)
             finally:
                 self.listening = False
             if self._changed.is_set():
@@ -372,16 +398,15 @@ class Follower:
                 ends = 0
             ends += 1
             if ends > len(REOPEN_DELAYS):
-                await self._tell(
-                    f"the server's change stream ended {ends} times in a row ({ended}); "
-                    "live updates stopped (press R to reconnect)"
-                )
+                await self._tell(f"the server's change stream ended {ends} times in a row ({ended})")
                 await self._changed.wait()
                 ends = 0
                 continue
             self.problem = f"the server's change stream ended ({ended}); opening it again"
             with anyio.move_on_after(REOPEN_DELAYS[ends - 1]):
                 await self._changed.wait()
+            if self._changed.is_set():
+                ends = 0  # the wanted set changed: counted afresh
 
     def _fault_sentence(self, exc: BaseException) -> str:
         """What the server's refusal of the listen stream is said as (masked like every fault)."""
@@ -390,6 +415,13 @@ class Follower:
 
         fault = describe_exception(exc, action=LISTEN_ACTION, timeout=self.conn.timeout)
         return redact(fault.message, self.conn.spec)
+
+
+def _unwrapped(exc: Exception) -> Exception:
+    """The one failure inside (nested) groups of one, else `exc` itself."""
+    while isinstance(exc, ExceptionGroup) and len(exc.exceptions) == 1:
+        exc = exc.exceptions[0]
+    return exc
 
 
 def _refused(exc: BaseException) -> bool:

@@ -113,7 +113,7 @@ class SupervisorListener(Protocol):
         following stopped on its own (the server's change stream ended for good): `message` says why."""
 
 
-PinOutcome = Literal["following", "stopped", "failed"]
+PinOutcome = Literal["following", "stopped", "failed", "withdrawn"]
 
 
 @dataclass
@@ -578,6 +578,8 @@ class Supervisor:
         conn = self.connection(name)
         if conn is None or not conn.follower.can_follow() or await conn.follow(uri):
             return
+        if self.previewed != (name, uri):
+            return  # the user moved on while it waited: nothing to say of this one
         life = self._lives.get(name)
         if life is not None and not life.told_preview_follow:  # said once a run, not at every preview
             life.told_preview_follow = True
@@ -585,7 +587,8 @@ class Supervisor:
 
     async def toggle_pin(self, name: str, uri: str) -> PinOutcome:
         """Pin (or unpin) a subscription on any resource. "following": pinned now (the server agreed);
-        "stopped": unpinned; "failed": the server would not follow it (the listener was told why)."""
+        "stopped": unpinned; "failed": the server would not follow it (the listener was told why);
+        "withdrawn": unpinned again by the user while the server was asked (nothing to say)."""
         key = (name, uri)
         conn = self.connection(name)
         if key in self.pinned:
@@ -594,7 +597,10 @@ class Supervisor:
                 await conn.unfollow(uri)
             return "stopped"
         self.pinned.add(key)
-        if conn is not None and not await conn.follow(uri):
+        followed = conn is None or await conn.follow(uri)
+        if key not in self.pinned:
+            return "withdrawn"
+        if not followed and conn is not None:
             self.pinned.discard(key)
             self.listener.follow_failed(name, uri, self._follow_problem(conn))
             return "failed"
@@ -602,7 +608,7 @@ class Supervisor:
 
     async def _follow_pinned(self, name: str, conn: ServerConnection, uri: str) -> None:
         """Follow a pinned resource again after a (re)connect; a refusal unpins it and is said."""
-        if await conn.follow(uri):
+        if await conn.follow(uri) or (name, uri) not in self.pinned:
             return
         self.pinned.discard((name, uri))
         self.listener.follow_failed(name, uri, self._follow_problem(conn))

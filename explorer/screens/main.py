@@ -630,7 +630,10 @@ Every server's resources and templates as one URI-prefix tree.
         async def toggle() -> None:
             outcome = await self.supervisor.toggle_pin(server, uri)
             self.events.mark_resources()
-            if outcome == "failed":  # the listener said why (`follow_failed`)
+            if outcome in (
+                "failed",
+                "withdrawn",
+            ):  # the listener said why (`follow_failed`), or nothing to say
                 return
             verb = "Following" if outcome == "following" else "No longer following"
             self.notify(f"{verb} {sanitize_line(uri, 200)}.", markup=False)

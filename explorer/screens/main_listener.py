@@ -172,10 +172,14 @@ class ScreenListener:
         """A follow the server refused or never acknowledged, or live updates that stopped: said, and the
         tree's "following" marks redrawn (the supervisor unpinned what is not followed)."""
         server = middle_cut(name, 40)
-        what = f"cannot follow {sanitize_line(uri, 200)}" if uri is not None else "live updates stopped"
-        self.screen.notify(
-            f"{server}: {what}: {sanitize_line(message, 300)}", severity="warning", markup=False
-        )
+        if uri is not None:
+            said = f"{server}: cannot follow {sanitize_line(uri, 200)}: {sanitize_line(message, 300)}"
+        else:
+            said = (
+                f"{server}: live updates stopped: {sanitize_line(message, 300)}; what it followed is no "
+                "longer followed (s follows again, R reconnects)"
+            )
+        self.screen.notify(said, severity="warning", markup=False)
         if self.screen.query(ResourceTree):  # none while the app closes
             self.mark_resources()
 
