@@ -5,9 +5,9 @@ own (the demo's "a note arrived" notices) goes on listen streams that asked. The
 asked for no level, so the server overview's Log tab stayed empty in the modern era while it filled in the
 handshake era.
 
-The supervisor runs in a process of its own that ends as soon as it has its answer: cancelling a modern
-connection under pytest's anyio runner spun the loop for ever in anyio's `task_done` (a CancelledError
-whose context chain loops), which is not what this test is about (see the session's note).
+The supervisor runs in a process of its own that ends as soon as it has its answer (a cancelled modern
+connection once spun the event loop for ever: `test_cancel_without_spin.py`; a process keeps a hang
+from taking the test run with it).
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 Three ways (`--auth-flow`):
 - `browser`: open the authorization URL in the user's browser (and show it, in case it did not open),
-  then wait for the redirect on a loopback listener (`127.0.0.1` only, RFC 8252 section 7.3).
+  then wait for the redirect on a loopback listener (`127.0.0.1`, RFC 8252 section 7.3; `localhost`'s
+  loopback addresses where the client was registered with a `localhost` redirect URI).
 - `print`: show the URL and wait for the redirect the same way.
 - `fetch`: the explorer requests the URL itself and takes the code from the redirect's `Location`, for
   authorization servers that approve at once (test servers, CI); a page in between (a login form) is

@@ -657,11 +657,10 @@ def _named_versions(versions: list[str]) -> str:
 
 def _era_sentence(versions: list[str], asked: ProtocolMode) -> str | None:
     """`this server speaks only 2025-11-25 (handshake era); use ...`, when `asked` is the other era.
-    Versions the explorer does not know belong to neither era (`_named_versions` says them)."""
+    Versions the explorer does not know belong to neither era: left out (`_named_versions` says them)."""
     from mcp.types.version import MODERN_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS
 
-    if not all(v in SUPPORTED_PROTOCOL_VERSIONS for v in versions):
-        return None
+    versions = [v for v in versions if v in SUPPORTED_PROTOCOL_VERSIONS]  # what it names that we speak
     modern = [v for v in versions if v in MODERN_PROTOCOL_VERSIONS]
     handshake = [v for v in versions if v not in MODERN_PROTOCOL_VERSIONS]
     if asked == "2026-07-28" and handshake and not modern:
@@ -749,11 +748,34 @@ async def _close_collecting(stack: AsyncExitStack) -> BaseException | None:
         try:
             await stack.aclose()
         except BaseException as exc:
+            _cut_context_loops(exc)
             if _has_real_error(exc):
                 return exc
             if not isinstance(exc, Exception | BaseExceptionGroup):
                 raise
     return None
+
+
+def _cut_context_loops(exc: BaseException) -> None:
+    """Cut a loop in the `__context__` chain of `exc` (and of what a group holds).
+
+    Why: closing an exit stack while a cancellation is being handled can leave an exception that is its
+    own context. An earlier exit (a task group) raises a new cancellation, a later one (the SDK's task
+    group) re-raises that same object, Python chains it to the cancellation being handled, and
+    contextlib's fix-up points that link back at the object itself. anyio's task bookkeeping follows
+    the chain of a cancelled task's exception and would spin at 100% CPU forever (a quit or reconnect
+    of a modern-era server that never ends)."""
+    seen: set[int] = set()
+    link = exc
+    while link.__context__ is not None:
+        seen.add(id(link))
+        if id(link.__context__) in seen:
+            link.__context__ = None
+            break
+        link = link.__context__
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            _cut_context_loops(inner)
 
 
 def _has_real_error(exc: BaseException) -> bool:
