@@ -69,6 +69,15 @@ def test_the_versions_a_refusal_names_are_said_in_every_mode(protocol: str, tmp_
     assert "handshake era" not in result.stderr
 
 
+def test_pinned_to_the_other_era_the_hint_stays_beside_an_unknown_version(tmp_path: Path) -> None:
+    script = tmp_path / "refuses.py"
+    script.write_text(REFUSES_EVERY_VERSION)
+    command = f"{sys.executable} {script} 2025-11-25,2027-01-01"
+    result = run_cli("tree", "--protocol", "2026-07-28", "-s", command)
+    assert result.code == 1, result
+    assert "this server speaks only 2025-11-25 (the handshake era); use --protocol auto" in result.stderr
+
+
 def test_auto_says_the_known_versions_a_refusal_names(tmp_path: Path) -> None:
     script = tmp_path / "refuses.py"
     script.write_text(REFUSES_EVERY_VERSION)
