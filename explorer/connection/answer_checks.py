@@ -7,8 +7,12 @@ answer naming another request is refused (`refusal`), whether its id comes first
 after a result of any size (the tail: the last `_TAIL_BYTES` are held back until the body ends, so an
 id there is read before the SDK gets them). An error answer naming none (id null: the server could not
 read the request) is given the request's id, so its code and message reach the user, as the SDK does for
-an error status. An id anywhere else (between two big members) is not looked for: telling it would take
-a parse of the whole answer, which the SDK does next; `stray_answers` catches that answer after it.
+an error status. An id anywhere else (between two big members) is not looked for here: telling it would
+take a parse of the whole answer, which the SDK does next. The answer is still known to be the one its
+POST asked for: the task that reads it notes that request's id (`ANSWERING`, set by the response hook),
+the SDK hands its messages on with a copy of that task's context (`last_context`, the way its transports
+document to carry a sender's context), and `stray_answers` checks the parsed id against it: the same
+refusal, or the request's id given to an error naming none, as here, with no second parse.
 
 An answer that is not JSON text at all is refused with what it begins with: a gzip stream sent without
 `Content-Encoding` was said in pydantic's words ("1 validation error for union[JSONRPCRequest, ...]").
@@ -17,13 +21,19 @@ An answer that is not JSON text at all is refused with what it begins with: a gz
 from __future__ import annotations
 
 import re
+from contextvars import ContextVar
 
 import orjson
 
 from explorer.connection.errors import REFUSED_PREFIX, shown_id
 from explorer.connection.sizes import RequestId
 
-__all__ = ["AnswerCheck", "coerced", "same_id"]
+__all__ = ["ANSWERING", "AnswerCheck", "coerced", "same_id"]
+
+ANSWERING: ContextVar[RequestId | None] = ContextVar("explorer_answering", default=None)
+"""The id of the request whose POST the current task reads the answer of (Streamable HTTP: the SDK runs
+one task a request). Set by the response hook (`http_limits.cap_answer`); the messages that task hands on
+carry it in their sender's context, which `stray_answers` reads."""
 
 _ID = rb'(null|-?[0-9]{1,18}|"[^"\\]{0,200}")'
 _JSONRPC = rb'"jsonrpc"\s*:\s*"2\.0"\s*,\s*'

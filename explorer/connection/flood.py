@@ -8,22 +8,31 @@ further on (`connection.pacing`), and one of them lost would leave the tree stal
 counted by method in the connection's `ProtocolProblems`, so a fault and the TUI's notice say so.
 
 One `FloodGate` a connection, on every transport: the stdio reader asks it of each message it parsed
-(`admits`), before the message is handed on; over HTTP (Streamable HTTP and legacy SSE), where the SDK
-reads the event streams itself, it wraps the transport's read stream (`watched`).
+(`admits`), before the message is handed on. Over HTTP (Streamable HTTP and legacy SSE) the SDK reads the
+event streams itself, and it parses every event (pydantic, about 100 us) before anything of the explorer's
+sees the message: 30,000 log entries ahead of an answer made its request time out at `--timeout 2` although
+the gate dropped most of them. So each event stream's bytes go through `EventGate` on their way to the
+SDK (`http_limits`): an event is told a notification from its bytes (a small event's data read by orjson,
+a few microseconds) and one past the rate is taken out there, never parsed by the SDK. The gate also
+wraps the transport's read stream (`watched`) for what the bytes do not tell (an event too big to look
+at); a notification admitted from its bytes is not charged there again.
 """
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
+
+import orjson
 
 from explorer.connection.stream_wrappers import ReceiveWrapper
 
 if TYPE_CHECKING:
     from explorer.connection.errors import ProtocolProblems
 
-__all__ = ["BURST", "KEPT", "RATE", "FloodGate", "NotificationBudget", "notification_method"]
+__all__ = ["BURST", "KEPT", "RATE", "EventGate", "FloodGate", "NotificationBudget", "notification_method"]
 
 RATE = 2_000.0  # notifications a second, sustained: 20% of a core in the SDK, no listing waits on it
 BURST = 10_000  # at once: a server that logs a burst at start-up loses none of it
@@ -74,15 +83,37 @@ class FloodGate:
     def __init__(self, problems: ProtocolProblems, clock: Callable[[], float] = time.monotonic) -> None:
         self._budget = NotificationBudget(clock)
         self._problems = problems
+        self._waived = 0  # notifications admitted from their bytes (`admits_method`), not charged again
 
     def admits(self, item: Any) -> bool:
         """Whether `item` goes on: a notification within the rate, or anything else. A notification past
         the rate is counted as dropped."""
         method = notification_method(item)
-        if method is None or self._budget.admit(method):
+        if method is None:
+            return True
+        if self._waived and method not in KEPT:
+            self._waived -= 1  # admitted from its bytes already (or one like it: the counts even out)
+            return True
+        if self._budget.admit(method):
             return True
         self._problems.dropped_notification(method)
         return False
+
+    def admits_method(self, method: str) -> bool:
+        """Whether a notification of `method`, told from an event's bytes before the SDK parses it, goes
+        on (`EventGate`); one past the rate is counted as dropped. One admitted here passes `admits`
+        uncharged: the budget is spent once a notification."""
+        if method in KEPT:
+            return True
+        if self._budget.admit(method):
+            self._waived = min(self._waived + 1, BURST)  # bounded: an event the SDK then lost leaves one
+            return True
+        self._problems.dropped_notification(method)
+        return False
+
+    def events(self) -> EventGate:
+        """A gate for the bytes of one event stream (a new one for each HTTP answer)."""
+        return EventGate(self)
 
     def watched(self, read: Any) -> Any:
         """A transport's read stream that skips the notifications past the rate."""
@@ -101,3 +132,145 @@ class _GatedReceive(ReceiveWrapper):
             item = await self._inner.receive()
             if self._gate.admits(item):
                 return item
+
+
+_BLANK_LINE = re.compile(rb"(?:\r\n|\r(?!\n)|\n)(?:\r\n|\r(?!\n)|\n)")
+"""A line's end, then an empty line's: where an event ends (searched from a line's start). A CR is a line
+end of its own only when no LF follows it (CRLF is one)."""
+_MOST_LOOKED = 64 * 1024  # an event longer than this is not looked at (its message is gated when parsed)
+_BOM = b"\xef\xbb\xbf"
+
+
+class EventGate:
+    """One event stream's bytes, the notifications past the connection's rate taken out before the SDK
+    parses them (see the module). Each event is held until the empty line that ends it (the SDK
+    dispatches an event there too, so nothing waits longer), then handed on or left out. An event over
+    `_MOST_LOOKED` is handed on as it comes, unlooked. What an event left out said of the stream (its
+    `id`, for a resumption's `Last-Event-ID`, and `retry`) is handed on in an event of those fields alone
+    (an event without data, which the SDK takes as a priming event or a keep-alive): one for each run of
+    events left out."""
+
+    def __init__(self, gate: FloodGate) -> None:
+        self._gate = gate
+        self._held = b""  # the start of an event not ended yet (a line's start: nothing of it handed on)
+        self._passing = False  # an event too long to look at is being handed on until it ends
+        self._tail = b""  # while passing: the last bytes handed on, where an empty line may have begun
+        self._first = True  # the stream's first event: a BOM may come before its first field
+        self._kept_fields: dict[bytes, bytes] = {}  # `id` and `retry` of the events left out, not said yet
+
+    def feed(self, data: bytes) -> bytes:
+        """What of `data` goes on to the SDK now."""
+        if not data:
+            return b""
+        out: list[bytes] = []
+        if self._passing:
+            data = self._passed(data, out)
+            if not data:
+                return b"".join(out)
+        text = self._held + data if self._held else data
+        start = 0
+        end = len(text) - 1 if text.endswith(b"\r") else len(text)  # a last CR may begin a CRLF
+        while (found := _BLANK_LINE.search(text, start, end)) is not None:
+            self._event(text[start : found.end()], out)
+            start = found.end()
+        rest = text[start:]
+        if len(rest) > _MOST_LOOKED:  # too long to hold: handed on as it comes, until its end
+            self._said(out)
+            self._passing, self._held, self._tail = True, b"", rest[-3:]
+            out.append(rest)
+        else:
+            self._held = rest
+            self._said(out)
+        return b"".join(out)
+
+    def rest(self) -> bytes:
+        """What is left when the stream ends (an event never ended: handed on as it came)."""
+        out: list[bytes] = []
+        self._said(out)
+        held, self._held = self._held, b""
+        out.append(held)
+        return b"".join(out)
+
+    def _passed(self, data: bytes, out: list[bytes]) -> bytes:
+        """Hand on the rest of a long event (`_passing`) up to its end; what follows its end is returned.
+        Any empty line found is new: one wholly in what was searched before would have ended the event
+        then (a last CR, left out of a search, is searched again with what follows it)."""
+        joined = self._tail + data
+        end = len(joined) - 1 if joined.endswith(b"\r") else len(joined)
+        found = _BLANK_LINE.search(joined, 0, end)
+        if found is None:
+            self._tail = joined[-3:]
+            out.append(data)
+            return b""
+        cut = found.end() - len(self._tail)
+        out.append(data[:cut])
+        self._passing, self._tail, self._first = False, b"", False
+        return data[cut:]
+
+    def _event(self, event: bytes, out: list[bytes]) -> None:
+        """One whole event (up to its empty line): handed on, or left out when it is a notification
+        past the rate."""
+        first, self._first = self._first, False
+        fields = _fields(event[len(_BOM) :] if first and event.startswith(_BOM) else event)
+        if fields is None or (method := _notification(fields)) is None or self._gate.admits_method(method):
+            self._said(out)
+            out.append(event)
+            return
+        for name in (b"id", b"retry"):
+            if name in fields:
+                self._kept_fields[name] = fields[name]
+
+    def _said(self, out: list[bytes]) -> None:
+        """The `id` and `retry` of the events left out since the last one handed on, as an event of
+        their own."""
+        if self._kept_fields:
+            lines = [name + b": " + value + b"\n" for name, value in self._kept_fields.items()]
+            out.append(b"".join(lines) + b"\n")
+            self._kept_fields = {}
+
+
+def _fields(event: bytes) -> dict[bytes, bytes] | None:
+    """An event's `event`, `id` and `retry` fields and its data (lines joined), as the SSE rules read
+    them; None when it is too long to look at or has no data."""
+    if len(event) > _MOST_LOOKED:
+        return None
+    fields: dict[bytes, bytes] = {}
+    data: list[bytes] = []
+    for line in event.splitlines():
+        if not line or line.startswith(b":"):
+            continue
+        name, _, value = line.partition(b":")
+        if value.startswith(b" "):
+            value = value[1:]
+        if name == b"data":
+            data.append(value)
+        elif name == b"id":
+            if b"\0" not in value:
+                fields[b"id"] = value
+        elif name == b"retry":
+            if value.isdigit():
+                fields[b"retry"] = value
+        elif name == b"event":
+            fields[b"event"] = value
+    if not data:
+        return None
+    fields[b""] = b"\n".join(data)
+    return fields
+
+
+def _notification(fields: dict[bytes, bytes]) -> str | None:
+    """The method of the notification an event carries (a `message` event whose data is a JSON-RPC
+    notification the SDK reads as one), else None."""
+    if (fields.get(b"event") or b"message") != b"message":  # the SDK's rule: no name is `message`
+        return None
+    data = fields[b""]
+    if b'"method"' not in data:  # an answer, most of what is not a notification: no parse
+        return None
+    try:
+        message = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or message.get("id") is not None:
+        return None
+    method, params = message.get("method"), message.get("params")
+    return method if isinstance(method, str) and (params is None or isinstance(params, dict)) else None

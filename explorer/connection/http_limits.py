@@ -20,7 +20,10 @@ answer read whole, `httpx2.SSEError` for an event stream): the next request stil
 A JSON answer to a Streamable HTTP request is looked at before the SDK gets it (`answer_checks`, its
 first and last bytes only): one that is not JSON text, or names another request, is refused (the SDK
 dropped it, and the request waited for its timeout), and an error answer whose id is null is given the
-request's id, as the SDK does itself for an error status. A body in a declared charset other than UTF-8
+request's id, as the SDK does itself for an error status. The task reading a POST's answer notes which
+request it answers (`answer_checks.ANSWERING`), for an id the first and last bytes do not tell
+(`stray_answers`). An event stream's notifications past the connection's rate are taken out of its bytes
+before the SDK parses them (`flood.EventGate`). A body in a declared charset other than UTF-8
 is made UTF-8 first (`http_text.Transcoder`). The legacy SSE transport is guarded in two places: its
 endpoint event is checked as the event stream is read (`watch_endpoint`), and its message POSTs never
 raise (`guard_posts`; a success's body is not read on, `_accepted`); a 431 there names the user's own
@@ -38,7 +41,7 @@ from urllib.parse import urljoin, urlsplit
 import httpx2
 import orjson
 
-from explorer.connection.answer_checks import AnswerCheck
+from explorer.connection.answer_checks import ANSWERING, AnswerCheck
 from explorer.connection.errors import (  # REFUSED_PREFIX: see there
     REFUSED_PREFIX,
     ServerSentence,
@@ -49,6 +52,7 @@ from explorer.connection.errors import (  # REFUSED_PREFIX: see there
     redirect_refusal,
     retry_hint,
 )
+from explorer.connection.flood import EventGate, FloodGate
 from explorer.connection.http_text import EventBoms, LeadingBom, TextRepair, Transcoder, declared_charset
 from explorer.connection.sizes import MAX_MESSAGE_BYTES, RequestId, ResponseSizes, limit_text
 from explorer.model.sizes import human_size
@@ -87,7 +91,11 @@ class EventsRefused(httpx2.SSEError):
 
 
 async def cap_answer(
-    response: httpx2.Response, sizes: ResponseSizes | None = None, *, heads: bool = False
+    response: httpx2.Response,
+    sizes: ResponseSizes | None = None,
+    *,
+    heads: bool = False,
+    flood: FloodGate | None = None,
 ) -> None:
     """Response hook: read this answer's body within `MAX_MESSAGE_BYTES` (see the module docstring).
 
@@ -99,10 +107,14 @@ async def cap_answer(
     drains it where no error is caught, and the answer is the redirected request's.
 
     With `heads` (Streamable HTTP, whose JSON answer is the request's answer), a successful JSON answer's
-    head and tail are checked against the request's id (`answer_checks.AnswerCheck`).
+    head and tail are checked against the request's id (`answer_checks.AnswerCheck`), and the task reading
+    the answer to a POST notes the request's id (`answer_checks.ANSWERING`). With `flood` (the
+    connection's gate), an event stream's notifications past the rate never reach the SDK's parse.
     """
     inner = response.stream
     assert isinstance(inner, httpx2.AsyncByteStream)  # the async client's
+    if heads and response.request.method == "POST" and (asked := request_id(response.request)) is not None:
+        ANSWERING.set(asked)  # this task's messages answer `asked` (the SDK: one task a request)
     if 300 <= response.status_code < 400:
         response.stream = _Unread(inner, None)
         return
@@ -138,7 +150,8 @@ async def cap_answer(
         response.headers["content-type"] = f"{kind}; charset=utf-8"
     transcoder = Transcoder(charset) if charset is not None else None
     boms = EventBoms() if events else LeadingBom() if kind == "application/json" else None
-    response.stream = _CappedStream(inner, limit, decoders, refused, bound, head, transcoder, boms)
+    gated = flood.events() if flood is not None and events else None
+    response.stream = _CappedStream(inner, limit, decoders, refused, bound, head, transcoder, boms, gated)
 
 
 def _answer_head(response: httpx2.Response, kind: str) -> AnswerCheck | None:
@@ -330,7 +343,8 @@ class _Inflater:
 class _CappedStream(httpx2.AsyncByteStream):
     """The body's bytes (undone by `decoders`, outermost last), failing once more than `limit` came (no
     limit: an event stream opened with GET), then mended into JSON the SDK parses (`http_text`: a BOM
-    before a JSON text skipped, as browsers do, then what is not UTF-8 made U+FFFD)."""
+    before a JSON text skipped, as browsers do, then what is not UTF-8 made U+FFFD), and, with `gated`
+    (an event stream), without the notifications past the connection's rate (`flood.EventGate`)."""
 
     def __init__(
         self,
@@ -342,8 +356,10 @@ class _CappedStream(httpx2.AsyncByteStream):
         head: AnswerCheck | None = None,
         transcoder: Transcoder | None = None,
         boms: LeadingBom | EventBoms | None = None,
+        gated: EventGate | None = None,
     ) -> None:
         self._inner = inner
+        self._gated = gated
         self._boms = boms
         self._bound = bound
         self._head = head
@@ -370,7 +386,7 @@ class _CappedStream(httpx2.AsyncByteStream):
                 yield mended
             if self._head is not None and (mended := self._headed(b"", end=True)):
                 yield mended
-            if rest := self._repair.rest():
+            if rest := self._gate(self._repair.rest(), end=True):
                 yield rest
         except (ValueError, zlib.error) as exc:
             encoding = " and ".join(decoder.encoding for decoder in reversed(self._decoders))
@@ -410,7 +426,13 @@ class _CappedStream(httpx2.AsyncByteStream):
         return self._checked(self._boms.feed(piece) if self._boms is not None else piece)
 
     def _checked(self, piece: bytes) -> bytes:
-        return self._headed(piece) if self._head is not None else self._repair.feed(piece)
+        return self._headed(piece) if self._head is not None else self._gate(self._repair.feed(piece))
+
+    def _gate(self, piece: bytes, *, end: bool = False) -> bytes:
+        """`piece` (mended) without the notifications past the rate, for an event stream."""
+        if self._gated is None:
+            return piece
+        return self._gated.feed(piece) + self._gated.rest() if end else self._gated.feed(piece)
 
     def _headed(self, piece: bytes, *, end: bool = False) -> bytes:
         """`piece` once the answer's head or tail tells its id (`AnswerCheck`), mended; refused when it

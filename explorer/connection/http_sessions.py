@@ -35,6 +35,7 @@ import anyio
 import httpx2
 import orjson
 
+from explorer.connection.answer_checks import ANSWERING
 from explorer.connection.errors import ANSWERED_PREFIX, REFUSED_PREFIX, ServerSentence, headers_too_large
 from explorer.connection.http_limits import (
     AnswerRefused,
@@ -136,7 +137,11 @@ class _SessionKeeping(httpx2.AsyncClient):
                 raise SessionGone(session.gone)
             renewed = session.renewed_to
             if renewed is None:
-                renewed = await self._renew(request, sent)
+                asked = ANSWERING.get()
+                try:
+                    renewed = await self._renew(request, sent)
+                finally:  # the answer this task reads is still the request's, not the new initialize's
+                    ANSWERING.set(asked)
             elif sent == renewed:  # the new session ended too
                 session.gone = _everything_404(request)
                 raise SessionGone(session.gone)

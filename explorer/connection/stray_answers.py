@@ -1,22 +1,33 @@
-"""An answer naming a request never sent fails at once the one request waiting (HTTP transports).
+"""An answer naming a request never sent fails at once the request the server meant (HTTP transports).
 
 Why: the session drops an answer whose id names no request it waits for, and the request the server meant
 then waited for its timeout ("the server did not answer"). A JSON answer to a POST is checked as it is
-read (`answer_checks`), but not an answer that comes on the Streamable HTTP GET event stream or the legacy
-SSE stream, nor a JSON answer whose id sits between two big members (found only by a parse of the whole
-answer, which the SDK does). Here, between the transport and the session, each answer's id is looked up
-among the requests sent: an answer to a request sent earlier (late, or after its timeout) goes on as
-before; one naming a request never sent, while exactly one request waits, fails that request with the
-sentence `answer_checks` says for a JSON answer. With several waiting, which one the server meant cannot
-be told: they wait as before. A request the server cancelled (`server_messages` fails it) waits no more.
+read (`answer_checks`), but only its first and last bytes: an id between two big members is found by the
+SDK's parse alone. Here, between the transport and the session, each answer's id is looked at after that
+parse, and nothing is parsed twice:
+
+- An answer the SDK read from a POST's body is known to answer that POST's request: the task reading it
+  noted the request's id (`answer_checks.ANSWERING`), and the SDK hands the message on with a copy of
+  that task's context (`last_context`). One naming another request is that request's answer refused, as
+  `answer_checks` refuses it when the id comes first or last (before, it went to the other request when
+  that one waited, its own answer then dropped, or it was dropped; the POST's request waited for its
+  timeout either way). An error naming none (id null) is given the request's id, as there.
+- An answer on an event stream of no POST (the Streamable HTTP GET stream, the legacy SSE stream) names
+  its request by its id alone. One to a request sent earlier (late, or after its timeout) goes on as
+  before. One naming a request never sent is a stray: it is taken as meant for one of the requests that
+  waited when it came; with one waiting, that one fails at once with the sentence `answer_checks` says
+  for a JSON answer; with several, each answered later is not the one, and once one alone is left, it
+  fails so (it waited for its timeout before). A request cancelled meanwhile (a timeout's courtesy
+  cancel, or `server_messages` failing it) makes the stray's request unknown: nothing is failed for it.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
+from contextvars import Context
 from typing import Any
 
-from explorer.connection.answer_checks import coerced
+from explorer.connection.answer_checks import ANSWERING, coerced
 from explorer.connection.errors import INTERNAL_ERROR, REFUSED_PREFIX, UnreadableAnswer, shown_id
 from explorer.connection.sizes import RequestId
 from explorer.connection.stream_wrappers import ReceiveWrapper, SendWrapper
@@ -24,6 +35,8 @@ from explorer.connection.stream_wrappers import ReceiveWrapper, SendWrapper
 __all__ = ["StrayAnswers", "error_answer"]
 
 _MOST_KEPT = 4096  # ids of requests sent (and waiting) remembered: past that, the oldest are forgotten
+LISTEN = "subscriptions/listen"
+_MOST_STRAYS = 64  # strays waiting to be told whose they are: past that, the oldest are given up
 
 
 def error_answer(ident: RequestId, why: str) -> Any:
@@ -36,6 +49,10 @@ def error_answer(ident: RequestId, why: str) -> Any:
     return SessionMessage(types.JSONRPCError.model_construct(jsonrpc="2.0", id=ident, error=error))
 
 
+def _misnamed(ident: RequestId, named: RequestId) -> str:
+    return f"{REFUSED_PREFIX}to request {shown_id(ident)} is an answer to request {shown_id(named)}"
+
+
 class StrayAnswers:
     """The requests a connection sent, and the answers that name none of them (see the module)."""
 
@@ -43,6 +60,9 @@ class StrayAnswers:
         self._waiting: OrderedDict[RequestId, RequestId] = OrderedDict()  # coerced id -> id as sent
         self._sent: OrderedDict[RequestId, None] = OrderedDict()  # coerced ids of every request sent
         self._made: list[Any] = []  # error answers made here, handed out before the next message
+        # Strays whose request is not told yet: the id each named, and the (coerced) requests that waited
+        # when it came and have not been answered since.
+        self._strays: list[tuple[RequestId, set[RequestId]]] = []
 
     def watched(self, streams: tuple[Any, Any]) -> tuple[Any, Any]:
         """`streams` (a transport's read and write streams) with the requests and answers watched."""
@@ -56,34 +76,88 @@ class StrayAnswers:
         message = getattr(item, "message", None)
         if isinstance(message, types.JSONRPCRequest):
             key = coerced(message.id)
-            keep_latest(self._waiting, key, message.id)
+            if message.method != LISTEN:  # a stream open for as long as it lasts: no stray is meant for it
+                keep_latest(self._waiting, key, message.id)
             keep_latest(self._sent, key, None)
         elif isinstance(message, types.JSONRPCNotification) and message.method == "notifications/cancelled":
             self._cancelled(message.params)
 
-    def received(self, item: Any) -> None:
-        """A message from the server: an answer to no request sent fails the one waiting, if one is."""
+    def received(self, item: Any, answering: RequestId | None = None) -> Any:
+        """A message from the server, and what goes on to the session in its place (`item` itself, but
+        for an answer to the POST of request `answering` that names another). An answer naming no request
+        sent fails the request the server meant once it is told (`made`)."""
         import mcp_types as types
 
         message = getattr(item, "message", None)
         if isinstance(message, types.JSONRPCNotification) and message.method == "notifications/cancelled":
             self._cancelled(message.params)  # the request it names fails (`server_messages`): not waiting
-            return
-        if not isinstance(message, types.JSONRPCResponse | types.JSONRPCError) or message.id is None:
-            return
+            return item
+        if not isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
+            return item
+        if answering is not None and (message.id is None or coerced(message.id) != coerced(answering)):
+            return self._posted(message, answering)
+        if message.id is None:
+            return item
         key = coerced(message.id)
-        if self._waiting.pop(key, None) is not None or key in self._sent:
-            return  # its request's answer, or a late one: the session takes it or drops it as before
-        if len(self._waiting) != 1:
+        if self._waiting.pop(key, None) is not None:
+            self._answered(key)
+            return item
+        if key not in self._sent:  # else a late answer: the session drops it as before
+            self._stray(message.id)
+        return item
+
+    def _posted(self, message: Any, answering: RequestId) -> Any:
+        """The answer read from the POST of request `answering`, which names another request or none:
+        an error naming none is given the request's id, anything else fails the request."""
+        import mcp_types as types
+        from mcp.shared.message import SessionMessage
+
+        key = coerced(answering)
+        if self._waiting.pop(key, None) is not None:
+            self._answered(key)
+        if message.id is None:  # an error (a result naming none is refused by the SDK's parse)
+            return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=answering, error=message.error))
+        return error_answer(answering, _misnamed(answering, message.id))
+
+    def _stray(self, named: RequestId) -> None:
+        """An answer naming request `named`, never sent: meant for one of the requests waiting now."""
+        if len(self._waiting) == 1:
+            self._fail(next(iter(self._waiting)), named)
+        elif self._waiting:
+            self._strays.append((named, set(self._waiting)))
+            del self._strays[:-_MOST_STRAYS]
+
+    def _answered(self, key: RequestId) -> None:
+        """Request `key` was answered: no stray was meant for it. A stray left with one request it may be
+        meant for fails that one."""
+        told: list[tuple[RequestId, RequestId]] = []
+        kept = []
+        for named, candidates in self._strays:
+            candidates.discard(key)
+            if len(candidates) == 1:
+                told.append((next(iter(candidates)), named))
+            elif candidates:
+                kept.append((named, candidates))
+        self._strays = kept
+        for left, named in told:
+            self._fail(left, named)
+
+    def _fail(self, key: RequestId, named: RequestId) -> None:
+        """Fail the waiting request `key` (coerced) with an answer made here: the stray naming `named`
+        was its answer."""
+        ident = self._waiting.pop(key, None)
+        if ident is None:  # answered or failed meanwhile
             return
-        _, ident = self._waiting.popitem()
-        why = f"{REFUSED_PREFIX}to request {shown_id(ident)} is an answer to request {shown_id(message.id)}"
-        self._made.append(error_answer(ident, why))
+        self._made.append(error_answer(ident, _misnamed(ident, named)))
+        self._answered(key)
 
     def _cancelled(self, params: Any) -> None:
         ident = params.get("requestId") if isinstance(params, dict) else None
         if isinstance(ident, int | str) and not isinstance(ident, bool):
-            self._waiting.pop(coerced(ident), None)
+            key = coerced(ident)
+            if self._waiting.pop(key, None) is not None:
+                # It may have been the one a stray was meant for: those strays' requests are unknown.
+                self._strays = [(named, waited) for named, waited in self._strays if key not in waited]
 
     def made(self) -> Any | None:
         """The next error answer made here, or None."""
@@ -111,8 +185,7 @@ class _WatchedReceive(ReceiveWrapper):
         if made is not None:
             return made
         item = await self._inner.receive()
-        self._strays.received(item)
-        return item
+        return self._strays.received(item, _answering(self._inner))
 
 
 class _WatchedSend(SendWrapper):
@@ -125,3 +198,10 @@ class _WatchedSend(SendWrapper):
     async def send(self, item: Any) -> None:
         self._strays.sent(item)
         await self._inner.send(item)
+
+
+def _answering(read: Any) -> RequestId | None:
+    """The request whose POST's answer the last message `read` gave was read from (`ANSWERING`, in the
+    sender's context the SDK's streams keep, `last_context`), else None."""
+    context = getattr(read, "last_context", None)
+    return context.get(ANSWERING) if isinstance(context, Context) else None

@@ -12,9 +12,10 @@ where one pointed, and the user needs to know why it was not followed.
 The legacy SSE transport's message POSTs never fail the SDK's writer (`http_limits.guard_posts`): a POST
 that failed fails its request at once with an error answer made here (`_PostFailures`), handed to the
 session with the server's messages, and the transport goes on. A Streamable HTTP session the server ended
-is started again once (`http_sessions`). On both, an answer naming a request never sent fails the one
-request waiting (`stray_answers`), and notifications past the connection's rate are dropped and counted
-(`flood`), as over stdio.
+is started again once (`http_sessions`). On both, an answer naming a request never sent fails the request
+the server meant, when it can be told (`stray_answers`), and notifications past the connection's rate are
+dropped and counted (`flood`), as over stdio: taken out of each event stream's bytes before the SDK parses
+them, and gated again on the read stream for what the bytes did not tell.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
     import httpx2
     from anyio.streams.memory import MemoryObjectSendStream
 
+    from explorer.connection.flood import FloodGate
     from explorer.connection.stdio import StartedServer, StderrPump
     from explorer.sdk_door import TransportStreams
 
@@ -171,12 +173,15 @@ def _http_client(
     wait: float,
     sizes: ResponseSizes | None = None,
     legacy: tuple[str, _PostFailures] | None = None,
+    flood: FloodGate | None = None,
 ) -> httpx2.AsyncClient:
     """The SDK's HTTP client, each answer read within the message cap (`http_limits`; with `sizes`, its
     size told by request id), waited for at most `wait` seconds between two reads (`_waits_at_most`) and,
-    with `answers`, the server's error statuses recorded. Streamable HTTP: a JSON answer's head is checked
-    against its request's id. `legacy` (the legacy SSE transport: its URL, and where failed POSTs go): its
-    endpoint event is checked and its message POSTs never raise (`http_limits`)."""
+    with `answers`, the server's error statuses recorded; with `flood` (the connection's gate), each event
+    stream's notifications past the rate are taken out before the SDK parses them. Streamable HTTP: a JSON
+    answer's head is checked against its request's id. `legacy` (the legacy SSE transport: its URL, and
+    where failed POSTs go): its endpoint event is checked and its message POSTs never raise
+    (`http_limits`)."""
     from explorer.connection.http_limits import (
         ACCEPT_ENCODING,
         cap_answer,
@@ -192,7 +197,7 @@ def _http_client(
     client = sdk_door.http_client(headers=wanted, timeout=timeout, auth=auth)
     hooks = dict(client.event_hooks)
     recorded = answers.hooks()["response"] if answers is not None else []
-    capped = functools.partial(cap_answer, sizes=sizes, heads=legacy is None)
+    capped = functools.partial(cap_answer, sizes=sizes, heads=legacy is None, flood=flood)
     watched = [watch_endpoint(legacy[0])] if legacy is not None else []  # reads what the cap hands on
     resumptions = Resumptions()  # one budget a connection (`resumptions`)
     # Statuses first: the cap raises. The resumption budget last: its refusal wraps what the cap made.
@@ -335,6 +340,8 @@ async def open_transport(
     elif spec.transport == "sse":
         from mcp.client.sse import sse_client
 
+        from explorer.connection.flood import FloodGate
+
         assert spec.url is not None
         sdk_door.raise_sse_event_limit(MAX_MESSAGE_BYTES)  # one event is one message, a whole page
 
@@ -342,39 +349,46 @@ async def open_transport(
         wait = timeout
         failures = _PostFailures()
         legacy = (spec.url, failures)
+        gate = FloodGate(problems if problems is not None else ProtocolProblems())
 
         def factory(
             headers: dict[str, str] | None = None, timeout: Any = None, auth: Any = None
         ) -> httpx2.AsyncClient:
-            return _http_client(headers, timeout, login_auth or auth, http_answers, wait=wait, legacy=legacy)
+            return _http_client(
+                headers, timeout, login_auth or auth, http_answers, wait=wait, legacy=legacy, flood=gate
+            )
 
         opening = sse_client(
             spec.url, headers=dict(spec.headers), timeout=timeout, httpx_client_factory=factory
         )
         async with _opened_within(opening, timeout) as streams, failures.merged(streams) as merged:
-            yield _gated(StrayAnswers().watched(merged), problems)
+            yield _gated(StrayAnswers().watched(merged), gate)
     else:
         from mcp.client.streamable_http import streamable_http_client
+
+        from explorer.connection.flood import FloodGate
 
         assert spec.url is not None
         import httpx2
 
+        gate = FloodGate(problems if problems is not None else ProtocolProblems())
         read_timeout = httpx2.Timeout(timeout, read=max(timeout, 300.0))
-        http = _http_client(spec.headers, read_timeout, auth, http_answers, wait=timeout, sizes=sizes)
+        http = _http_client(
+            spec.headers, read_timeout, auth, http_answers, wait=timeout, sizes=sizes, flood=gate
+        )
         # A streamed answer is one event: the SDK's 1 MiB default failed a page of 10,000 resources.
         streaming = streamable_http_client(spec.url, http_client=http, max_sse_event_size=MAX_MESSAGE_BYTES)
         async with http, streaming as streams:
-            yield _gated(StrayAnswers().watched(streams), problems)
+            yield _gated(StrayAnswers().watched(streams), gate)
 
 
-def _gated(streams: TransportStreams, problems: ProtocolProblems | None) -> TransportStreams:
+def _gated(streams: TransportStreams, gate: FloodGate) -> TransportStreams:
     """`streams` with the notifications past the connection's rate dropped and counted (`flood`), as the
-    stdio reader drops them: the SDK reads an HTTP server's event streams itself, and a flood of log
-    entries ahead of an answer made its request time out."""
-    from explorer.connection.flood import FloodGate
-
+    stdio reader drops them. Most never come here: the SDK reads an HTTP server's event streams itself,
+    parsing each event (a flood of log entries ahead of an answer made its request time out), so the same
+    gate takes them out of the bytes first (`http_limits`); this one sees the events too big to look at."""
     read, write = streams
-    return FloodGate(problems if problems is not None else ProtocolProblems()).watched(read), write
+    return gate.watched(read), write
 
 
 def tail(path: Path | None, max_bytes: int = 4096, *, start: int = 0) -> str:
