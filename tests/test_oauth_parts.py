@@ -372,3 +372,50 @@ async def test_an_authorization_server_from_metadata_must_be_this_servers_and_ht
         with pytest.raises(OAuthFlowError, match=problem):
             await client.post("https://h.test/mcp", json={})
     assert built == []  # no provider: nothing is sent to that authorization server
+
+
+@pytest.mark.anyio
+async def test_a_localhost_redirect_listens_on_127_0_0_1_when_the_machine_has_no_ipv6(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`localhost` names ::1 too; with IPv6 off that bind fails, and the login goes on over IPv4."""
+    import errno
+
+    import explorer.auth.redirect as redirect
+
+    real = anyio.create_tcp_listener
+    asked: list[str] = []
+
+    async def without_ipv6(*, local_host: str, local_port: int) -> object:
+        asked.append(local_host)
+        if local_host == "localhost":
+            raise OSError(errno.EADDRNOTAVAIL, "Cannot assign requested address")
+        return await real(local_host=local_host, local_port=local_port)
+
+    monkeypatch.setattr(redirect.anyio, "create_tcp_listener", without_ipv6)
+    port = free_port()
+    listener = LoopbackListener(port, host="localhost")
+    await listener.open()
+
+    async def browser() -> None:
+        async with httpx2.AsyncClient() as client:
+            await client.get(f"http://127.0.0.1:{port}/callback?code=abc&state=xyz")
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(browser)
+        result = await listener.wait(30)
+    assert result.code == "abc" and asked == ["localhost", "127.0.0.1"]
+
+
+@pytest.mark.anyio
+async def test_a_localhost_port_in_use_is_said_not_routed_around(monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+
+    import explorer.auth.redirect as redirect
+
+    async def busy(*, local_host: str, local_port: int) -> object:
+        raise OSError(errno.EADDRINUSE, "Address already in use")
+
+    monkeypatch.setattr(redirect.anyio, "create_tcp_listener", busy)
+    with pytest.raises(RedirectError, match="localhost:8765 \\(Address already in use\\)"):
+        await LoopbackListener(8765, host="localhost").open()

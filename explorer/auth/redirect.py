@@ -17,6 +17,7 @@ default; `default_flow()` says which is.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hmac
 import os
 import shutil
@@ -194,6 +195,9 @@ async def fetch_redirect(authorization_url: str, redirect_uri: str, *, timeout: 
     raise RedirectError(f"the authorization server redirected more than {_MAX_HOPS} times")
 
 
+_NO_SUCH_ADDRESS = {errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT}  # an address family the machine lacks
+
+
 class LoopbackListener:
     """The redirect listener on `127.0.0.1:port` (or every address of `localhost`): answers the browser
     and hands over the first callback."""
@@ -209,8 +213,22 @@ class LoopbackListener:
         try:
             self._listener = await anyio.create_tcp_listener(local_host=self.host, local_port=self.port)
         except OSError as exc:
+            if self.host == "localhost" and exc.errno in _NO_SUCH_ADDRESS:
+                # `localhost` names ::1 too, and a machine with IPv6 off cannot bind it: the browser then
+                # reaches 127.0.0.1 alone. A port in use is not that: it is said, never routed around.
+                await self._open_ipv4_only(exc)
+                return
             raise RedirectError(
                 f"cannot listen for the login redirect on {self.host}:{self.port} ({exc.strerror or exc})"
+            ) from None
+
+    async def _open_ipv4_only(self, first: OSError) -> None:
+        try:
+            self._listener = await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=self.port)
+        except OSError as exc:
+            raise RedirectError(
+                f"cannot listen for the login redirect on localhost:{self.port} ({first.strerror or first}; "
+                f"on 127.0.0.1 alone: {exc.strerror or exc})"
             ) from None
 
     async def wait(self, timeout: float) -> Redirected:
