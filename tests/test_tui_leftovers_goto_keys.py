@@ -64,3 +64,24 @@ async def test_enter_on_a_highlighted_choice_acts_on_that_choice() -> None:
         # "nearest", would only have moved the tree's cursor to docs://)
         await wait_for(pilot, lambda: getattr(preview, "uri", None) == uri)
         await wait_for(pilot, lambda: "Resource not found" in preview_text(app))
+
+
+async def test_two_long_server_names_sharing_a_head_read_apart_in_the_choices() -> None:
+    """A go-to choice names its server in a badge: names longer than it are cut in the middle, so two
+    names that differ only at the end still tell the user which server each choice asks."""
+    head = "team-platform-staging-resources-server-"
+    names = (head + "alpha-eu", head + "beta-us")
+    async with settled_app(demo_spec(names[0]), demo_spec(names[1])) as (app, pilot):
+        await pilot.press("g")
+        await wait_for(pilot, lambda: isinstance(app.screen, GoToDialog) and app.screen.is_mounted)
+        dialog = app.screen
+        assert isinstance(dialog, GoToDialog)
+        choices = dialog.query_one("#goto-options", OptionList)
+        uri = "docs://nothing/here/at/all"
+        await pilot.press(*uri)
+        await wait_for(pilot, lambda: resolved(dialog, uri) and choices.option_count >= 3)
+        prompts = [str(choices.get_option_at_index(i).prompt) for i in range(choices.option_count)]
+        anyway = [p for p in prompts if p.startswith("read anyway")]
+        assert len(anyway) == 2, prompts
+        assert any("…" in a and "alpha-eu]" in a for a in anyway), anyway
+        assert any("…" in a and "beta-us]" in a for a in anyway), anyway

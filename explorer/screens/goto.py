@@ -29,6 +29,7 @@ from explorer.model.uri_tree import UriTree
 from explorer.sanitize import sanitize_line
 from explorer.widgets.key_bar import KeyBar
 from explorer.widgets.lists import VimOptionList
+from explorer.widgets.server_labels import middle_cut
 
 
 @dataclass(frozen=True)
@@ -195,7 +196,7 @@ nearest prefix that exists. `enter` jumps to the first choice; `down` moves into
     def _summary(self, r: Resolution) -> Content:
         if r.listed_by:
             return Content.styled(
-                "Listed by " + ", ".join(sanitize_line(s, 40) for s in r.listed_by), "$success"
+                "Listed by " + ", ".join(middle_cut(s, 40) for s in r.listed_by), "$success"
             )
         if r.matches:
             return Content.styled(f"Not listed; {len(r.matches)} template(s) produce it", "$success")
@@ -223,7 +224,7 @@ nearest prefix that exists. `enter` jumps to the first choice; `down` moves into
             prompt = Content.assemble(
                 ("template  ", "bold $tree-pattern"),
                 sanitize_line(m.entry.uri_template, 200),
-                (f"  [{sanitize_line(m.entry.server, 40)}]  ", "$tree-badge"),
+                (f"  [{middle_cut(m.entry.server, 40)}]  ", "$tree-badge"),
                 _values_text(dict(m.values)),
             )
             choices.append((target, prompt))
@@ -239,7 +240,7 @@ nearest prefix that exists. `enter` jumps to the first choice; `down` moves into
             prompt = Content.assemble(
                 ("near miss  ", "bold $warning"),
                 sanitize_line(template, 200),
-                (f"  [{sanitize_line(server, 40)}]  ", "$tree-badge"),
+                (f"  [{middle_cut(server, 40)}]  ", "$tree-badge"),
                 (sanitize_line(problems, 300), "$text-muted"),
             )
             prefix = template.split("{", 1)[0]
@@ -255,7 +256,7 @@ nearest prefix that exists. `enter` jumps to the first choice; `down` moves into
             for server in self.servers:
                 prompt = Content.assemble(
                     ("read anyway  ", "bold"),
-                    (f"[{sanitize_line(server, 40)}]  ", "$tree-badge"),
+                    (f"[{middle_cut(server, 40)}]  ", "$tree-badge"),
                     ("ask this server for it: it may serve what it does not list", "$text-muted"),
                 )
                 choices.append((GoToTarget(r.uri, r.nearest.prefix, server=server, read=True), prompt))
