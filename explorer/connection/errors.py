@@ -534,6 +534,8 @@ class ProtocolProblems:
         self.request_sample: str | None = None
         self.logs = _Unread()  # log entries the explorer could not read
         self.progress = _Unread()  # progress notifications the explorer could not read
+        self.strays = 0  # answers naming a request never sent, while none waited (`stray_answers`)
+        self.stray_sample: str | None = None  # the first one's id, as `shown_id` shows it
 
     def dropped_notification(self, method: str) -> None:
         """A notification that came faster than `connection.flood.RATE` a second, not handed on."""
@@ -576,6 +578,13 @@ class ProtocolProblems:
         """A `notifications/progress` the SDK would refuse (`why`), not handed on to it."""
         self.progress.add(why)
 
+    def stray_answer(self, shown: str) -> None:
+        """An answer naming a request never sent (`shown`: its id as `shown_id` shows it), come while no
+        request waited: the session drops it, and no request is failed for it."""
+        self.strays += 1
+        if self.stray_sample is None:
+            self.stray_sample = shown
+
     def describe(self) -> str | None:
         """`sent 3 lines that are not JSON-RPC messages (first: 'oops'), which it ignored`, or None when all
         was well; each part says what the explorer did about it."""
@@ -597,6 +606,10 @@ class ProtocolProblems:
             parts.append(
                 f"{many} the explorer could not read ({first}{self.request_sample}), answered with {answered}"
             )
+        if self.strays:
+            many = "an answer to a request" if self.strays == 1 else f"{self.strays:,} answers to requests"
+            first = "" if self.strays == 1 else "first: "
+            parts.append(f"{many} never sent ({first}id {self.stray_sample}), which it ignored")
         parts += self.logs.said("log message", "log messages")
         parts += self.progress.said("progress notification", "progress notifications")
         if self.dropped:

@@ -19,6 +19,8 @@ parse, and nothing is parsed twice:
   for a JSON answer; with several, each answered later is not the one, and once one alone is left, it
   fails so (it waited for its timeout before). A request cancelled meanwhile (a timeout's courtesy
   cancel, or `server_messages` failing it) makes the stray's request unknown: nothing is failed for it.
+  One that comes while no request waits is meant for none: it is counted in the connection's
+  `ProtocolProblems` (before, it was dropped without a word), so the warning a listing ends with says it.
 """
 
 from __future__ import annotations
@@ -28,7 +30,13 @@ from contextvars import Context
 from typing import Any
 
 from explorer.connection.answer_checks import ANSWERING, coerced
-from explorer.connection.errors import INTERNAL_ERROR, REFUSED_PREFIX, UnreadableAnswer, shown_id
+from explorer.connection.errors import (
+    INTERNAL_ERROR,
+    REFUSED_PREFIX,
+    ProtocolProblems,
+    UnreadableAnswer,
+    shown_id,
+)
 from explorer.connection.sizes import RequestId
 from explorer.connection.stream_wrappers import ReceiveWrapper, SendWrapper
 
@@ -56,7 +64,9 @@ def _misnamed(ident: RequestId, named: RequestId) -> str:
 class StrayAnswers:
     """The requests a connection sent, and the answers that name none of them (see the module)."""
 
-    def __init__(self) -> None:
+    def __init__(self, problems: ProtocolProblems | None = None) -> None:
+        # `problems`: the connection's, where a stray that comes while no request waits is counted.
+        self._problems = problems if problems is not None else ProtocolProblems()
         self._waiting: OrderedDict[RequestId, RequestId] = OrderedDict()  # coerced id -> id as sent
         self._sent: OrderedDict[RequestId, None] = OrderedDict()  # coerced ids of every request sent
         self._made: list[Any] = []  # error answers made here, handed out before the next message
@@ -120,12 +130,15 @@ class StrayAnswers:
         return error_answer(answering, _misnamed(answering, message.id))
 
     def _stray(self, named: RequestId) -> None:
-        """An answer naming request `named`, never sent: meant for one of the requests waiting now."""
+        """An answer naming request `named`, never sent: meant for one of the requests waiting now, or,
+        with none waiting, for none (counted)."""
         if len(self._waiting) == 1:
             self._fail(next(iter(self._waiting)), named)
         elif self._waiting:
             self._strays.append((named, set(self._waiting)))
             del self._strays[:-_MOST_STRAYS]
+        else:
+            self._problems.stray_answer(shown_id(named))
 
     def _answered(self, key: RequestId) -> None:
         """Request `key` was answered: no stray was meant for it. A stray left with one request it may be

@@ -349,7 +349,8 @@ async def open_transport(
         wait = timeout
         failures = _PostFailures()
         legacy = (spec.url, failures)
-        gate = FloodGate(problems if problems is not None else ProtocolProblems())
+        counted = problems if problems is not None else ProtocolProblems()
+        gate = FloodGate(counted)
 
         def factory(
             headers: dict[str, str] | None = None, timeout: Any = None, auth: Any = None
@@ -362,7 +363,7 @@ async def open_transport(
             spec.url, headers=dict(spec.headers), timeout=timeout, httpx_client_factory=factory
         )
         async with _opened_within(opening, timeout) as streams, failures.merged(streams) as merged:
-            yield _gated(StrayAnswers().watched(merged), gate)
+            yield _gated(StrayAnswers(counted).watched(merged), gate)
     else:
         from mcp.client.streamable_http import streamable_http_client
 
@@ -371,7 +372,8 @@ async def open_transport(
         assert spec.url is not None
         import httpx2
 
-        gate = FloodGate(problems if problems is not None else ProtocolProblems())
+        counted = problems if problems is not None else ProtocolProblems()
+        gate = FloodGate(counted)
         read_timeout = httpx2.Timeout(timeout, read=max(timeout, 300.0))
         http = _http_client(
             spec.headers, read_timeout, auth, http_answers, wait=timeout, sizes=sizes, flood=gate
@@ -379,7 +381,7 @@ async def open_transport(
         # A streamed answer is one event: the SDK's 1 MiB default failed a page of 10,000 resources.
         streaming = streamable_http_client(spec.url, http_client=http, max_sse_event_size=MAX_MESSAGE_BYTES)
         async with http, streaming as streams:
-            yield _gated(StrayAnswers().watched(streams), gate)
+            yield _gated(StrayAnswers(counted).watched(streams), gate)
 
 
 def _gated(streams: TransportStreams, gate: FloodGate) -> TransportStreams:
