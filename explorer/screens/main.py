@@ -467,7 +467,8 @@ Every server's resources and templates as one URI-prefix tree.
             self.read(self._previewing[0], event.uri, cap=None)
 
     def jump_to(self, prefix: str) -> bool:
-        """Put the cursor on `prefix` (or the nearest node) and remember the place for back/forward."""
+        """Put the cursor on `prefix`'s node, or on the template row whose text it is (the palette's
+        template hits), and remember the place for back/forward. False when the tree has neither."""
         self.places.navigation.visit(Place(prefix))
         return self.tree_widget.select_prefix(prefix)
 
@@ -541,6 +542,22 @@ Every server's resources and templates as one URI-prefix tree.
         """The filter follows the box's text in the call that changes it (a watcher, not `Input.Changed`,
         which reaches the screen after the box's own repaint: the results came a frame after the echo)."""
         self.tree_widget.set_filter(text)
+
+    @on(ResourceTree.FilterDropped)
+    def _filter_dropped(self, event: ResourceTree.FilterDropped) -> None:
+        """A jump left the filter's results and the tree cleared the filter: the box clears too (as
+        `escape` does), so its text never names a filter the tree no longer applies."""
+        box = self.query_one("#filter", FilterBox)
+        if box.value != event.text:
+            return  # typed since: the box's text is the filter (its watcher applied it)
+        refocus = box.has_focus
+        box.value = ""  # the watcher's `set_filter("")` finds the tree unfiltered already
+        box.display = False
+        if refocus:
+            self.tree_widget.focus()
+        node = event.node
+        place = node.uri_template if isinstance(node, PatternNode) else node.prefix
+        self.notify(f"Filter cleared: {sanitize_line(place, 200)} is not among its results.", markup=False)
 
     @on(Input.Submitted, "#filter")
     def _filter_submitted(self, event: Input.Submitted) -> None:
@@ -635,8 +652,17 @@ Every server's resources and templates as one URI-prefix tree.
                 "withdrawn",
             ):  # the listener said why (`follow_failed`), or nothing to say
                 return
-            verb = "Following" if outcome == "following" else "No longer following"
-            self.notify(f"{verb} {sanitize_line(uri, 200)}.", markup=False)
+            shown = sanitize_line(uri, 200)
+            if outcome == "following":
+                message = f"Following {shown}."
+            elif self.supervisor.previewed == (server, uri):  # the preview's own follow goes on (README)
+                message = (
+                    f"No longer following {shown} once it leaves the preview: "
+                    "the previewed resource is always followed."
+                )
+            else:
+                message = f"No longer following {shown}."
+            self.notify(message, markup=False)
 
         self.run_worker(Deferred(toggle), group="follow", exit_on_error=False)
 

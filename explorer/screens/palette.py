@@ -189,7 +189,7 @@ class UriJumpCommands(Provider):
                 yield Hit(
                     score,
                     Content.styled(label, "$tree-pattern"),
-                    partial(screen.jump_to, entry.literal_prefix),
+                    partial(screen.jump_to, entry.uri_template),  # the template's own row
                     text=label,
                     help="template",
                 )

@@ -23,6 +23,7 @@ __all__ = [
     "DrillRequested",
     "DrillSelected",
     "FilterApplied",
+    "FilterDropped",
     "NodeCollapsed",
     "NodeExpanded",
     "NodeHighlighted",
@@ -98,4 +99,15 @@ class FilterApplied(_TreeMessage, namespace="resource_tree"):
 
     def __init__(self, tree: ResourceTree, summary: FilterSummary | None) -> None:
         self.summary = summary
+        super().__init__(tree)
+
+
+class FilterDropped(_TreeMessage, namespace="resource_tree"):
+    """A jump (`select_prefix`) cleared the filter `text`, whose results did not show its target `node`:
+    whatever shows the filter's text (the screen's filter box) clears it too, or it names a filter the
+    tree no longer applies."""
+
+    def __init__(self, tree: ResourceTree, text: str, node: Node) -> None:
+        self.text = text
+        self.node: Node = node
         super().__init__(tree)

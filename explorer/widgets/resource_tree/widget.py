@@ -224,6 +224,7 @@ exactly as the server sent them.
     DrillRequested: TypeAlias = messages.DrillRequested
     DrillSelected: TypeAlias = messages.DrillSelected
     FilterApplied: TypeAlias = messages.FilterApplied
+    FilterDropped: TypeAlias = messages.FilterDropped
 
     # ---------------------------------------------------------------------------------- lifecycle
 
@@ -376,13 +377,19 @@ exactly as the server sent them.
 
     def select_prefix(self, prefix: str) -> bool:
         """Move the cursor to the node for `prefix` (or the pattern whose template text it is), expanding
-        its ancestors and scrolling it into view. A filter that hides it is cleared. False if unknown."""
+        its ancestors and scrolling it into view. False if unknown.
+
+        A filter whose results so far do not show it (none yet, while its scan runs) is cleared as the
+        filter box clears it (a running scan is dropped, its text forgotten), and `FilterDropped` is
+        posted: the box still holding the text would name a filter the tree no longer applies."""
         rows = self._rows
         target = rows.target_for(prefix)
         if target is None:
             return False
-        if rows.filter is not None and not rows.filter_shows(target):
-            self.drop_filter()
+        text = self._filters.text
+        if text and (rows.filter is None or not rows.filter_shows(target)):
+            self._filters.set("")
+            self.post_message(self.FilterDropped(self, text, target))
         self._change(rows.reveal, target, self.cursor)
         self._scroll_to_line(self.cursor, center=True)
         return True
