@@ -101,6 +101,11 @@ def _arguments_text(entry: PromptEntry) -> str:
 class PromptFormScreen(ModalScreen[dict[str, str] | None]):
     """The arguments of one prompt; returns them (non-empty ones) or None when cancelled."""
 
+    # None: `on_mount` focuses the first field. Textual's would focus it sooner (the box around the fields
+    # takes no focus now), before the history loaded from `on_mount` arrives: the form offers history
+    # only as a field gains focus.
+    AUTO_FOCUS = ""
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "submit", "Get prompt", id="prompt_form.submit"),
         # Enter in a field submits through the field; with no field (a prompt without arguments) here.
@@ -144,7 +149,9 @@ sent), then `enter` or `ctrl+s` gets the prompt. Suggestions come from the serve
     def compose(self) -> ComposeResult:
         with Vertical(id="pf-box"):
             yield Static(self._header(), id="pf-header")
-            with VerticalScroll(id="pf-fields"):
+            # Not focusable: tab past the last field went to this invisible box and the keys after it
+            # were lost; now tab and shift+tab go round the fields only.
+            with VerticalScroll(id="pf-fields", can_focus=False):
                 yield ArgumentForm(
                     self.fields, complete=self._complete if self._can_complete else None, id="pf-form"
                 )

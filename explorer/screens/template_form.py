@@ -67,6 +67,11 @@ def remember_in_background(
 class TemplateFormScreen(ModalScreen[TemplateFormResult | None]):
     """A form for one template of one server, with a live URI preview."""
 
+    # None: `on_mount` focuses the first field. Textual's would focus it sooner (the box around the fields
+    # takes no focus now), before the history loaded from `on_mount` arrives: the form offers history
+    # only as a field gains focus.
+    AUTO_FOCUS = ""
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "submit", "Read", id="template_form.submit"),
         Binding("escape", "cancel", "Cancel", id="template_form.cancel"),
@@ -134,7 +139,9 @@ RFC 6570 says (a `/` in `{id}` becomes `%2F`, `{+path}` keeps it).
         with Vertical(id="tf-box"):
             yield Static(self._header(), id="tf-header")
             yield Static(self._meta(), id="tf-meta")
-            with VerticalScroll(id="tf-fields"):
+            # Not focusable: tab past the last field went to this invisible box and the keys after it
+            # were lost; now tab and shift+tab go round the fields only.
+            with VerticalScroll(id="tf-fields", can_focus=False):
                 yield ArgumentForm(
                     self.fields, complete=self._complete if self._can_complete else None, id="tf-form"
                 )
