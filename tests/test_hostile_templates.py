@@ -206,7 +206,7 @@ async def test_go_to_with_a_long_uri_answers_from_a_worker_and_keys_still_work()
         [found] = resolution.matches
         assert found.entry.uri_template == many_query_template() and found.values == MANY_VALUES
         summary = str(dialog.query_one("#goto-summary", Static).render())
-        assert "1 template(s) produce it" in summary
+        assert "1 template produces it" in summary
         # A new text replaces the answer; the one for the old text is never shown after it.
         dialog.query_one(Input).value = MANY_URI + "&zz=1"
         await wait_for(pilot, lambda: resolved(dialog, MANY_URI + "&zz=1"))

@@ -63,6 +63,19 @@ _HANDSHAKE_ADVICE = "use --protocol auto or --protocol legacy"
 _MODERN_ADVICE = "use --protocol auto or --protocol 2026-07-28"
 
 
+class ConnectNote(str):
+    """A note on how a connection was made, in the CLI's words (the string itself, which `tree` and
+    `servers` print), with the TUI's words beside it (`in_tui`): advice that names a command-line option
+    is no help to someone in the TUI, whose way is the server's entry in the config."""
+
+    in_tui: str
+
+    def __new__(cls, text: str, *, in_tui: str) -> ConnectNote:
+        note = super().__new__(cls, text)
+        note.in_tui = in_tui
+        return note
+
+
 class ServerConnection:
     """A connected MCP server: identity, raw requests for listing, reads, completion, prompts."""
 
@@ -352,9 +365,16 @@ class ServerConnection:
                 fault.data,
                 local=fault.local,
             ) from None
-        self.notes.append(
+        fell_back = (
             f"the server answered {status} to Streamable HTTP, so the explorer connected with the legacy "
-            "HTTP+SSE transport (pass --sse to skip the first attempt)"
+            "HTTP+SSE transport"
+        )
+        in_tui = 'set transport = "sse" in its config.toml entry'  # the TUI has no --sse to pass
+        self.notes.append(
+            ConnectNote(
+                f"{fell_back} (pass --sse to skip the first attempt)",
+                in_tui=f"{fell_back} ({in_tui} to skip the first attempt)",
+            )
         )
 
     async def _fall_back_to_initialize(self, fault: ServerFault) -> None:

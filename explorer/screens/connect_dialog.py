@@ -35,6 +35,7 @@ from explorer.widgets.server_labels import middle_cut
 if TYPE_CHECKING:
     from explorer.screens.main import MainScreen
 
+COPY_LABEL = "Copy login URL"  # what the button copies: the URL of an OAuth login waiting for the user
 FLOWS = [("run's default", "default"), ("browser", "browser"), ("print the URL", "print"), ("fetch", "fetch")]
 
 
@@ -82,7 +83,8 @@ class ConnectDialog(ModalScreen[None]):
 ## Connect a server
 An `http(s)://` URL (Streamable HTTP) or a command line (a stdio server). Headers (`Name: value`, one
 per line) go to a URL, env values (`KEY=VALUE`, one per line) to a command. An OAuth login that waits
-for you shows here with its URL (`Copy URL` copies it). `ctrl+s` connects, `escape` closes.
+for you shows here with its URL (`Copy login URL` copies it; a command line never logs in, so the
+button is not shown for one). `ctrl+s` connects, `escape` closes.
 """
     # The attempt's status and the buttons are docked to the bottom of the box: on a short terminal the
     # fields scroll above them (with the focus) and what the attempt says stays in sight. Under the box,
@@ -139,7 +141,7 @@ for you shows here with its URL (`Copy URL` copies it). `ctrl+s` connects, `esca
                 yield Static(Content(""), id="connect-status")
                 with Horizontal(id="connect-buttons"):
                     yield Button("Connect", id="connect", variant="primary")
-                    yield Button("Copy URL", id="copy-url")
+                    yield Button(COPY_LABEL, id="copy-url")
                     yield Button("Close", id="close")
         yield KeyBar()  # this dialog's keys, not the screen's below it
 
@@ -150,6 +152,21 @@ for you shows here with its URL (`Copy URL` copies it). `ctrl+s` connects, `esca
 
     def on_resize(self, event: events.Resize) -> None:
         mark_tiny(self, event.size)
+        # 40 columns hold the three buttons only with the shorter label (the box's scroll bar takes two)
+        self.query_one("#copy-url", Button).label = "Copy login" if self.has_class("-thin") else COPY_LABEL
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "target":
+            self._show_copy_button()
+
+    def _show_copy_button(self) -> None:
+        """The button copies an OAuth login's URL: none is ever waiting for a command line (a stdio server
+        never logs in), so there it is not shown; it was "Copy URL" there, as though it copied the line."""
+        target = self.query_one("#target", Input).value.strip()
+        command_line = bool(target) and not target.lower().startswith(("http://", "https://"))
+        status = self.main.catalogue.servers.get(self.server or "")
+        waiting = status is not None and status.login is not None  # an earlier URL's login: still copyable
+        self.query_one("#copy-url", Button).display = waiting or not command_line
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -202,6 +219,7 @@ for you shows here with its URL (`Copy URL` copies it). `ctrl+s` connects, `esca
         status = self.main.catalogue.servers.get(self.server or "")
         if status is None:
             return
+        self._show_copy_button()
         name = middle_cut(status.name, 60)
         if status.state == "failed":
             if self._to_save is not None:

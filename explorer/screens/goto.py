@@ -199,7 +199,9 @@ nearest prefix that exists. `enter` jumps to the first choice; `down` moves into
                 "Listed by " + ", ".join(middle_cut(s, 40) for s in r.listed_by), "$success"
             )
         if r.matches:
-            return Content.styled(f"Not listed; {len(r.matches)} template(s) produce it", "$success")
+            count = len(r.matches)
+            produce = "template produces" if count == 1 else "templates produce"
+            return Content.styled(f"Not listed; {count} {produce} it", "$success")
         nearest = r.nearest.prefix
         text = "Nothing lists or matches this URI."
         if _SCHEME.match(r.uri) is None:

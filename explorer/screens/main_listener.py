@@ -88,8 +88,11 @@ class ScreenListener:
             self.flush_tree()
 
     def server_connected(self, name: str, notes: Sequence[str]) -> None:
+        from explorer.connection.session import ConnectNote  # loaded by now: it made the connection
+
         for note in notes:
-            self.screen.notify(f"{middle_cut(name, 40)}: {sanitize_line(note, 300)}", markup=False)
+            said = note.in_tui if isinstance(note, ConnectNote) else note  # its words for the TUI, if any
+            self.screen.notify(f"{middle_cut(name, 40)}: {sanitize_line(said, 300)}", markup=False)
         self.screen.resume_following(name)
 
     def server_failed(self, name: str, message: str) -> None:
