@@ -105,6 +105,16 @@ async def test_history_values_come_first_and_recall_cycles() -> None:
         assert form.texts == {"a": "two", "b": "x"}
 
 
+async def test_earlier_values_loaded_after_the_field_took_the_focus_are_offered_at_once() -> None:
+    form = ArgumentForm(FIELDS)
+    app = FormApp(form)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.focused is form.input_for("a"))
+        assert not form.suggestions_shown
+        form.set_history([{"a": "two"}, {"a": "one"}])
+        await wait_for(pilot, lambda: form.suggestion_values == ["two", "one"])
+
+
 async def test_tab_moves_between_fields_when_nothing_is_picked() -> None:
     async def complete(name: str, value: str, context: dict[str, str]) -> Suggestions:
         return Suggestions(["s1", "s2"])

@@ -226,9 +226,14 @@ One line per variable or argument. The label shows how the template writes the v
             field_input.compact = compact
 
     def set_history(self, history: Sequence[HistoryValues]) -> None:
+        """Earlier values, loaded after the form opened: a field that took the focus first offers them now
+        (they were offered only on the next focus, so whether they showed hung on which came first)."""
         self._history = list(history)
         self._recall_index = -1
         self.refresh_bindings()
+        focused = self._focused_input()
+        if focused is not None:
+            self._show(focused, [], keep_previous=True)
 
     @property
     def history(self) -> list[HistoryValues]:
