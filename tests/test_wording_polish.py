@@ -1,5 +1,6 @@
 """Words a user walkthrough found wrong: the go-to dialog counts templates in plain English, the TUI's
-advice after the SSE fallback is what a TUI user can do (the CLI's still names `--sse`), and the connect
+advice after the SSE fallback names what skips the first attempt where the server was given (`--sse` for
+`-s`, its transport for a config file's entry), and the connect
 dialog's copy button says what it copies and is not offered for a command line, which never logs in."""
 
 from __future__ import annotations
@@ -7,6 +8,7 @@ from __future__ import annotations
 import shlex
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,6 +17,7 @@ from textual.widgets import Button, Input, Static
 
 from explorer.app import ExplorerApp
 from explorer.config import ServerSpec
+from explorer.config.spec import SpecOrigin
 from explorer.screens.connect_dialog import ConnectDialog
 from explorer.screens.goto import GoToDialog
 from tests.app_helpers import demo_spec, settled_app, wait_for
@@ -75,27 +78,50 @@ def sse_only() -> Iterator[str]:
     yield from _serve(_SseOnly)
 
 
-async def test_the_tui_advises_the_config_key_after_falling_back_to_sse(sse_only: str) -> None:
-    spec = ServerSpec(name="legacy", transport="http", url=sse_only)
+def fallback_toasts(app: object) -> list[str]:
+    return [str(n.message) for n in app._notifications if "HTTP+SSE" in str(n.message)]  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("origin", "advice"),
+    [
+        (None, "(pass --sse to skip the first attempt)"),
+        ("config.toml", '(set transport = "sse" in its entry in config.toml to skip the first attempt)'),
+        ("mcp.json", '(set "type": "sse" in its entry in mcp.json to skip the first attempt)'),
+    ],
+)
+async def test_the_tui_advice_after_falling_back_to_sse_is_where_the_server_was_given(
+    sse_only: str, tmp_path: Path, origin: str | None, advice: str
+) -> None:
+    """A server given with -s is skipped past Streamable HTTP by --sse (the TUI takes it too); one read
+    from a config file, by its entry's transport there."""
+    where = SpecOrigin(tmp_path / origin, "legacy") if origin is not None else None
+    spec = ServerSpec(name="legacy", transport="http", url=sse_only, origin=where)
     async with settled_app(spec) as (app, pilot):
-
-        def fallback_toasts() -> list[str]:
-            return [str(n.message) for n in app._notifications if "HTTP+SSE" in str(n.message)]
-
-        await wait_for(pilot, lambda: bool(fallback_toasts()))
-        [toast] = fallback_toasts()
+        await wait_for(pilot, lambda: bool(fallback_toasts(app)))
+        [toast] = fallback_toasts(app)
         assert "HTTP 405" in toast and "connected with the legacy HTTP+SSE transport" in toast, toast
-        assert 'set transport = "sse" in its config.toml entry to skip the first attempt' in toast, toast
-        assert "--sse" not in toast, toast
+        assert toast.endswith(advice), toast
 
 
-def test_the_cli_still_advises_sse_after_falling_back(sse_only: str) -> None:
+def test_the_cli_advises_sse_for_a_server_given_with_s(sse_only: str) -> None:
     result = run_cli("tree", "-s", sse_only, timeout=60)
     assert result.code == 0, result
     assert "connected with the legacy HTTP+SSE transport (pass --sse to skip the first attempt)" in (
         result.stderr
     ), result.stderr
     assert "config.toml" not in result.stderr, result.stderr
+
+
+def test_the_cli_advises_the_config_entry_for_a_server_read_from_a_file(
+    sse_only: str, tmp_path: Path
+) -> None:
+    config = tmp_path / "servers.toml"
+    config.write_text(f'[servers.legacy]\nurl = "{sse_only}"\n', encoding="utf-8")
+    result = run_cli("tree", "-c", str(config), timeout=60)
+    assert result.code == 0, result
+    assert 'set transport = "sse" in its entry in servers.toml to skip the first attempt' in result.stderr
+    assert "--sse" not in result.stderr, result.stderr
 
 
 # ---------------------------------------------------------------------- the connect dialog's copy button

@@ -21,7 +21,7 @@ from explorer.cli.output import note
 from explorer.config import ServerSpec, redact, redact_value
 from explorer.connection.discovery import ListingStop
 from explorer.connection.errors import ServerFault, describe_exception
-from explorer.connection.session import ServerConnection
+from explorer.connection.session import ServerConnection, note_for
 from explorer.connection.stderr_log import stderr_log_for, take_log_warnings
 from explorer.connection.wire import WireLog
 from explorer.model.identity import ServerIdentity, parse_protocol_mode
@@ -169,7 +169,7 @@ async def run_on_servers(
             )
             outcome.stderr_tail = redact(conn.stderr_tail(), outcome.spec)
         outcome.problems = conn.problems.describe()
-        outcome.notes = [redact(text, outcome.spec) for text in conn.notes]
+        outcome.notes = [redact(note_for(text, outcome.spec), outcome.spec) for text in conn.notes]
 
     async with anyio.create_task_group() as group:
         for outcome in outcomes:

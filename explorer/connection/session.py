@@ -64,16 +64,34 @@ _MODERN_ADVICE = "use --protocol auto or --protocol 2026-07-28"
 
 
 class ConnectNote(str):
-    """A note on how a connection was made, in the CLI's words (the string itself, which `tree` and
-    `servers` print), with the TUI's words beside it (`in_tui`): advice that names a command-line option
-    is no help to someone in the TUI, whose way is the server's entry in the config."""
+    """A note on how a connection was made that ends in advice naming a command-line option: the string
+    itself, which `tree` and `servers` print (and right for a server given with `-s`). A server read from
+    a config file is set there instead (`in_config`), so the TUI says that for one."""
 
-    in_tui: str
+    head: str  # the note without its advice
+    setting: str  # the config key's value that skips the first attempt
 
-    def __new__(cls, text: str, *, in_tui: str) -> ConnectNote:
-        note = super().__new__(cls, text)
-        note.in_tui = in_tui
+    def __new__(cls, head: str, option: str, setting: str) -> ConnectNote:
+        note = super().__new__(cls, f"{head} (pass {option} to skip the first attempt)")
+        note.head = head
+        note.setting = setting
         return note
+
+    def in_config(self, file_name: str) -> str:
+        """The note for a server whose entry is in `file_name`: the explorer's TOML names its transport
+        `transport`, the other clients' JSON `type`."""
+        key = "transport =" if file_name.endswith(".toml") else '"type":'
+        return (
+            f'{self.head} (set {key} "{self.setting}" in its entry in {file_name} to skip the first attempt)'
+        )
+
+
+def note_for(note: str, spec: ServerSpec) -> str:
+    """`note` as its server's user can act on it: the config entry's setting for a server read from a
+    file, the command-line option for one given with `-s`."""
+    if isinstance(note, ConnectNote) and spec.origin is not None:
+        return note.in_config(spec.origin.file.name)
+    return note
 
 
 class ServerConnection:
@@ -365,15 +383,12 @@ class ServerConnection:
                 fault.data,
                 local=fault.local,
             ) from None
-        fell_back = (
-            f"the server answered {status} to Streamable HTTP, so the explorer connected with the legacy "
-            "HTTP+SSE transport"
-        )
-        in_tui = 'set transport = "sse" in its config.toml entry'  # the TUI has no --sse to pass
         self.notes.append(
             ConnectNote(
-                f"{fell_back} (pass --sse to skip the first attempt)",
-                in_tui=f"{fell_back} ({in_tui} to skip the first attempt)",
+                f"the server answered {status} to Streamable HTTP, so the explorer connected with the legacy "
+                "HTTP+SSE transport",
+                "--sse",
+                "sse",
             )
         )
 

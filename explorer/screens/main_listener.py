@@ -88,10 +88,11 @@ class ScreenListener:
             self.flush_tree()
 
     def server_connected(self, name: str, notes: Sequence[str]) -> None:
-        from explorer.connection.session import ConnectNote  # loaded by now: it made the connection
+        from explorer.connection.session import note_for  # loaded by now: it made the connection
 
+        status = self.screen.catalogue.servers.get(name)
         for note in notes:
-            said = note.in_tui if isinstance(note, ConnectNote) else note  # its words for the TUI, if any
+            said = note_for(note, status.spec) if status is not None else note
             self.screen.notify(f"{middle_cut(name, 40)}: {sanitize_line(said, 300)}", markup=False)
         self.screen.resume_following(name)
 
