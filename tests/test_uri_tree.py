@@ -20,7 +20,8 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 from explorer.cli.tree_render import write_tree_json
 from explorer.model.entries import ResourceEntry, TemplateEntry
 from explorer.model.natural import natural_key
-from explorer.model.uri_segments import MAX_PATH_SEGMENTS
+from explorer.model.templates.percent import encode_keeping
+from explorer.model.uri_segments import MAX_PATH_SEGMENTS, template_placed_text
 from explorer.model.uri_tree import PatternNode, UriNode, UriTree, join_segments, segment_uri
 from tests.factories import res, tpl
 from tests.helpers.tree_walk import depth_first
@@ -555,7 +556,9 @@ def check_prefix(
     got_res = sorted((e.server, e.uri, e.name) for e in tree.resources_under(p))
     assert got_res == expected_res, p
     all_tpl = [e for d in model_tpl.values() for e in d.values()]
-    expected_under = sorted((e.server, e.uri_template) for e in all_tpl if e.uri_template.startswith(p))
+    expected_under = sorted(
+        (e.server, e.uri_template) for e in all_tpl if template_placed_text(e.uri_template).startswith(p)
+    )
     assert sorted((e.server, e.uri_template) for e in tree.templates_under(p)) == expected_under, p
     expected_for = sorted(
         (e.server, e.uri_template)
@@ -675,7 +678,7 @@ class TreeMachine(RuleBasedStateMachine):
             # The pattern hangs under a node whose text leads its literal prefix.
             assert pattern.literal_prefix.startswith(parent_prefix)
             assert pattern.uri_template.endswith(pattern.label)
-            assert pattern.uri_template[: len(pattern.uri_template) - len(pattern.label)] in (
+            assert encode_keeping(pattern.uri_template[: len(pattern.uri_template) - len(pattern.label)]) in (
                 parent_prefix,
                 parent_prefix + "/",
             )

@@ -19,6 +19,7 @@ from explorer.cli.output import (
     EXIT_USAGE,
     emit_json,
     error,
+    mask,
     note,
     out,
     safe_line,
@@ -29,6 +30,7 @@ from explorer.config import ListingBounds, ServerSpec
 from explorer.model.fields import FieldSpec, format_value, parse_text, template_fields
 from explorer.model.resolve import resolve_uri
 from explorer.model.templates import ParsedTemplate, TemplateError, Value, Values, expand, parse_template
+from explorer.sanitize import sanitize_line
 
 
 def parse_assignments(pairs: Sequence[str]) -> dict[str, str]:
@@ -82,8 +84,8 @@ def expand_command(template: str, pairs: Sequence[str]) -> int:
         note(f"note: no value for {', '.join(missing)}: omitted as RFC 6570 says")
     try:
         out(expand(parsed, values))
-    except TemplateError as exc:
-        error(str(exc))
+    except TemplateError as exc:  # `UnusableValue`: a list or a map where a use needs a string
+        error(f"cannot expand with these values: {exc}")
         return EXIT_USAGE
     return EXIT_OK
 
@@ -174,13 +176,40 @@ def _values_text(template: str, values: dict[str, Any]) -> str:
     for name, value in values.items():
         spec = fields.get(name)
         text = format_value(spec, value) if spec is not None else _plain_text(value)
-        if parsed is not None and spec is not None and not _reads_back(parsed, spec, value, text):
-            note(
-                f"note: {safe_line(template, 300)}: the value of {safe_line(name, 80)} cannot be written "
-                "as expand reads it; expanding the words shown gives another URI"
-            )
-        words.append(shlex.quote(safe_line(f"{name}={text}", VALUE_LIMIT)))
+        word = f"{name}={text}"
+        printed = safe_line(word, VALUE_LIMIT)  # what the shell gives `expand`, once it unquotes it
+        if parsed is not None and spec is not None:
+            why = _why_not_back(parsed, spec, value, text, word, printed)
+            if why is not None:
+                note(f"note: {safe_line(template, 300)}: the value of {safe_line(name, 80)} {why}")
+        words.append(shlex.quote(printed))
     return "  ".join(words)
+
+
+def _why_not_back(
+    parsed: ParsedTemplate, spec: FieldSpec, value: Value, text: str, word: str, printed: str
+) -> str | None:
+    """Why the `printed` word, fed to `expand`, gives another URI than `value` (None when it does not).
+
+    Checked on the word as printed: the sanitizer escapes control and bidi characters and cuts a word
+    past `VALUE_LIMIT`, and the word shown is then not the value's, though the value itself reads back.
+    """
+    if _reads_back(parsed, spec, value, printed.partition("=")[2]):
+        return None
+    if printed == word or not _reads_back(parsed, spec, value, text):
+        return "cannot be written as expand reads it; expanding the words shown gives another URI"
+    masked = mask(word)
+    escaped = sanitize_line(masked, limit=None)
+    changes = []
+    if masked != word:
+        changes.append("holds a secret of the configuration, printed as ***")
+    if escaped != masked:
+        changes.append("holds characters printed as escapes (control, bidi or invisible characters)")
+    if len(escaped) > VALUE_LIMIT:
+        changes.append(f"is cut here at {VALUE_LIMIT:,} characters")
+    # `--json` writes the value whole, with those characters as JSON escapes; a secret is masked there too.
+    exact = "" if masked != word else "; match --json gives the exact value"
+    return f"{' and '.join(changes)}, so expanding the words shown gives another URI{exact}"
 
 
 def _reads_back(parsed: ParsedTemplate, spec: FieldSpec, value: Value, text: str) -> bool:

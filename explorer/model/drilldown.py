@@ -43,7 +43,7 @@ from functools import lru_cache
 from typing import Any
 
 from explorer.model.fields import FieldSpec, parse_text, template_fields
-from explorer.model.templates import ParsedTemplate, expand, parse_template
+from explorer.model.templates import ParsedTemplate, UnusableValue, expand, parse_template
 
 __all__ = ["Drill", "DrillKey"]
 
@@ -186,8 +186,22 @@ class Drill:
 
     @property
     def uri(self) -> str:
-        """The template expanded with the fixed values (RFC 6570 encoding; unfixed ones left out)."""
+        """The template expanded with the fixed values (RFC 6570 encoding; unfixed ones left out).
+
+        Raises `UnusableValue` when a value cannot be expanded (`problem` says why): ask that first.
+        """
         return expand(self.parsed, self.expansion_values())
+
+    @property
+    def problem(self) -> str | None:
+        """Why the template cannot be expanded with the fixed values, or None. A candidate for ``{/x*}``
+        is a list, which ``{x:3}`` later in the template cannot take (RFC 6570 2.4.1): the row says so,
+        and nothing that reads, copies or follows it may crash."""
+        try:
+            expand(self.parsed, self.expansion_values())
+        except UnusableValue as error:
+            return str(error)
+        return None
 
     def describe(self) -> Mapping[str, str]:
         """Labels for display: ``{"{region}": "eu-west", ...}`` in order."""

@@ -183,9 +183,12 @@ class TemplateEntry:
 
     @property
     def literal_prefix(self) -> str:
-        """The text before the first `{`: where the template sits in the URI tree."""
-        brace = self.uri_template.find("{")
-        return self.uri_template if brace < 0 else self.uri_template[:brace]
+        """The text before the first `{` as every expansion writes it (``a b/{x}`` -> ``a%20b/``): where
+        the template sits in the URI tree, and what a URI is compared with."""
+        # Here, not at the top: the templates package imports this module.
+        from explorer.model.uri_segments import template_literal_prefix
+
+        return template_literal_prefix(self.uri_template)
 
 
 @dataclass(frozen=True, slots=True)

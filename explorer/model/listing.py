@@ -19,6 +19,7 @@ from typing import Literal, Protocol
 
 from explorer.model.entries import PromptEntry, ResourceEntry, TemplateEntry, ToolEntry
 from explorer.model.sharded import ShardedSet
+from explorer.model.uri_segments import template_literal_prefix, template_placed_text
 
 Kind = Literal["templates", "resources", "prompts", "tools"]
 # The order lists are asked in: the small lists first, so a huge resource listing that runs into the time
@@ -60,11 +61,14 @@ def resource_in_prefix(uri: str, prefix: str | None) -> bool:
 
 def template_in_prefix(uri_template: str, prefix: str | None) -> bool:
     """The `--prefix` rule for templates: the text starts with P, or its literal part (before the first
-    `{`) is a prefix of P, so it can expand to URIs under P."""
-    if prefix is None or uri_template.startswith(prefix):
+    `{`) is a prefix of P, so it can expand to URIs under P. The literal part is compared as expansions
+    write it (``t://a b/{x}`` is under ``t://a%20b/``, `uri_segments.template_placed_text`)."""
+    if prefix is None:
         return True
-    brace = uri_template.find("{")
-    return brace >= 0 and prefix.startswith(uri_template[:brace])
+    placed = template_placed_text(uri_template)
+    if placed.startswith(prefix):
+        return True
+    return "{" in uri_template and prefix.startswith(template_literal_prefix(uri_template))
 
 
 @dataclass(frozen=True, slots=True)

@@ -361,7 +361,7 @@ def _prefix_filter(tree: UriTree, text: str, version: int) -> FilterResult:
     # ancestor's patterns come before its children in display order), else the first subtree under it,
     # else the most specific template that can expand to it (the longest literal part: `demo://{+path}`
     # only when nothing else).
-    literal = [pattern for pattern in matched_patterns if pattern.uri_template.startswith(text)]
+    literal = [pattern for pattern in matched_patterns if pattern.placed_text.startswith(text)]
     first: Node | None = None
     if literal:
         first = literal[0]

@@ -33,7 +33,12 @@ from explorer.model.natural import (
 )
 from explorer.model.natural_order import WIDE, ChildSeq, NaturalOrder
 from explorer.model.sharded import ShardedDict
-from explorer.model.uri_segments import TAILS, is_scheme_segment
+from explorer.model.uri_segments import (
+    TAILS,
+    is_scheme_segment,
+    template_literal_prefix,
+    template_placed_text,
+)
 
 __all__ = [
     "Children",
@@ -282,7 +287,7 @@ class NodeKids:
 
     def __init__(self) -> None:
         self.children: Children = {}  # sharded from `SHARD_FROM` children on
-        self.patterns: dict[str, PatternNode] | None = None
+        self.patterns: dict[str, PatternNode] | None = None  # by template text
         self.sorted: list[UriNode] | None = None  # natural order; cache, replaced (never mutated) when stale
         self.pending: list[UriNode] | None = None  # children added since `sorted` was built (or `order` fed)
         self.order: NaturalOrder[UriNode] | None = None  # from `WIDE` children on, instead of `sorted`
@@ -501,19 +506,32 @@ class UriNode:
         return None if self._kids is None else self._kids.children.get(segment)
 
     def pattern(self, label: str) -> PatternNode | None:
+        """The pattern child labelled `label`; of two with one label (see `PatternNode`), the first."""
+        return next((pattern for pattern in sorted_patterns(self) if pattern.label == label), None)
+
+    def pattern_of(self, uri_template: str) -> PatternNode | None:
+        """The pattern child of this template text (a node's patterns are keyed by text)."""
         kids = self._kids
-        return None if kids is None or kids.patterns is None else kids.patterns.get(label)
+        return None if kids is None or kids.patterns is None else kids.patterns.get(uri_template)
 
 
 class PatternNode:
-    """A template shown as a child of a concrete node; one node per template text, any number of servers."""
+    """A template shown as a child of a concrete node; one node per template text, any number of servers.
 
-    __slots__ = ("_tpl", "label", "parent", "uri_template")
+    ``uri_template`` and ``label`` are the server's text; ``literal_prefix`` and ``placed_text`` write the
+    literal prefix as expansions do (`uri_segments.template_literal_prefix`): what prefixes are compared
+    with. Two templates may then sit under one node with one label (``a b/{x}`` and ``a%20b/{x}``): a
+    node's patterns are keyed by template text.
+    """
+
+    __slots__ = ("_tpl", "label", "literal_prefix", "parent", "placed_text", "uri_template")
 
     def __init__(self, label: str, parent: UriNode, uri_template: str) -> None:
         self.label = label
         self.parent = parent
         self.uri_template = uri_template
+        self.literal_prefix = template_literal_prefix(uri_template)
+        self.placed_text = template_placed_text(uri_template)
         self._tpl: dict[str, TemplateEntry] = {}
 
     def __repr__(self) -> str:
@@ -523,11 +541,6 @@ class PatternNode:
     def segment(self) -> str:
         """Same name as on `UriNode`, so renderers can treat both alike."""
         return self.label
-
-    @property
-    def literal_prefix(self) -> str:
-        brace = self.uri_template.find("{")
-        return self.uri_template if brace < 0 else self.uri_template[:brace]
 
     @property
     def depth(self) -> int:
@@ -554,4 +567,8 @@ def sorted_patterns(node: UriNode) -> list[PatternNode]:
     kids = node._kids
     if kids is None or not kids.patterns:
         return []
-    return [kids.patterns[label] for label in sorted(kids.patterns, key=natural_key)]
+    return sorted(kids.patterns.values(), key=_pattern_order)
+
+
+def _pattern_order(pattern: PatternNode) -> tuple[str, str]:
+    return natural_key(pattern.label), pattern.uri_template

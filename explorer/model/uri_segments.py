@@ -26,6 +26,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from explorer.model.templates.percent import URI_CHARS, encode_keeping
+
 __all__ = [
     "MAX_PATH_SEGMENTS",
     "SCHEME",
@@ -35,7 +37,9 @@ __all__ = [
     "join_segments",
     "segment_uri",
     "starts_with_scheme",
+    "template_literal_prefix",
     "template_place",
+    "template_placed_text",
 ]
 
 SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
@@ -100,14 +104,44 @@ def join_segments(segments: Sequence[str]) -> str:
     return "".join(parts)
 
 
-def template_place(text: str) -> tuple[list[str], str]:
-    """Parent segments and label of a template: cut at the last complete segment of its literal prefix."""
+def _literal(text: str) -> str:
     brace = text.find("{")
-    literal = text if brace < 0 else text[:brace]
+    return text if brace < 0 else text[:brace]
+
+
+def _written(literal: str) -> str:
+    """Template literal text as every expansion writes it (`Literal.encoded`, RFC 6570 3.1)."""
+    return literal if URI_CHARS.issuperset(literal) else encode_keeping(literal)
+
+
+def template_literal_prefix(text: str) -> str:
+    """A template's text before its first `{`, as every URI it expands to begins: literal characters a
+    URI cannot hold are pct-encoded there (``t://a b/{x}`` expands to ``t://a%20b/...``). Where the
+    template sits in the tree and what a URI prefix is compared with; the server's own text is shown."""
+    return _written(_literal(text))
+
+
+def template_placed_text(text: str) -> str:
+    """The template's text with its literal prefix as expansions write it (`template_literal_prefix`),
+    the rest as written: what `tree --prefix` and the tree's prefix queries compare a prefix with. The
+    same object when nothing needs encoding (most templates)."""
+    literal = _literal(text)
+    written = _written(literal)
+    return text if written is literal else written + text[len(literal) :]
+
+
+def template_place(text: str) -> tuple[list[str], str]:
+    """Parent segments and label of a template: cut at the last complete segment of its literal prefix.
+
+    The parent segments are written as expansions write them (``t://a b/{x}`` goes under ``t://a%20b``,
+    beside the URIs it produces); the label is the server's text from there on (``{x}``). A cut at a
+    segment boundary never splits a pct-triplet, so the segments encoded one by one are the segments
+    of the encoded literal."""
+    literal = _literal(text)
     segments = segment_uri(literal)
     if not segments:
         return segments, text
-    if brace >= 0 and len(segments) == 1 and is_scheme_segment(segments[0]):
+    if len(literal) < len(text) and len(segments) == 1 and is_scheme_segment(segments[0]):
         return segments, text[len(literal) :]  # `demo://{+path}`: the scheme itself is complete
     last = segments.pop()  # followed by `{` (or the end), so possibly incomplete: part of the label
-    return segments, text[len(literal) - len(last) :]
+    return [_written(segment) for segment in segments], text[len(literal) - len(last) :]

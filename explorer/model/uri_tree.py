@@ -7,7 +7,10 @@ Segmenting is `explorer.model.uri_segments` (`segment_uri`, inverse `join_segmen
 for every string); the nodes are `explorer.model.uri_nodes`. Both are re-exported here, the tree's API.
 
 Templates are pattern nodes: ``docs://help/{id}`` is a `PatternNode` labelled ``{id}`` under the node
-``docs://help``, i.e. under the last complete segment of its literal prefix (the text before ``{``).
+``docs://help``, i.e. under the last complete segment of its literal prefix (the text before ``{``), as
+its expansions write it: ``t://a b/{x}`` (RFC 6570 pct-encodes a literal space) sits under ``t://a%20b``
+beside the URIs it produces, labelled ``{x}``, and prefix queries compare that text
+(`uri_segments.template_literal_prefix`).
 
 `UriTree` API (all prefixes are exact wire text; percent-encoding is never decoded here):
 
@@ -264,9 +267,10 @@ class UriTree:
                     kids = parent._kids = NodeKids()
                 if kids.patterns is None:
                     kids.patterns = {}
-                pattern = kids.patterns.get(label)
+                text = entry.uri_template
+                pattern = kids.patterns.get(text)
                 if pattern is None:
-                    pattern = kids.patterns[label] = PatternNode(label, parent, entry.uri_template)
+                    pattern = kids.patterns[text] = PatternNode(label, parent, text)
                     ancestor: UriNode | None = parent
                     while ancestor is not None:
                         ancestor._kids.below_tpl += 1  # type: ignore[union-attr]
@@ -379,7 +383,7 @@ class UriTree:
         parent = pattern.parent
         kids = parent._kids
         assert kids is not None and kids.patterns is not None
-        del kids.patterns[pattern.label]
+        del kids.patterns[pattern.uri_template]
         if not kids.patterns:
             kids.patterns = None
         ancestor: UriNode | None = parent
@@ -495,7 +499,7 @@ class UriTree:
 
     def pattern_for(self, uri_template: str) -> PatternNode | None:
         """The pattern node of a template text, if some server lists it. O(depth)."""
-        segments, label = template_place(uri_template)
+        segments, _ = template_place(uri_template)
         node: UriNode | None = self.root
         for segment in segments:
             assert node is not None
@@ -503,8 +507,7 @@ class UriTree:
             if node is None:
                 return None
         assert node is not None
-        pattern = node.pattern(label)
-        return pattern if pattern is not None and pattern.uri_template == uri_template else None
+        return node.pattern_of(uri_template)
 
     def server_counts(self, server: str) -> Counts:
         """How many URIs and templates one server currently lists."""
@@ -629,18 +632,20 @@ class UriTree:
         return () if node._kids is None else node._kids.children_as_ordered()
 
     def templates_under(self, prefix: str) -> Iterator[TemplateEntry]:
-        """Every template entry whose text starts with `prefix`."""
+        """Every template entry whose text starts with `prefix`, its literal prefix written as expansions
+        write it (`PatternNode.placed_text`: ``t://a b/{x}`` is under ``t://a%20b/``, where it sits)."""
         return self._templates(prefix, literal_match=False)
 
     def templates_for(self, prefix: str) -> Iterator[TemplateEntry]:
-        """Templates whose text starts with `prefix` or whose literal prefix is a prefix of it (CLI rule)."""
+        """Templates whose text starts with `prefix` or whose literal prefix is a prefix of it (CLI rule),
+        both as expansions write them (see `templates_under`)."""
         return self._templates(prefix, literal_match=True)
 
     def _templates(self, prefix: str, literal_match: bool) -> Iterator[TemplateEntry]:
         visited, whole = self._descend(prefix)
         for node in visited:
             for pattern in sorted_patterns(node):
-                text = pattern.uri_template
+                text = pattern.placed_text
                 if text.startswith(prefix) or (literal_match and prefix.startswith(pattern.literal_prefix)):
                     yield from (pattern._tpl[server] for server in sorted(pattern._tpl))
         for top in whole:
@@ -666,5 +671,5 @@ class UriTree:
         for node in visited:
             kids = node._kids
             if kids is not None and kids.patterns:
-                templates += sum(1 for p in kids.patterns.values() if p.uri_template.startswith(prefix))
+                templates += sum(1 for p in kids.patterns.values() if p.placed_text.startswith(prefix))
         return Counts(resources, templates)

@@ -332,6 +332,11 @@ Every server's resources and templates as one URI-prefix tree.
 
     @on(ResourceTree.DrillSelected)
     def _drill_selected(self, event: ResourceTree.DrillSelected) -> None:
+        problem = event.drill.problem  # a value one use of its variable cannot take: said, not raised
+        if problem is not None:
+            why = f"the template cannot be expanded with these values: {sanitize_line(problem, 300)}"
+            self.notify(f"Cannot read: {why}", severity="warning", markup=False)
+            return
         self.read(event.drill.server, event.drill.uri)
 
     def action_connect_server(self) -> None:
@@ -587,7 +592,7 @@ Every server's resources and templates as one URI-prefix tree.
             return self._target[2]
         drill = self.tree_widget.cursor_drill
         if drill is not None and drill.is_concrete:
-            return drill.uri
+            return drill.uri if drill.problem is None else None  # the row says why there is no URI
         node = self.tree_widget.cursor_node
         if isinstance(node, PatternNode):
             return node.uri_template
@@ -601,7 +606,7 @@ Every server's resources and templates as one URI-prefix tree.
             return (self._target[1], self._target[2])
         drill = self.tree_widget.cursor_drill
         if drill is not None and drill.is_concrete:
-            return (drill.server, drill.uri)
+            return (drill.server, drill.uri) if drill.problem is None else None  # the row says why
         node = self.tree_widget.cursor_node
         if isinstance(node, UriNode) and node.resources:
             server = self.supervisor.serving(node.resources)

@@ -98,8 +98,10 @@ Where `uritemplate` 4.2 deviates from RFC 6570 (tests pin each one):
 6. Not fixed: ``;`` with an exploded list item ``""`` or dict value ``""`` writes ``name=``; the RFC
    writes ``name``. `match` confirms against `expand`, so the RFC form does not match strictly
    (`diagnose` explains).
-7. A prefix modifier on a list or dict value is silently ignored; RFC 2.4.1 says prefixes do not apply
-   to composite values. Here `expand` raises `TypeError` for it.
+7. A prefix modifier on a list or dict value is silently ignored; RFC 2.4.1 says "Prefix modifiers are
+   not applicable to variables that have composite values". Here `expand` raises `UnusableValue` (a
+   `TemplateError`, and a `TypeError`) naming the variable: a variable used twice (``{/x*}/p/{x:3}``)
+   may get a list from one use that the other cannot take, and every caller says so, never crashes.
 8. `uritemplate` accepts malformed templates (unbalanced braces, ``{=x}``, defaults ``{x=1}``);
    `parse_template` rejects them first.
 """
@@ -123,6 +125,7 @@ from explorer.model.templates.syntax import (
     TemplateError,
     TemplateMatch,
     TemplateTooLarge,
+    UnusableValue,
     Value,
     Values,
     Variable,
@@ -145,6 +148,7 @@ __all__ = [
     "TemplateError",
     "TemplateMatch",
     "TemplateTooLarge",
+    "UnusableValue",
     "Value",
     "Values",
     "Variable",

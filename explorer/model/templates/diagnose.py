@@ -16,7 +16,6 @@ from explorer.model.templates.percent import (
     RESERVED,
     UNRESERVED,
     URI_CHARS,
-    encode_keeping,
     is_triplet,
     normalize_pct,
     pct,
@@ -55,7 +54,7 @@ def diagnose(template: str | ParsedTemplate, uri: str) -> MatchReport:
         return MatchReport(True, values, [], expand(parsed, values))
     normalized = normalize_pct(uri)
     problems = _encoding_problems(normalized)
-    prefix = normalize_pct(encode_keeping(parsed.literal_prefix))
+    prefix = normalize_pct(parsed.literal_prefix)
     if not normalized.startswith(prefix):
         problems.append(f"the URI does not start with {prefix!r}, the template's text before its variables")
         return MatchReport(False, None, problems)
@@ -73,7 +72,7 @@ def diagnose(template: str | ParsedTemplate, uri: str) -> MatchReport:
     expanded: str | None = None
     try:
         expanded = expand(parsed, loose)
-    except (TypeError, UnicodeError):
+    except (TemplateError, TypeError, UnicodeError):
         expanded = None
     if expanded is not None and normalize_pct(expanded) != normalized:
         problems.append(f"the value would not round-trip: expand gives {expanded}")

@@ -19,6 +19,7 @@ from explorer.model.templates.syntax import (
     InputValue,
     Literal,
     ParsedTemplate,
+    UnusableValue,
     Variable,
     coerce_value,
 )
@@ -28,7 +29,9 @@ def expand(template: str | ParsedTemplate, values: Mapping[str, InputValue]) -> 
     """Expand through `uritemplate`, one expression at a time, with the fixes listed in the package docstring.
 
     Missing or ``None`` variables, empty lists and empty dicts are undefined (omitted).
-    Raises `TemplateError` for a malformed template and `TypeError` for a value of the wrong type.
+    Raises `TemplateError` for a malformed template, `UnusableValue` (a `TemplateError`) for a value one
+    use of its variable cannot take (a list or a map for ``{x:3}``), and `TypeError` for a value that is
+    not a str, a sequence of str or a mapping of str.
     """
     parsed = coerce_value(template)
     out: list[str] = []
@@ -73,12 +76,11 @@ def _prepare(var: Variable, value: object, reserved: bool) -> object:
         if reserved:
             return encode_keeping(truncate_units(value, var.prefix) if var.prefix else value)
         return value
-    if var.prefix:
-        raise TypeError(f"{{{var.operator}{var}}} takes a str: a prefix does not apply to a list or dict")
     if isinstance(value, Mapping):
         pairs = [(_check(var, k), _check(var, v)) for k, v in value.items()]
         if not pairs:
             return None
+        _no_prefix(var, "a map of key=value pairs")
         if reserved:
             return [(encode_keeping(k), encode_keeping(v)) for k, v in pairs]
         return pairs
@@ -86,8 +88,19 @@ def _prepare(var: Variable, value: object, reserved: bool) -> object:
         items = [_check(var, item) for item in value]
         if not items:
             return None
+        _no_prefix(var, "a list")
         return [encode_keeping(item) for item in items] if reserved else items
     raise TypeError(f"value of {var.name} must be a str, a sequence of str or a mapping of str")
+
+
+def _no_prefix(var: Variable, kind: str) -> None:
+    """RFC 6570 2.4.1: a prefix modifier does not apply to a list or a map (deviation 7)."""
+    if var.prefix:
+        raise UnusableValue(
+            var.name,
+            f"{var.name} is {kind}, but {{{var.operator}{var}}} takes a string: RFC 6570 says prefix "
+            "modifiers are not applicable to variables that have composite values (section 2.4.1)",
+        )
 
 
 def _check(var: Variable, item: object) -> str:

@@ -24,7 +24,6 @@ from explorer.model.templates.pattern import ExprPattern, Matcher, Part, Slot, m
 from explorer.model.templates.percent import (
     NoMatch,
     decode_reserved,
-    encode_keeping,
     normalize_pct,
     pct_decode,
 )
@@ -154,7 +153,7 @@ def _confirmed(parsed: ParsedTemplate, captures: Iterable[_Capture], normalized:
         values = _extract(captures)
         if normalize_pct(expand(parsed, values)) == normalized:
             return values
-    except (NoMatch, UnicodeError, TypeError):  # TypeError: a repeated prefixed variable got a list
+    except (NoMatch, UnicodeError, TypeError):  # `UnusableValue`: a repeated prefixed variable got a list
         pass
     return None
 
@@ -567,7 +566,7 @@ def match_all(
             parsed = parse_template(entry.uri_template)
         except TemplateError:
             continue
-        if not normalized.startswith(normalize_pct(encode_keeping(parsed.literal_prefix))):
+        if not normalized.startswith(normalize_pct(parsed.literal_prefix)):
             continue
         readings = match_readings(parsed, uri)
         if not readings:

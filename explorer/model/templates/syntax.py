@@ -47,7 +47,24 @@ OPERATOR_RULES: Final = {
 
 
 class TemplateError(ValueError):
-    """A malformed URI template; the message says what and where."""
+    """A malformed URI template, or values it cannot be expanded with; the message says what and where."""
+
+
+class UnusableValue(TemplateError, TypeError):
+    """A value that one use of its variable cannot take: a list or a map where ``{x:3}`` needs a string.
+
+    Why its own class: a variable may be used twice (``{/x*}/{x:3}``), so a value right for one use can
+    be wrong for another, and only `expand` sees both. Every caller then says why instead of crashing
+    (it is a `TemplateError`); it stays a `TypeError` for callers that catch a value of the wrong kind.
+    ``variable`` is the variable's name.
+    """
+
+    def __init__(self, variable: str, detail: str) -> None:
+        super().__init__(detail)
+        self.variable = variable
+
+    def __reduce__(self) -> tuple[type[UnusableValue], tuple[str, str]]:
+        return (type(self), (self.variable, str(self)))
 
 
 MAX_TEMPLATE_CHARS: Final = 8192
@@ -141,7 +158,8 @@ class ParsedTemplate:
     """A validated template; ``literal_length`` is the specificity used to rank matches.
 
     ``variables`` lists every varspec in order (a repeated name appears each time); ``names`` is the
-    distinct names, one form field each.
+    distinct names, one form field each. ``literal_prefix`` is the text before the first ``{`` as every
+    expansion writes it (pct-encoded as `Literal.encoded`): ``a b/{x}`` gives ``a%20b/``.
     """
 
     text: str
@@ -252,7 +270,7 @@ def _parse(text: str) -> ParsedTemplate:
         text=text,
         parts=tuple(parts),
         variables=variables,
-        literal_prefix=text if brace < 0 else text[:brace],
+        literal_prefix=encode_keeping(text if brace < 0 else text[:brace]),
         literal_length=sum(len(p.text) for p in parts if isinstance(p, Literal)),
     )
 

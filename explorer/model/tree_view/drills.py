@@ -49,10 +49,7 @@ class DrillState:
             items.append(VirtualItem("wait", f"… {label}", drill))
         else:
             if variable is not None:
-                items.extend(
-                    VirtualItem("value", f"{label} = {value}", drill.with_value(value))
-                    for value in self.values
-                )
+                items.extend(_value_item(label, drill.with_value(value), value) for value in self.values)
             if self.more is not None:
                 more = f"+{self.more:,} more" if self.more else "+ more"
                 items.append(VirtualItem("more", f"{more}: type in the form to narrow", drill))
@@ -62,6 +59,14 @@ class DrillState:
                 items.append(VirtualItem("note", NO_SUGGESTIONS, drill))
         self._items = items
         return items
+
+
+def _value_item(label: str, drill: Drill, value: str) -> VirtualItem:
+    """A candidate's line; one whose value the template cannot be expanded with says why (its URI would
+    be missing from the line without a word)."""
+    problem = drill.problem
+    text = f"{label} = {value}" if problem is None else f"{label} = {value}  (cannot be expanded: {problem})"
+    return VirtualItem("value", text, drill)
 
 
 class DrillBook:

@@ -167,13 +167,7 @@ class RowLayout:
         node = tree.node_for(prefix)
         if node is not None:
             return node
-        candidate: UriNode | None = tree.nearest(prefix)
-        while candidate is not None:
-            for pattern in tree.patterns(candidate):
-                if pattern.uri_template == prefix:
-                    return pattern
-            candidate = candidate.parent
-        return None
+        return tree.pattern_for(prefix)  # where it sits: `t://a b/{x}` under `t://a%20b`, not `t://a b`
 
     def filter_shows(self, node: Node) -> bool:
         active = self.filter
