@@ -30,8 +30,10 @@ from explorer.cli.tree_cmd import lister
 from explorer.config import ListingBounds, ServerSpec
 from explorer.connection.errors import ServerFault
 from explorer.connection.session import ServerConnection
-from explorer.model.contents.binary import Base64Error, base64_size, is_canonical_base64
-from explorer.model.contents.classify import shape_problem
+from explorer.model.contents.binary import Base64Error, base64_size, decode_prefix, is_canonical_base64
+from explorer.model.contents.charsets import declared_charset, decode_text
+from explorer.model.contents.classify import blob_family, shape_problem
+from explorer.model.contents.record import TEXT_KINDS
 from explorer.model.listing import Listing
 from explorer.model.resolve import too_large_for
 from explorer.model.templates import match_all
@@ -133,7 +135,32 @@ def print_contents(result: dict[str, Any], asked: str | None = None) -> None:
         elif isinstance(content.get("text"), str):
             out(safe(content["text"], limit=TEXT_LIMIT))
         else:
-            out(blob_summary(content))
+            text, why = declared_text(content)
+            out(blob_summary(content) if text is None else safe(text, limit=TEXT_LIMIT))
+            if why is not None:
+                note(f"note: {safe_line(content.get('uri', ''), 500)}: {why}")
+
+
+def declared_text(content: dict[str, Any]) -> tuple[str | None, str | None]:
+    """(the text, a note) of a blob whose MIME type declares a text in a charset, decoded as the TUI
+    decodes it (`explorer.model.contents.charsets`); (None, why not) when its bytes are not in that
+    charset; (None, None) when it declares none: its summary is printed, as for any other blob."""
+    mime = content.get("mimeType")
+    uri = content.get("uri")
+    blob = content.get("blob")
+    if not isinstance(mime, str) or declared_charset(mime) is None or not isinstance(blob, str):
+        return None, None
+    family = blob_family(uri if isinstance(uri, str) else "", mime)
+    if family is None or family[0] not in TEXT_KINDS:
+        return None, None
+    try:
+        data, _size = decode_prefix(blob, None)
+    except Base64Error:
+        return None, None  # the summary says why
+    decoded = decode_text(data, mime)
+    if decoded.text is None:
+        return None, f"{decoded.note}: printed as a blob"
+    return decoded.text, decoded.note or f"decoded from the declared charset {declared_charset(mime)}"
 
 
 async def read_on(

@@ -7,17 +7,21 @@ into a `Content` record the UI only has to draw.
 
 Rules, in order:
 
-1. The MIME type (parameters such as ``; charset=utf-8`` ignored, case-insensitive) decides when it is
-   specific: ``text/markdown`` -> markdown, ``application/json`` or ``*+json`` -> json, a known source
-   type -> code (with a Pygments lexer name), ``image/*`` with a blob -> image, ``text/*`` -> text, any
-   other type with a blob -> binary.
+1. The MIME type (case-insensitive; of its parameters only a blob's ``charset`` counts, below) decides
+   when it is specific: ``text/markdown`` -> markdown, ``application/json`` or ``*+json`` -> json, a
+   known source type -> code (with a Pygments lexer name), ``image/*`` with a blob -> image, ``text/*``
+   -> text, any other type with a blob -> binary.
 2. When the type is missing or generic (``text/plain``, ``application/octet-stream``), the extension of
    the URI's last path segment decides (``.md``, ``.json``, ``.py``, ``.png`` ...).
 3. Still undecided: a text that parses as a JSON object or array is json; a blob whose first bytes are a
    PNG, GIF, JPEG, WebP or BMP header is an image; otherwise text (for ``text``) or binary (for ``blob``).
 
-A blob whose type is text-like and whose bytes are UTF-8 is shown as that text. JSON that does not parse
-is shown as text with a `problem` note. Nothing here raises on bad input: an item that is not an object,
+A blob whose type is text-like is decoded by the charset the type declares (``; charset=latin-1``; UTF-8
+when none), strictly, and shown as that text (a charset other than UTF-8 is said in `problem`); bytes the
+charset does not hold stay bytes, with a `problem` naming the charset and the first bad byte. JSON is
+pretty-printed only when the pretty form says exactly what was sent (strict JSON, no duplicate key, every
+number as written and one a double holds); otherwise, as JSON that does not parse, it is shown as text
+with a `problem` note saying why. Nothing here raises on bad input: an item that is not an object,
 a blob that is not base64, a text that is not a string, all become kind ``invalid`` with a sentence.
 
 Sizes are bytes: a blob's decoded bytes, a text's UTF-8 bytes (what a file of it holds; `len` counts
@@ -28,8 +32,8 @@ string is decoded, while the full size is computed from its length and padding. 
 one pass that encodes only its first `cap` characters (`classify.cap_text`); an ASCII text costs nothing.
 
 Modules: `record` (`Content`, its kinds, the default cap), `mimes` (what a MIME type or extension says),
-`images` (image headers, PNG decoding), `binary` (sizes, hex dumps, capped base64 decoding), `classify`
-(the rules above).
+`images` (image headers, PNG decoding), `binary` (sizes, hex dumps, capped base64 decoding), `charsets`
+(a text blob's declared charset), `json_text` (faithful pretty-printing), `classify` (the rules above).
 """
 
 from __future__ import annotations

@@ -7,64 +7,16 @@ readers of the sibling modules.
 
 from __future__ import annotations
 
-import codecs
-import json
-import re
-import sys
 from collections.abc import Mapping
-from itertools import accumulate
+from dataclasses import replace
 from typing import Any
 
 from explorer.model.contents.binary import Base64Error, decode_prefix
+from explorer.model.contents.charsets import decode_text
 from explorer.model.contents.images import image_info
+from explorer.model.contents.json_text import pretty_json
 from explorer.model.contents.mimes import extension_family, mime_family, normalize_mime
 from explorer.model.contents.record import DEFAULT_CAP, TEXT_KINDS, Content, ContentKind
-
-
-def _parse_json(text: str) -> tuple[str | None, str | None]:
-    """(pretty text, None) when `text` is JSON, else (None, a sentence saying why not)."""
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as error:
-        return None, f"not valid JSON: {error.msg} (line {error.lineno}, column {error.colno})"
-    except RecursionError:
-        return None, (
-            f"JSON nested {_depth(text):,} levels deep, deeper than Python can read "
-            f"(about {sys.getrecursionlimit():,}): shown as text"
-        )
-    except ValueError as error:
-        return None, _unreadable_json(error)
-    try:
-        return json.dumps(value, indent=2, ensure_ascii=False), None
-    except RecursionError:
-        return None, f"JSON nested {_depth(text):,} levels deep, too deep to pretty-print: shown as text"
-    except ValueError as error:
-        return None, _unreadable_json(error)
-
-
-_DIGITS = re.compile(r"value has (\d+) digits")
-_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
-_BRACKETS = re.compile(r"[\[\]{}]")
-_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
-
-
-def _unreadable_json(error: ValueError) -> str:
-    """Valid JSON Python refuses to read: a number too long for `int` (Python's digit limit)."""
-    digits = _DIGITS.search(str(error))
-    limit = sys.get_int_max_str_digits()
-    if digits is not None:
-        return (
-            f"JSON with a number of {int(digits.group(1)):,} digits, over Python's limit of {limit:,}: "
-            "shown as text"
-        )
-    return f"JSON that Python cannot read ({str(error)[:200]}): shown as text"
-
-
-def _depth(text: str) -> int:
-    """How deep JSON `text` nests: its brackets outside strings, counted in C-speed passes."""
-    brackets = _BRACKETS.findall(_JSON_STRING.sub("", text))
-    return max(accumulate(_STEP[b] for b in brackets), default=0)
-
 
 UTF8_CHUNK = 1 << 20
 """Characters encoded at a time to count a text's UTF-8 bytes: memory stays bounded for a 50 MB text."""
@@ -137,7 +89,7 @@ def _text_content(
     if kind == "json" or sniff:
         if truncated:
             return Content("json", uri, mime, text=text, size=size, truncated=True, shown_bytes=shown_bytes)
-        pretty, problem = _parse_json(text)
+        pretty, problem = pretty_json(text)
         if pretty is not None:
             return Content(
                 "json", uri, mime, text=text, size=size, pretty_json=pretty, shown_bytes=shown_bytes
@@ -150,6 +102,16 @@ def _text_content(
     )
 
 
+def blob_family(uri: str, mime: str | None) -> tuple[ContentKind, str | None] | None:
+    """What a blob's MIME type, else its URI, says it holds (`text/plain`, generic for a text, is text
+    for a blob); None when nothing says. A text kind means its bytes are read as text (`charsets`)."""
+    normalized = normalize_mime(mime)
+    family = mime_family(normalized) or extension_family(uri)
+    if family is None and normalized == "text/plain":
+        return "text", None
+    return family
+
+
 def _blob_content(uri: str, mime: str | None, blob: str, cap: int | None) -> Content:
     try:
         data, size = decode_prefix(blob, cap)
@@ -158,22 +120,21 @@ def _blob_content(uri: str, mime: str | None, blob: str, cap: int | None) -> Con
     if size == 0:
         return Content("empty", uri, mime, size=0)
     truncated = size > len(data)
-    normalized = normalize_mime(mime)
-    family = mime_family(normalized) or extension_family(uri)
-    if family is None and normalized == "text/plain":
-        family = ("text", None)
+    family = blob_family(uri, mime)
     problem: str | None = None
     if family is not None and family[0] in TEXT_KINDS:
-        try:
-            text = codecs.getincrementaldecoder("utf-8")().decode(data, final=not truncated)
-        except UnicodeDecodeError as error:
-            problem = (
-                f"declared as text, but the bytes are not UTF-8 ({error.reason} at byte {error.start:,})"
-            )
+        decoded = decode_text(data, mime, final=not truncated)
+        if decoded.text is None:
+            problem = decoded.note
         else:
-            return _text_content(
-                uri, mime, text, size=size, shown_bytes=len(data), truncated=truncated, family=family
+            content = _text_content(
+                uri, mime, decoded.text, size=size, shown_bytes=len(data), truncated=truncated, family=family
             )
+            if decoded.note is None:
+                return content
+            # Said first: a JSON problem of the text is about the decoded text.
+            notes = decoded.note if content.problem is None else f"{decoded.note}; {content.problem}"
+            return replace(content, problem=notes)
     info = image_info(data)
     if (family is not None and family[0] == "image") or (family is None and info is not None):
         if info is None:

@@ -35,7 +35,7 @@ class Content:
     problem: str | None = None
     image: ImageInfo | None = None
     pretty_json: str | None = None
-    shown_bytes: int | None = None  # UTF-8 bytes of `text`, counted once by the classification
+    shown_bytes: int | None = None  # UTF-8 bytes of `text` (a blob's bytes, when it was one), counted once
 
     @property
     def shown_size(self) -> int:
