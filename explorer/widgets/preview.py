@@ -39,6 +39,9 @@ from explorer.widgets.text_view import LineSpans as LineSpans
 from explorer.widgets.text_view import TextView, highlight_lines
 
 if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.rules_core import StateCore
+    from markdown_it.token import Token
     from textual.widgets import Markdown
 
 __all__ = ["ContentPreview", "HexView", "ImageView", "TextView", "error_title", "highlight_lines"]
@@ -84,7 +87,42 @@ class _MarkdownBody(VerticalScroll):
     def compose(self) -> ComposeResult:
         from textual.widgets import Markdown  # markdown-it: 20 ms of imports, not before a first markdown
 
-        yield Markdown(self._source, open_links=False)
+        yield Markdown(self._source, open_links=False, parser_factory=safe_markdown_parser)
+
+
+def safe_markdown_parser() -> MarkdownIt:
+    """Textual's own parser ("gfm-like") with a last step that sanitizes everything parsing made.
+
+    Why: sanitizing the source is not enough, parsing makes new characters. An entity (`&#x202e;`) is
+    decoded, and an autolink's or a bare URL's text has its percent escapes decoded (`<http://x/%1B]52;...>`
+    showed a raw ESC: an OSC 52 that set the terminal's clipboard). So every string of every token, its
+    children's too, is sanitized after all of markdown-it's rules have run, whatever block draws it.
+    """
+    from markdown_it import MarkdownIt
+
+    parser = MarkdownIt("gfm-like")
+    parser.core.ruler.push("explorer_sanitize", _sanitize_parsed)
+    return parser
+
+
+def _sanitize_parsed(state: StateCore) -> None:
+    _sanitize_tokens(state.tokens)
+
+
+def _sanitize_tokens(tokens: list[Token]) -> None:
+    """Text and code as `sanitize` shows a text; info strings and attributes (link targets, image sources
+    and alt texts) as single lines. Clean ASCII, nearly everything, costs one C-level check a string."""
+    for token in tokens:
+        if token.content:
+            token.content = sanitize(token.content, limit=None)
+        if token.info:
+            token.info = sanitize_line(token.info, limit=None)
+        attrs = token.attrs
+        for name, value in attrs.items():
+            if isinstance(value, str) and value:
+                attrs[name] = sanitize_line(value, limit=None)
+        if token.children:
+            _sanitize_tokens(token.children)
 
 
 def _label(text: str) -> Static:
