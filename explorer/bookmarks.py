@@ -4,9 +4,22 @@ The file is `data_dir()/bookmarks.json`: `{"version": 1, "servers": {"<server>":
 recent first. A server is known by its name (the config's or the one derived from `-s`), so the same
 server opened the same way finds its bookmarks again. A failed write is reported, never raised.
 
-A file that is there but cannot be read (not JSON, not an object, an unknown `version`) is never written
+Two explorers may run at once on one file, so a save never writes this run's copy over the file: under
+`storage.update_lock` it reads the file again, applies to it only the changes made here since the last
+save (adds and removals, each kept until it is written), and writes that atomically. A bookmark removed
+here stays removed when the other explorer, which still showed it, saves. The copy shown here is read
+again once the file changed (the other explorer saved), so the other's bookmarks appear here too.
+
+A save drops nothing the user put in the file: there is no cap on the number of bookmarks, and a server's
+entry this version cannot read (not a list of URIs, or items in the list that are not strings) is written
+back as it was; a lone URI string is read as one bookmark. A bookmark added for a server whose entry cannot
+be read is not saved (`problem` says why, naming the file) until that entry is fixed.
+
+A file that is there but cannot be read (not JSON, not an object, `servers` not an object, an unknown
+`version`) is never written
 over: the bookmarks of this run are not saved, `save` returns False, and `problem` says why (the caller
-shows it with its "could not save"). Fixing or removing the file makes saving work again. Moving the file
+shows it with its "could not save"). Fixing or removing the file makes the next save work again (it writes
+the changes kept since). Moving the file
 aside and starting afresh was the other way: it loses nothing either, but the user would see their
 bookmarks gone with no word at the moment it happens. A file of a newer version is read as far as it
 matches this version's shape, and not saved over either (an older explorer would drop what it does not
@@ -19,56 +32,121 @@ from pathlib import Path
 from typing import Any
 
 from explorer import paths
-from explorer.storage import read_json_file, version_problem, write_json_atomically
+from explorer.sanitize import sanitize_line
+from explorer.storage import (
+    file_signature,
+    read_json_file,
+    update_lock,
+    version_problem,
+    write_json_atomically,
+)
 
-BOOKMARKS_PER_SERVER = 200
 _VERSION = 1
+_MISSING = object()
+
+_Changes = dict[tuple[str, str], bool]  # (server, uri) -> added (True) or removed (False), oldest first
+
+
+def _uris(value: object) -> list[str]:
+    """The bookmarks one server's entry in the file holds (none for an entry of a shape unknown here)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return list(dict.fromkeys(u for u in value if isinstance(u, str)))
+    return []
+
+
+def _apply(servers: dict[str, Any], changes: _Changes) -> _Changes:
+    """Make `changes` in the file's `servers` object, touching only the entries they are about; returns
+    the adds that could not be made (their server's entry is of a shape unknown here: it stays as it is)."""
+    left: _Changes = {}
+    for (server, uri), added in changes.items():
+        value = servers.get(server, _MISSING)
+        items: list[Any]
+        if value is _MISSING:
+            items = []
+        elif isinstance(value, str):
+            items = [value]
+        elif isinstance(value, list):
+            items = list(value)
+        else:
+            if added:
+                left[(server, uri)] = added
+            continue  # a removal: nothing this version reads is there to remove
+        items = [item for item in items if item != uri]
+        if added:
+            items.insert(0, uri)
+        if items:
+            servers[server] = items
+        else:
+            servers.pop(server, None)
+    return left
 
 
 class Bookmarks:
-    """The bookmarks of every server, loaded once and saved on each change."""
+    """The bookmarks of every server: read from the file, and this run's changes merged into it on save."""
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path if path is not None else paths.data_dir() / "bookmarks.json"
-        self.servers: dict[str, list[str]] = {}
-        self._extra: dict[str, Any] = {}  # top-level keys of the file this version does not know
-        self.problem: str | None = None  # why the file is not saved over (None: it is)
+        self.problem: str | None = None  # why the last save did not write (or the file must not be)
+        self._changes: _Changes = {}  # made here and not written yet
+        self._servers: dict[str, list[str]] = {}
+        self._seen: tuple[int, int, int] | None = None  # the file as last read or written here
+        self._read_again()
+
+    @property
+    def servers(self) -> dict[str, list[str]]:
+        """Each server's bookmarks, most recent first; read again when the file changed since."""
+        if file_signature(self.path) != self._seen:
+            self._read_again()
+        return self._servers
+
+    def _read(self) -> tuple[dict[str, Any] | None, str | None]:
+        """The file's object (None when nothing in it can be read) and why it must not be written over."""
         read = read_json_file(self.path)
-        data = read.data
         if read.problem is not None:
-            self.problem = f"{read.problem}; bookmarks are not saved over it until it is fixed or removed"
-            return
+            return None, f"{read.problem}; bookmarks are not saved over it until it is fixed or removed"
         if read.missing:
-            return
-        if not isinstance(data, dict):
-            self.problem = (
-                f"{self.path} is not a bookmarks file (not a JSON object); "
+            return {}, None
+        data = read.data
+        if not isinstance(data, dict) or not isinstance(data.get("servers", {}), dict):
+            what = "not a JSON object" if not isinstance(data, dict) else "its servers are not a JSON object"
+            return None, (
+                f"{self.path} is not a bookmarks file ({what}); "
                 "bookmarks are not saved over it until it is fixed or removed"
             )
-            return
-        self.problem = version_problem(self.path, data, _VERSION, "bookmarks")
-        self._extra = {k: v for k, v in data.items() if k not in ("version", "servers")}
-        servers = data.get("servers")
-        if isinstance(servers, dict):
-            for server, uris in servers.items():
-                if isinstance(server, str) and isinstance(uris, list):
-                    self.servers[server] = [u for u in uris if isinstance(u, str)][:BOOKMARKS_PER_SERVER]
+        return data, version_problem(self.path, data, _VERSION, "bookmarks")
+
+    def _merge(self, document: dict[str, Any] | None) -> tuple[dict[str, Any], _Changes]:
+        """The file's `servers` with this run's changes made; shown here from now on."""
+        servers = dict(document.get("servers", {})) if document is not None else {}
+        left = _apply(servers, self._changes)
+        shown = {server: uris for server, value in servers.items() if (uris := _uris(value))}
+        for server, uri in left:  # not saved (`problem` says why), but marked in this run
+            shown.setdefault(server, []).insert(0, uri)
+        self._servers = shown
+        return servers, left
+
+    def _read_again(self) -> None:
+        self._seen = file_signature(self.path)
+        document, self.problem = self._read()
+        self._merge(document)
 
     def has(self, server: str, uri: str) -> bool:
         return uri in self.servers.get(server, [])
 
     def toggle(self, server: str, uri: str) -> bool:
-        """Add or remove one bookmark; returns whether it is bookmarked now."""
+        """Add or remove one bookmark (remembered as a change until saved); returns whether it is marked."""
         uris = self.servers.setdefault(server, [])
-        if uri in uris:
-            uris.remove(uri)
-            marked = False
-        else:
+        marked = uri not in uris
+        self._changes.pop((server, uri), None)  # the latest change of a bookmark is the one that counts
+        self._changes[(server, uri)] = marked
+        if marked:
             uris.insert(0, uri)
-            del uris[BOOKMARKS_PER_SERVER:]
-            marked = True
+        else:
+            uris.remove(uri)
         if not uris:
-            del self.servers[server]
+            del self._servers[server]
         return marked
 
     def all(self) -> list[tuple[str, str]]:
@@ -76,7 +154,26 @@ class Bookmarks:
         return [(server, uri) for server, uris in self.servers.items() for uri in uris]
 
     def save(self) -> bool:
-        """Write the file; False when it failed, or when the file must not be written over (`problem`)."""
-        if self.problem is not None:
+        """Merge this run's changes into the file as it is now and write it; False when that failed, or
+        when the file (or a server's entry in it) must not be written over (`problem`)."""
+        with update_lock(self.path) as busy:
+            if busy is not None:
+                self.problem = f"{busy}; this change is kept and saved with the next one"
+                return False
+            self._seen = file_signature(self.path)
+            document, self.problem = self._read()
+            servers, left = self._merge(document)
+            if document is None or self.problem is not None:
+                return False
+            if not write_json_atomically(self.path, {**document, "version": _VERSION, "servers": servers}):
+                return False
+            self._seen = file_signature(self.path)
+            self._changes = left
+        if left:
+            names = ", ".join(repr(sanitize_line(server, 60)) for server in dict.fromkeys(s for s, _ in left))
+            self.problem = (
+                f"in {self.path}, the bookmarks of {names} are not a list of URIs: that entry is kept as it "
+                "is, and this bookmark is saved once it is fixed"
+            )
             return False
-        return write_json_atomically(self.path, {**self._extra, "version": _VERSION, "servers": self.servers})
+        return True

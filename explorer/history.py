@@ -12,10 +12,13 @@ The file is `paths.history_file()`, one JSON object::
 
 Lists are most recent first, without duplicates, at most `limit` (20) entries per key. Values are a
 string or a list of strings (explode variables). Writing is atomic (a temporary file in the same folder,
-then `os.replace`), so a crash never leaves half a file. Bad entries are dropped, good ones kept; but a
-file that is there and cannot be read (not valid JSON, not an object, an unknown `version`) is read as
-empty and never written over: `save` returns False and `problem` says why, until the file is fixed or
-removed (as `explorer.bookmarks`, which says why this rather than moving the file aside). A file of a newer
+then `os.replace`), so a crash never leaves half a file. A save reads the file again (under
+`storage.update_lock`) and makes in it only the changes of this `History` not saved yet, so two explorers
+(or two saves in threads) that each read the file before the other wrote keep each other's values, as
+`explorer.bookmarks` does. Bad entries are dropped, good ones kept; but a file that is there and cannot be
+read (not valid JSON, not an object, an unknown `version`) is read as empty and never written over: `save`
+returns False and `problem` says why, until the file is fixed or removed (as `explorer.bookmarks`, which
+says why this rather than moving the file aside). A file of a newer
 version is read as far as its shape is this version's, and not saved over (what this version does not
 know would be dropped). Top-level keys this version does not know are kept when the file is rewritten.
 Nothing here raises on I/O errors: history is a convenience and never breaks a form.
@@ -28,7 +31,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
 from explorer import paths
-from explorer.storage import read_json_file, version_problem, write_json_atomically
+from explorer.storage import read_json_file, update_lock, version_problem, write_json_atomically
 
 __all__ = ["HISTORY_LIMIT", "History", "HistoryKind", "HistoryValue", "HistoryValues", "values_as_text"]
 
@@ -37,6 +40,8 @@ HistoryKind: TypeAlias = Literal["template", "prompt"]
 HistoryValue: TypeAlias = str | list[str]
 HistoryValues: TypeAlias = dict[str, HistoryValue]
 _KINDS: tuple[HistoryKind, ...] = ("template", "prompt")
+_Store: TypeAlias = dict[HistoryKind, dict[str, dict[str, list[HistoryValues]]]]
+_Change: TypeAlias = tuple[HistoryKind, str, str, HistoryValues | None]  # None: forget the key
 _VERSION = 1
 
 
@@ -71,13 +76,15 @@ def _meaningful(values: Mapping[str, object]) -> HistoryValues:
 
 
 class History:
-    """Remembered form values; `load` once, `entries` to read, `remember` to add (and save)."""
+    """Remembered form values; `load`, `entries` to read, `remember` to add (and save: merged into the
+    file as it is then, so two explorers' saves keep each other's values)."""
 
     def __init__(self, path: Path | None = None, *, limit: int = HISTORY_LIMIT) -> None:
         self._path = path
         self.limit = limit
         self._data: dict[str, Any] = {"version": _VERSION}
-        self._store: dict[HistoryKind, dict[str, dict[str, list[HistoryValues]]]] = {k: {} for k in _KINDS}
+        self._store: _Store = {k: {} for k in _KINDS}
+        self._changes: list[_Change] = []  # made here and not written yet, oldest first
         self.problem: str | None = None  # why the file is not saved over (None: it is)
 
     @property
@@ -92,26 +99,34 @@ class History:
         """Read the file; a missing, unreadable or corrupt file gives an empty history (and for the last
         two, a `problem`: it is not saved over)."""
         history = cls(path, limit=limit)
+        history._read_again()
+        return history
+
+    def _read(self) -> tuple[dict[str, Any], _Store, str | None]:
+        """The file's top-level keys but the kinds, its well-formed value sets, and why it must not be
+        written over (None: it may be)."""
+        data: dict[str, Any] = {"version": _VERSION}
+        store: _Store = {k: {} for k in _KINDS}
         try:
-            read = read_json_file(history.path)
+            read = read_json_file(self.path)
         except OSError as error:  # the folder of the default path could not be made
-            history.problem = f"the history file could not be read ({error})"
-            return history
+            return data, store, f"the history file could not be read ({error})"
         raw = read.data
         if read.problem is not None:
-            history.problem = f"{read.problem}; history is not saved over it until it is fixed or removed"
-            return history
+            return data, store, f"{read.problem}; history is not saved over it until it is fixed or removed"
         if read.missing:
-            return history
+            return data, store, None
         if not isinstance(raw, dict):
-            history.problem = (
-                f"{history.path} is not a history file (not a JSON object); "
-                "history is not saved over it until it is fixed or removed"
+            return (
+                data,
+                store,
+                (
+                    f"{self.path} is not a history file (not a JSON object); "
+                    "history is not saved over it until it is fixed or removed"
+                ),
             )
-            return history
-        history.problem = version_problem(history.path, raw, _VERSION, "form values")
-        history._data = {k: v for k, v in raw.items() if k not in _KINDS}
-        history._data["version"] = _VERSION
+        data = {k: v for k, v in raw.items() if k not in _KINDS}
+        data["version"] = _VERSION
         for kind in _KINDS:
             servers = raw.get(kind)
             if not isinstance(servers, dict):
@@ -124,8 +139,24 @@ class History:
                         continue
                     cleaned = [e for e in map(_clean_entry, entries) if e is not None]
                     if cleaned:
-                        history._store[kind].setdefault(server, {})[key] = cleaned[: history.limit]
-        return history
+                        store[kind].setdefault(server, {})[key] = cleaned[: self.limit]
+        return data, store, version_problem(self.path, raw, _VERSION, "form values")
+
+    def _read_again(self) -> None:
+        """The file as it is now, with this run's unsaved changes made in it."""
+        self._data, self._store, self.problem = self._read()
+        for change in self._changes:
+            self._make(change)
+
+    def _make(self, change: _Change) -> None:
+        kind, server, key, entry = change
+        keys = self._store[kind].setdefault(server, {})
+        if entry is None:
+            keys.pop(key, None)
+        else:
+            keys[key] = [entry, *(e for e in keys.get(key, []) if e != entry)][: self.limit]
+        if not keys:
+            del self._store[kind][server]
 
     def entries(self, kind: HistoryKind, server: str, key: str) -> list[HistoryValues]:
         """Remembered value sets for one template or prompt of one server, most recent first."""
@@ -150,14 +181,16 @@ class History:
         entry = _meaningful(values)
         if not entry:
             return False
-        keys = self._store[kind].setdefault(server, {})
-        old = [e for e in keys.get(key, []) if e != entry]
-        keys[key] = [entry, *old][: self.limit]
+        change: _Change = (kind, server, key, entry)
+        self._changes.append(change)
+        self._make(change)
         return self.save() if save else True
 
     def forget(self, kind: HistoryKind, server: str, key: str) -> None:
         """Drop every entry of one template or prompt (not saved until the next `save`)."""
-        self._store[kind].get(server, {}).pop(key, None)
+        change: _Change = (kind, server, key, None)
+        self._changes.append(change)
+        self._make(change)
 
     def to_json(self) -> dict[str, Any]:
         data = dict(self._data)
@@ -166,15 +199,22 @@ class History:
         return data
 
     def save(self) -> bool:
-        """Write the file atomically; False (and the old file untouched) when that fails, or when the file
-        must not be written over (`problem`)."""
-        if self.problem is not None:
-            return False
+        """Make this run's changes in the file as it is now (another explorer may have saved since it was
+        read) and write it atomically; False (and the old file untouched) when that fails, or when the file
+        must not be written over (`problem`). Unsaved changes are kept for the next save."""
         try:
             path = self.path
         except OSError:
             return False
-        return write_json_atomically(path, self.to_json())
+        with update_lock(path) as busy:
+            if busy is not None:
+                self.problem = f"{busy}; these values are kept and saved with the next ones"
+                return False
+            self._read_again()
+            if self.problem is not None or not write_json_atomically(path, self.to_json()):
+                return False
+            self._changes.clear()
+        return True
 
 
 def values_as_text(values: Mapping[str, HistoryValue], names: Sequence[str]) -> str:

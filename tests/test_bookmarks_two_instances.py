@@ -1,0 +1,148 @@
+"""Two explorers on one bookmarks (or history) file keep each other's changes, and a save drops nothing
+the user put in the file: entries of a shape this version cannot read, and any number of bookmarks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from explorer import storage
+from explorer.bookmarks import Bookmarks
+from explorer.history import History
+from tests.app_helpers import demo_spec, main_screen, settled_app, wait_for
+
+
+def _file(path: Path) -> dict[str, object]:
+    data = json.loads(path.read_text())
+    assert isinstance(data, dict)
+    return data
+
+
+def test_two_instances_adding_keep_both_bookmarks(tmp_path: Path) -> None:
+    path = tmp_path / "bookmarks.json"
+    a, b = Bookmarks(path), Bookmarks(path)  # both started before either saved
+    assert a.toggle("demo", "docs://") and a.save()
+    assert b.toggle("demo", "file://") and b.save()
+    assert _file(path)["servers"] == {"demo": ["file://", "docs://"]}
+    assert Bookmarks(path).all() == [("demo", "file://"), ("demo", "docs://")]
+    assert a.all() == [("demo", "file://"), ("demo", "docs://")]  # A sees B's once B saved
+
+
+def test_a_removal_is_not_undone_by_the_other_instance_saving(tmp_path: Path) -> None:
+    path = tmp_path / "bookmarks.json"
+    path.write_text(json.dumps({"version": 1, "servers": {"demo": ["docs://a", "docs://b"]}}))
+    a, b = Bookmarks(path), Bookmarks(path)
+    assert a.toggle("demo", "docs://a") is False and a.save()  # A removes a bookmark B still shows
+    assert b.toggle("other", "file:///x") and b.save()  # B saves a change of its own
+    assert _file(path)["servers"] == {"demo": ["docs://b"], "other": ["file:///x"]}
+    assert not Bookmarks(path).has("demo", "docs://a")
+
+
+def test_entries_the_loader_cannot_read_survive_a_save(tmp_path: Path) -> None:
+    path = tmp_path / "bookmarks.json"
+    servers = {"demo": "docs://handbook/", "other": {"uri": "file:///x"}, "third": ["t://1", 3, None]}
+    path.write_text(json.dumps({"version": 1, "servers": servers}))
+    marks = Bookmarks(path)
+    assert marks.toggle("demo", "docs://") and marks.save()
+    assert _file(path)["servers"] == {
+        "demo": ["docs://", "docs://handbook/"],  # a lone URI string is one bookmark
+        "other": {"uri": "file:///x"},
+        "third": ["t://1", 3, None],
+    }
+    assert marks.problem is None
+
+
+def test_a_bookmark_for_a_server_whose_entry_cannot_be_read_is_not_saved_over_it(tmp_path: Path) -> None:
+    path = tmp_path / "bookmarks.json"
+    path.write_text(json.dumps({"version": 1, "servers": {"other": {"uri": "file:///x"}}}))
+    marks = Bookmarks(path)
+    assert marks.toggle("other", "file:///y")
+    assert not marks.save()  # the screen says "could not save the bookmarks file: <problem>"
+    assert marks.problem is not None and str(path) in marks.problem and "'other'" in marks.problem
+    assert _file(path)["servers"] == {"other": {"uri": "file:///x"}}
+    path.write_text(json.dumps({"version": 1, "servers": {"other": ["file:///x"]}}))  # the user fixes it
+    assert marks.toggle("demo", "docs://") and marks.save()  # the kept bookmark is saved with the next one
+    assert _file(path)["servers"] == {"other": ["file:///y", "file:///x"], "demo": ["docs://"]}
+
+
+def test_a_file_whose_servers_are_not_an_object_is_not_written_over(tmp_path: Path) -> None:
+    path = tmp_path / "bookmarks.json"
+    text = json.dumps({"version": 1, "servers": [["demo", "docs://"]]})
+    path.write_text(text)
+    marks = Bookmarks(path)
+    assert marks.problem is not None and str(path) in marks.problem
+    assert marks.toggle("demo", "file://")
+    assert not marks.save()
+    assert path.read_text() == text
+
+
+def test_250_bookmarks_of_one_server_survive_one_add(tmp_path: Path) -> None:
+    path = tmp_path / "bookmarks.json"
+    uris = [f"docs://page/{i}" for i in range(250)]
+    path.write_text(json.dumps({"version": 1, "servers": {"demo": uris}}))
+    marks = Bookmarks(path)
+    assert len(marks.all()) == 250
+    assert marks.toggle("demo", "docs://new") and marks.save()
+    assert _file(path)["servers"] == {"demo": ["docs://new", *uris]}
+
+
+def test_a_save_waits_for_the_lock_and_keeps_its_change_when_it_cannot_have_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "bookmarks.json"
+    monkeypatch.setattr(storage, "LOCK_WAIT", 0.05)
+    marks = Bookmarks(path)
+    assert marks.toggle("demo", "docs://")
+    with storage.update_lock(path) as busy:  # another explorer in the middle of its save
+        assert busy is None
+        assert not marks.save()
+        assert marks.problem is not None and "locked" in marks.problem
+        assert not path.exists()
+    assert marks.toggle("demo", "file://") and marks.save()
+    assert _file(path)["servers"] == {"demo": ["file://", "docs://"]}
+    assert [p.name for p in tmp_path.iterdir()] == ["bookmarks.json"]  # the lock leaves no file behind
+
+
+@pytest.mark.anyio
+@pytest.mark.slow
+async def test_the_tui_keeps_the_other_explorers_bookmark_and_lists_it(isolated_home: Path) -> None:
+    path = isolated_home / "data" / "bookmarks.json"
+    async with settled_app(demo_spec()) as (app, pilot):
+        other = Bookmarks(path)  # another explorer on the same home, saving after this one started
+        assert other.toggle("demo", "metrics://live/clock") and other.save()
+        screen = main_screen(app)
+        screen.tree_widget.select_prefix("docs://handbook/welcome")
+        await pilot.press("b")
+        await wait_for(pilot, lambda: any("Bookmarked" in str(n.message) for n in app._notifications))
+        [note] = [str(n.message) for n in app._notifications if "Bookmarked" in str(n.message)]
+        assert note == "Bookmarked docs://handbook/welcome"
+        assert _file(path)["servers"] == {"demo": ["docs://handbook/welcome", "metrics://live/clock"]}
+        assert ("demo", "metrics://live/clock") in screen.places.bookmarks.all()  # the palette lists it
+
+
+# --------------------------------------------------------------------------------------------- history
+
+
+def test_two_histories_keep_each_others_values(tmp_path: Path) -> None:
+    path = tmp_path / "history"
+    a, b = History.load(path), History.load(path)
+    assert a.remember("template", "demo", "t://{x}", {"x": "one"})
+    assert b.remember("template", "demo", "t://{x}", {"x": "two"})
+    assert b.remember("prompt", "demo", "p", {"q": "1"})
+    again = History.load(path)
+    assert again.entries("template", "demo", "t://{x}") == [{"x": "two"}, {"x": "one"}]
+    assert again.entries("prompt", "demo", "p") == [{"q": "1"}]
+
+
+def test_a_forgotten_key_stays_forgotten_when_the_other_history_saves(tmp_path: Path) -> None:
+    path = tmp_path / "history"
+    History.load(path).remember("template", "demo", "t://{x}", {"x": "old"})
+    a, b = History.load(path), History.load(path)
+    a.forget("template", "demo", "t://{x}")
+    assert a.save()
+    assert b.remember("prompt", "demo", "p", {"q": "1"})
+    again = History.load(path)
+    assert again.entries("template", "demo", "t://{x}") == []
+    assert again.entries("prompt", "demo", "p") == [{"q": "1"}]
