@@ -34,6 +34,9 @@ import httpx2
 from explorer.config.checks import is_loopback_url
 from explorer.config.spec import OAuthSettings, add_runtime_secrets, mask_url
 from explorer.sanitize import sanitize_line
+from explorer.storage import read_regular_file
+
+_MAX_ID_TOKEN_BYTES = 1024 * 1024  # a JWT of a few kilobytes; a FIFO or a device is refused, not waited on
 
 TOKEN_EXCHANGE_GRANT = "urn:ietf:params:oauth:grant-type:token-exchange"
 ID_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:id_token"
@@ -92,7 +95,8 @@ def current_id_token(settings: OAuthSettings) -> OAuthSettings:
     if settings.id_token_file is None:
         return settings
     try:
-        token = Path(settings.id_token_file).read_text(encoding="utf-8").strip()
+        data = read_regular_file(Path(settings.id_token_file), limit=_MAX_ID_TOKEN_BYTES)
+        token = data.decode("utf-8").strip()
     except OSError as exc:
         raise OAuthTokenError(f"could not read the ID token file: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import math
 import os
 import time
 from dataclasses import dataclass
@@ -26,12 +27,15 @@ from urllib.parse import urlsplit
 
 from explorer import paths
 from explorer.config.spec import add_runtime_secrets, mask_url
+from explorer.storage import FileTooLargeError, NotAFileError, read_regular_file
 
 if TYPE_CHECKING:
     from mcp.client.auth.oauth2 import OAuthContext
     from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 _FOLDER = "oauth"
+MAX_TOKEN_FILE_BYTES = 1024 * 1024  # a token file holds a few kilobytes (metadata included)
+_LAST_TIME = 253402300799.0  # 9999-12-31 23:59:59 UTC
 
 
 def store_dir(*, create: bool = False) -> Path:
@@ -64,11 +68,15 @@ class StoredLogin:
     has_token: bool
 
     def state(self, now: float | None = None) -> str:
-        """`valid for 52 min`, `expired (refreshable)`, `expired`, `no token (client registered)`."""
+        """`valid for 52 min`, `expired (refreshable)`, `expired`, `no token (client registered)`;
+        `expires at an invalid time (ignored)` for a time no server gives (1e308, NaN: `restore` ignores
+        it too), never a 300-digit number of hours."""
         if not self.has_token:
             return "no token (client registered)"
         if self.expires_at is None:
             return "valid (no expiry given)"
+        if not _plausible_time(self.expires_at):
+            return "expires at an invalid time (ignored)"
         left = self.expires_at - (now if now is not None else time.time())
         if left > 0:
             return f"valid for {_duration(left)}"
@@ -77,18 +85,64 @@ class StoredLogin:
 
 def _duration(seconds: float) -> str:
     if seconds >= 5400:
-        return f"{seconds / 3600:.0f} h"
+        return f"{seconds / 3600:,.0f} h"
     if seconds >= 90:
         return f"{seconds / 60:.0f} min"
     return f"{seconds:.0f} s"
 
 
-def _read(path: Path) -> dict[str, Any]:
+def _plausible_time(when: float) -> bool:
+    """A Unix time a token can expire at: after 1970 and before the year 10000 (False for NaN, inf)."""
+    return 0 < when <= _LAST_TIME
+
+
+def _time_value(value: Any) -> float | None:
+    """A stored number as a float (an int too large for one is infinite); None when not a number."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
+@dataclass(frozen=True)
+class BrokenLogin:
+    """A token file `auth list` cannot show: its path and why (the end of a sentence after the path)."""
+
+    path: Path
+    problem: str
+
+
+def _read_file(path: Path) -> tuple[dict[str, Any], str | None]:
+    """The file's JSON object, or {} and why not; ({}, None) when there is no file. A FIFO or a device
+    there is refused, never waited on."""
+    try:
+        text = read_regular_file(path, limit=MAX_TOKEN_FILE_BYTES).decode("utf-8")
+    except FileNotFoundError:
+        return {}, None
+    except (NotAFileError, FileTooLargeError, IsADirectoryError) as error:  # "is a FIFO, not a file"
+        return {}, str(error.strerror)
+    except OSError as error:
+        return {}, f"could not be read ({(error.strerror or str(error)).lower()})"
+    except UnicodeDecodeError as error:
+        return {}, f"is not UTF-8 text (invalid byte at offset {error.start})"
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        what = error.msg.lower().removesuffix(" at")  # "invalid control character at"
+        return {}, f"is not valid JSON ({what} at line {error.lineno}, column {error.colno})"
+    except (ValueError, RecursionError) as error:
+        return {}, f"is not valid JSON ({error})"
+    if not isinstance(data, dict):
+        return {}, "is not a token file (not a JSON object)"
+    if not isinstance(data.get("server_url"), str):
+        return {}, 'is not a token file (no "server_url")'
+    return data, None
+
+
+def _read(path: Path) -> dict[str, Any]:
+    return _read_file(path)[0]
 
 
 def _write(path: Path, data: dict[str, Any]) -> None:
@@ -195,9 +249,9 @@ class ServerTokens:
         from pydantic import ValidationError
 
         data = self.load()
-        expires_at = data.get("expires_at")
-        if context.current_tokens is not None and isinstance(expires_at, int | float):
-            context.token_expiry_time = float(expires_at)
+        expires_at = _time_value(data.get("expires_at"))  # 10**400 raised OverflowError here
+        if context.current_tokens is not None and expires_at is not None and _plausible_time(expires_at):
+            context.token_expiry_time = expires_at
         with contextlib.suppress(ValidationError, TypeError):
             if isinstance(data.get("oauth_metadata"), dict) and context.oauth_metadata is None:
                 context.oauth_metadata = OAuthMetadata.model_validate(data["oauth_metadata"])
@@ -225,40 +279,56 @@ def _learn_secrets(data: dict[str, Any]) -> None:
 
 
 def list_logins() -> list[StoredLogin]:
-    """Every stored login, by server URL."""
+    """Every stored login that can be read, by server URL."""
+    return scan_logins()[0]
+
+
+def scan_logins() -> tuple[list[StoredLogin], list[BrokenLogin]]:
+    """Every stored login, by server URL, and every token file that cannot be read (truncated, not
+    JSON, a FIFO), by path: these were left out of `auth list` without a word."""
     folder = store_dir()
     if not folder.is_dir():
-        return []
+        return [], []
     found: list[StoredLogin] = []
+    broken: list[BrokenLogin] = []
     for path in sorted(folder.glob("*.json")):
-        data = _read(path)
-        url = data.get("server_url")
-        if not isinstance(url, str):
+        data, problem = _read_file(path)
+        if problem is not None:
+            broken.append(BrokenLogin(path, problem))
             continue
         tokens = _table(data, "tokens")
         client = _table(data, "client_info")
-        expires_at = data.get("expires_at")
         found.append(
             StoredLogin(
                 path=path,
-                server_url=url,
+                server_url=data["server_url"],
                 client_id=client.get("client_id") if isinstance(client.get("client_id"), str) else None,
                 scope=tokens.get("scope") if isinstance(tokens.get("scope"), str) else None,
-                expires_at=float(expires_at) if isinstance(expires_at, int | float) else None,
+                expires_at=_time_value(data.get("expires_at")),
                 refreshable=isinstance(tokens.get("refresh_token"), str),
                 has_token=isinstance(tokens.get("access_token"), str),
             )
         )
-    return sorted(found, key=lambda login: login.server_url)
+    return sorted(found, key=lambda login: login.server_url), broken
 
 
-def forget(server_url: str) -> bool:
-    """Delete the stored login of `server_url`; False when there was none."""
+@dataclass(frozen=True)
+class Forgotten:
+    """What `forget` deleted: the file, and why it could not be read when it was broken."""
+
+    path: Path
+    broken: str | None = None
+
+
+def forget(server_url: str) -> Forgotten | None:
+    """Delete the stored login of `server_url`; None when there was none. A broken file of that URL (its
+    name is made from the URL: `entry_path`) is deleted too, unread, and said so; OSError if it cannot be."""
     path = entry_path(server_url)
-    if _read(path).get("server_url") != server_url:
-        return False
+    data, problem = _read_file(path)
+    if problem is None and data.get("server_url") != server_url:
+        return None
     path.unlink(missing_ok=True)
-    return True
+    return Forgotten(path, problem)
 
 
 def shown_url(url: str) -> str:

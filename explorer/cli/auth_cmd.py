@@ -41,11 +41,13 @@ def announce_on_stderr(server: str, prompt: LoginPrompt | None) -> None:
 
 
 def list_command() -> int:
-    from explorer.auth.store import list_logins, shown_url
+    from explorer.auth.store import scan_logins, shown_url
 
-    logins = list_logins()
+    logins, broken = scan_logins()
+    for bad in broken:  # said, not left out: a truncated file looked like no login at all
+        note(f"warning: token file {bad.path} {bad.problem}: left out (log in again, or delete it)")
     if not logins:
-        note("note: no stored OAuth logins")
+        note("note: no stored OAuth logins" + (" that can be read" if broken else ""))
         return EXIT_OK
     now = time.time()
     for login in logins:
@@ -60,7 +62,7 @@ def list_command() -> int:
 
 def logout_command(server: str, config_path: Path | None) -> int:
     """Forget `server` (a URL, or a configured server's name) and say what was forgotten."""
-    from explorer.auth.store import forget, list_logins, shown_url
+    from explorer.auth.store import forget, scan_logins, shown_url
 
     url = server if server.lower().startswith(("http://", "https://")) else None
     if url is None:
@@ -70,13 +72,22 @@ def logout_command(server: str, config_path: Path | None) -> int:
             error(str(exc))
             return EXIT_USAGE
     if url is None:
-        known = ", ".join(shown_url(login.server_url) for login in list_logins()) or "none"
-        error(f"{server}: not a configured HTTP server nor a URL; stored logins: {known}")
+        logins, broken = scan_logins()
+        known = ", ".join(shown_url(login.server_url) for login in logins) or "none"
+        unread = ", ".join(str(bad.path) for bad in broken)
+        unread = f"; token files that cannot be read: {unread}" if unread else ""
+        error(f"{server}: not a configured HTTP server nor a URL; stored logins: {known}{unread}")
         return EXIT_USAGE
-    if not forget(url):
+    try:
+        forgotten = forget(url)
+    except OSError as exc:
+        error(f"the stored login of {shown_url(url)} could not be deleted ({exc.strerror or exc})")
+        return EXIT_FAILED
+    if forgotten is None:
         error(f"no stored login for {shown_url(url)}")
         return EXIT_FAILED
-    out(safe_line(f"forgot the OAuth login of {shown_url(url)}", limit=400))
+    why = f" (its token file {forgotten.path} {forgotten.broken}: deleted)" if forgotten.broken else ""
+    out(safe_line(f"forgot the OAuth login of {shown_url(url)}{why}", limit=600))
     return EXIT_OK
 
 

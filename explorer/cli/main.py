@@ -229,8 +229,10 @@ def cli(ctx: click.Context, /, **params: Any) -> None:
         except ConfigError as exc:
             _fail_usage(str(exc))
         if settings.wire_log is not None:
-            try:
-                settings.wire_log.open("a").close()
+            from explorer.storage import open_for_append
+
+            try:  # a FIFO nothing reads: refused, not waited on (as `WireLog` opens it next)
+                open_for_append(settings.wire_log, streams=True).close()
             except OSError as exc:
                 _fail_usage(f"--wire-log {settings.wire_log}: cannot write there ({exc.strerror or exc})")
         from explorer.frame_rate import cap_frame_rate
@@ -602,6 +604,15 @@ def locate(what: str) -> None:
         "data": paths.data_dir,
     }[what]()
     out(str(location))
+    if what == "config" and (location.is_symlink() or location.exists()):  # unreadable: said, as elsewhere
+        from explorer.cli.output import note
+        from explorer.config.loaders import MAX_CONFIG_BYTES
+        from explorer.storage import read_regular_file
+
+        try:
+            read_regular_file(location, limit=MAX_CONFIG_BYTES)
+        except OSError as exc:
+            note(f"warning: {location} is there but cannot be read ({exc.strerror or exc})")
 
 
 def main() -> NoReturn:

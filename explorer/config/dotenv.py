@@ -14,7 +14,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from explorer.config.spec import ConfigError
+from explorer.storage import FileTooLargeError, NotAFileError, read_regular_file
 
+MAX_ENV_FILE_BYTES = 4 * 1024 * 1024  # far more than any environment takes
 _LINE = re.compile(r"(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*(.*)")
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\"}
 
@@ -65,11 +67,13 @@ def _value(rest: str) -> str | None:
 def load_env_file(path: Path, where: str, *, warn: Callable[[str], None]) -> dict[str, str]:
     """Read an `envFile`; a missing or unreadable file is a ConfigError starting with `where`."""
     try:
-        data = path.read_bytes()
+        data = read_regular_file(path, limit=MAX_ENV_FILE_BYTES)  # a FIFO or /dev/zero: refused
     except FileNotFoundError:
         raise ConfigError(f"{where}: envFile {path} does not exist") from None
     except IsADirectoryError:
         raise ConfigError(f"{where}: envFile {path} is a directory") from None
+    except (NotAFileError, FileTooLargeError) as exc:  # "is a FIFO, not a file", "is too large (...)"
+        raise ConfigError(f"{where}: envFile {path} {exc.strerror}") from None
     except OSError as exc:
         raise ConfigError(f"{where}: envFile {path} cannot be read ({exc.strerror or exc})") from None
     try:

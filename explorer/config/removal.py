@@ -18,9 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from explorer.config.loaders import MAX_CONFIG_BYTES
 from explorer.config.spec import ConfigError, ServerSpec
 from explorer.config.writer import remove_server, saved_table
 from explorer.sanitize import sanitize_line
+from explorer.storage import read_regular_file
 
 __all__ = ["Forgotten", "deletable", "forget_server"]
 
@@ -95,7 +97,8 @@ def _shown(path: Path) -> str:
 def _saved_there(spec: ServerSpec, own_config: Path) -> bool:
     """Whether `own_config` holds this very server under its name, as the connect dialog saves it."""
     try:
-        servers = tomllib.loads(own_config.read_bytes().decode("utf-8-sig")).get("servers")
+        data = read_regular_file(own_config, limit=MAX_CONFIG_BYTES)  # a FIFO: refused, not waited on
+        servers = tomllib.loads(data.decode("utf-8-sig")).get("servers")
     except (OSError, ValueError):  # missing, unreadable, not UTF-8, not TOML: nothing saved there to find
         return False
     return isinstance(servers, dict) and servers.get(spec.name) == saved_table(spec)

@@ -29,6 +29,7 @@ from typing import BinaryIO
 from explorer.config import MASK, ServerSpec
 from explorer.config.spec import Redactor, masked_forms, runtime_secrets
 from explorer.connection.stderr_log import keep_tail, note_log_problem
+from explorer.storage import open_for_append
 
 MAX_LOG_BYTES = 2 * 1024 * 1024  # per file; with the one backup at most 4 MB on disk
 MAX_RECORD_CHARS = 16 * 1024  # a record quoting a server's message could be megabytes
@@ -184,7 +185,7 @@ class CappedLog(logging.Handler):
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 if self.path.exists() and self.path.stat().st_size > self.max_bytes:
                     keep_tail(self.path, self.max_bytes // 2)  # written before the cap existed
-                self._stream = self.path.open("ab")
+                self._stream = open_for_append(self.path)  # a FIFO there: refused, not waited on
             except OSError as error:
                 self._unwritable = error
                 note_log_problem("the MCP SDK's log is not kept", error)

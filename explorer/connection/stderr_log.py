@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from explorer.config import ServerSpec
+from explorer.storage import open_for_append
 
 MAX_LOG_BYTES = 5 * 1024 * 1024
 
@@ -28,7 +29,8 @@ _told: set[str] = set()  # every problem noted this run (each is said once)
 
 
 def _reason(error: OSError) -> str:
-    return (error.strerror or str(error) or type(error).__name__).lower()
+    reason = error.strerror or str(error) or type(error).__name__
+    return reason[:1].lower() + reason[1:]  # "permission denied", and "is a FIFO, not a file" as said
 
 
 def note_log_problem(what: str, error: OSError) -> str:
@@ -60,7 +62,9 @@ def stderr_log_for(spec: ServerSpec) -> Path | None:
 
     try:
         path = server_log_path(spec.name)
-        with path.open("ab"):  # can it be written? (`begin_run` empties or appends to it next)
+        # can it be written? (`begin_run` empties or appends to it next) A FIFO there is refused, not
+        # waited on: open() waited for a reader, SIGINT unheard.
+        with open_for_append(path):
             pass
     except OSError as error:
         note_log_problem(f"server {spec.name}: running without its stderr log", error)

@@ -22,6 +22,7 @@ resources. A line too short to hold a big string is kept as it is. Frames of kno
 
 from __future__ import annotations
 
+import io
 import json
 import threading
 import time
@@ -33,6 +34,7 @@ from typing import IO, Any
 from explorer.config import ServerSpec
 from explorer.connection.stream_wrappers import ReceiveWrapper, SendWrapper
 from explorer.model.frames import BIG_STRING, Direction, Frame, describe, iso_time, lighten, lighten_json
+from explorer.storage import open_for_append
 
 RELEASE_ID = "mcp-url-explorer:release"  # a response to this id is the stdio reader's, not the server's
 DEFAULT_MAX_FRAMES = 5_000
@@ -40,6 +42,13 @@ DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 
 
 Listener = Callable[[Frame], None]
+
+
+def open_sink(path: Path) -> IO[str]:
+    """`--wire-log FILE` opened to append. A FIFO nothing reads or a directory is refused (OSError):
+    open() of the FIFO waited for a reader, Ctrl+C unheard. A terminal, `/dev/stderr` or a FIFO that a
+    reader has open are taken: the user named them for this run."""
+    return io.TextIOWrapper(open_for_append(path, streams=True), encoding="utf-8")
 
 
 class WireLog:
@@ -61,7 +70,7 @@ class WireLog:
         self._pending: dict[tuple[str, str | int], float] = {}  # (server, request id) -> sent at
         self._listeners: list[Listener] = []
         self._lock = threading.Lock()
-        self._sink: IO[str] | None = sink.open("a", encoding="utf-8") if sink is not None else None
+        self._sink: IO[str] | None = open_sink(sink) if sink is not None else None
         self._specs: dict[str, ServerSpec] = {}
 
     def add_listener(self, listener: Listener) -> None:
