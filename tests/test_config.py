@@ -117,6 +117,7 @@ def test_server_url_key_and_cwd_relative_to_the_file(tmp_path: Path) -> None:
         "mcp_config.json",
         {"mcpServers": {"w": {"serverUrl": "https://h/mcp"}, "s": {"command": "srv", "cwd": "sub"}}},
     )
+    (tmp_path / "sub").mkdir()  # a cwd that does not exist leaves the server out
     config = load_config(path)
     assert config.servers["w"].url == "https://h/mcp"
     assert config.servers["s"].cwd == str(tmp_path / "sub")

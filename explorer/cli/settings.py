@@ -11,6 +11,7 @@ missing inputs on the terminal, or fails (exit 2) naming them when stdin is not 
 from __future__ import annotations
 
 import math
+import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -137,7 +138,10 @@ class Settings:
         if self.config_path is None:
             return load_config(path, context=context) if path is not None else None
         named = load_config_option(self.config_path, context)
-        if path is None or (named.source is not None and named.source.resolve() == path.resolve()):
+        if path is None:
+            return named
+        # realpath, not resolve(): a config.toml in a symlink loop is said below, not a RuntimeError here
+        if named.source is not None and os.path.realpath(named.source) == os.path.realpath(path):
             return named
         try:
             own = load_config(path, context=context)

@@ -7,7 +7,9 @@ specs here too, so every way of naming a server ends in the same `ServerSpec`.
 
 Header and env values usually hold tokens: `ServerSpec`'s repr and `describe()` mask them, and `redact()`
 scrubs them from error messages and logs. Every problem a user can fix is a `ConfigError` whose message is
-one sentence naming the file, the server and what is wrong; the CLI prints it and exits 2.
+one sentence naming the file, the server and what is wrong; the CLI prints it and exits 2. A problem of
+one server entry is that sentence as a warning instead, the entry left out (`Config.broken`), unless
+`-s` names that entry or no entry of the file can be used.
 
 The package is split by job: `spec` (the types, masking and redaction), `loaders` (config files and
 placeholders) and `options` (`-s`/`-H` values and server selection); everything public is re-exported here.

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping, Sequence
 from urllib.parse import urlsplit
+
+from explorer.sanitize import sanitize_line
 
 # An RFC 9110 token: what a header name may be.
 _HEADER_NAME = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
@@ -78,8 +81,28 @@ def secret_url_problem(url: str) -> str | None:
     return problem
 
 
+def process_problem(command: str, args: Sequence[str], env: Mapping[str, str]) -> str | None:
+    """Why a process cannot be started with this command line and environment, else None: a NUL
+    character (no C string holds one; the OS call failed with "embedded null byte" and no word of where),
+    or a variable name that is empty or holds "=". Says which value, never the value itself."""
+    if "\0" in command:
+        return '"command" contains a NUL character'
+    for number, arg in enumerate(args, start=1):
+        if "\0" in arg:
+            return f'"args" item {number} contains a NUL character'
+    for name, value in env.items():
+        shown = '"' + sanitize_line(name, limit=80) + '"'
+        if "\0" in name or "\0" in value:
+            return f"env {shown} contains a NUL character"
+        if not name or "=" in name:
+            return f'env {shown} is not a variable name (empty, or with "=" in it)'
+    return None
+
+
 def cwd_problem(cwd: str) -> str | None:
     """Why a stdio server could not be started in `cwd`, else None."""
+    if "\0" in cwd:
+        return "contains a NUL character"
     if not os.path.exists(cwd):
         return "does not exist"
     if not os.path.isdir(cwd):

@@ -161,10 +161,16 @@ def find_client_configs(context: HostContext) -> list[FoundConfig]:
 
 
 def merge_configs(client: str, configs: list[Config]) -> Config:
-    """Servers of every file, a later file winning on a name; warnings of all; `source` is the client."""
+    """Servers of every file, a later file winning on a name (a broken entry too, as the client would
+    use it); warnings of all; `source` is the client."""
     merged = Config(source=Path(client), client=client)
     for config in configs:
+        for name in config.servers:
+            merged.broken.pop(name, None)
+        for name in config.broken:
+            merged.servers.pop(name, None)
         merged.servers.update(config.servers)
+        merged.broken.update(config.broken)
         merged.warnings.extend(config.warnings)
         merged.files += config.files
     return merged

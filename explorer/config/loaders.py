@@ -5,7 +5,9 @@ file and server) is one job, separate from the types it produces and from the co
 
 Relative paths (`cwd`, `envFile`) start from the workspace folder for a workspace `.vscode/mcp.json` or
 `.cursor/mcp.json`, else from the config file's folder. A hostile or broken file (thousands of nesting
-levels) is a ConfigError like any other, never a RecursionError.
+levels) is a ConfigError like any other, never a RecursionError. A server entry that cannot be used (a
+wrong type, both `command` and `url`, a missing `cwd`, a NUL character) is left out with a warning naming
+the file, the entry and why (`Config.broken`); only a file none of whose entries can be used is an error.
 """
 
 from __future__ import annotations
@@ -19,7 +21,14 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
 
-from explorer.config.checks import header_name_problem, header_value_problem, secret_url_problem, url_problem
+from explorer.config.checks import (
+    cwd_problem,
+    header_name_problem,
+    header_value_problem,
+    process_problem,
+    secret_url_problem,
+    url_problem,
+)
 from explorer.config.dotenv import load_env_file
 from explorer.config.inputs import parse_inputs
 from explorer.config.spec import (
@@ -36,7 +45,12 @@ from explorer.config.spec import (
 )
 from explorer.config.typos import OTHER_CLIENT_OAUTH_KEYS, likely_meant
 from explorer.config.variables import PLACEHOLDER, Expander, HostContext, workspace_of
+from explorer.storage import FileTooLargeError, NotAFileError, read_regular_file
 from explorer.value_kinds import value_kind
+
+# What is read of one config file: Claude Code's ~/.claude.json keeps its history beside the servers and
+# grows to megabytes; a file larger than this is not a config.
+MAX_CONFIG_BYTES = 64 * 1024 * 1024
 
 
 def load_config(path: Path, *, context: HostContext | None = None) -> Config:
@@ -72,7 +86,8 @@ def load_servers_at(
         doc = doc.get(key) if isinstance(doc, dict) else None
     if not isinstance(doc, dict) or "mcpServers" not in doc:
         return None
-    config = Config(servers=loader.servers(doc["mcpServers"], "mcpServers"), warnings=loader.warnings)
+    servers = loader.servers(doc["mcpServers"], "mcpServers")
+    config = Config(servers=servers, warnings=loader.warnings, broken=loader.broken)
     config.source = path
     config.files = (path,)
     return config
@@ -80,13 +95,17 @@ def load_servers_at(
 
 def _read_text(path: Path, label: str) -> str:
     try:
-        data = path.read_bytes()
+        data = read_regular_file(path, limit=MAX_CONFIG_BYTES)  # a FIFO or a device: refused, not waited on
     except FileNotFoundError:
+        if path.is_symlink():  # the explorer's own config.toml linked to a dotfile that is gone
+            raise ConfigError(f"{label}: a symlink to {os.readlink(path)}, which does not exist") from None
         raise ConfigError(f"{label}: file not found") from None
     except IsADirectoryError:
         raise ConfigError(f"{label}: is a directory, not a config file") from None
     except PermissionError:
         raise ConfigError(f"{label}: permission denied") from None
+    except (NotAFileError, FileTooLargeError) as exc:  # "is a FIFO, not a file", "is too large (...)"
+        raise ConfigError(f"{label}: {exc.strerror}") from None
     except OSError as exc:
         raise ConfigError(f"{label}: cannot read the file ({exc.strerror or exc})") from None
     try:
@@ -165,6 +184,7 @@ class _Loader:
         self.base_dir = workspace or path.absolute().parent
         self.inputs: Mapping[str, InputPrompt | str] = {}
         self.warnings: list[str] = []
+        self.broken: dict[str, str] = {}  # entry name: why it is left out (see `leave_out`)
         self.table = "object"
 
     def error(self, problem: str) -> ConfigError:
@@ -199,7 +219,7 @@ class _Loader:
             self.inputs = parse_inputs(doc["mcp"].get("inputs"), self.error)
         else:
             raise self.error('no "mcpServers" or "servers" object found (is this an MCP config file?)')
-        return Config(servers=self.servers(raw_servers, key), warnings=self.warnings)
+        return Config(servers=self.servers(raw_servers, key), warnings=self.warnings, broken=self.broken)
 
     def from_toml(self, text: str) -> Config:
         self.table = "table"
@@ -223,6 +243,7 @@ class _Loader:
             theme=theme,
             listing=self.listing(doc.get("listing", {})),
             warnings=self.warnings,
+            broken=self.broken,
         )
 
     # -- sections
@@ -234,10 +255,29 @@ class _Loader:
             )
         servers: dict[str, ServerSpec] = {}
         for name, entry in raw.items():
-            spec = self.server(str(name), entry)
+            before = len(self.warnings)
+            try:
+                spec = self.server(str(name), entry)
+            except ConfigError as problem:
+                del self.warnings[before:]  # the entry is left out: its reason is the one thing to say
+                self.leave_out(str(name), str(problem))
+                continue
             if spec is not None:
                 servers[spec.name] = spec
+        if self.broken and not servers:  # nothing in the file can be used: that is an error, as it was
+            first, *others = self.broken.values()
+            more = f" ({len(others)} more server entries cannot be used either)" if others else ""
+            raise ConfigError(first + more)
         return servers
+
+    def leave_out(self, name: str, problem: str) -> None:
+        """One server entry cannot be used: it is left out with a warning and kept in `broken`, so the
+        other servers still run (one broken entry stopped every command, and the TUI) and `-s NAME` says
+        why. The sentence names this file (a key file's or envFile's own problem names only that file)."""
+        if not problem.startswith(f"{self.label}: "):
+            problem = f"{self.label}: {problem}"
+        self.broken[name] = problem
+        self.warn_as_is(f"{problem}; the server is left out")
 
     def server(self, name: str, raw: object) -> ServerSpec | None:
         where = f"server {quoted(name)}"
@@ -278,7 +318,13 @@ class _Loader:
                 self.warn(f'{where}: "oauth" is ignored for a stdio server')
             if cwd is not None and not PLACEHOLDER.search(cwd):  # an input is filled in later, as given
                 cwd = str(self.base_dir / Path(cwd).expanduser())
+                problem = cwd_problem(cwd)
+                if problem is not None:  # else the start failed as "command not found: <the cwd>"
+                    raise self.error(f"{where}: cwd {cwd} {problem}")
             env = {**self.env_file(raw, where, expand), **env}  # explicit env entries win over the file
+            problem = process_problem(command, args, env)
+            if problem is not None:
+                raise self.error(f"{where}: {problem}")
             return self.spec(
                 where,
                 name=name,

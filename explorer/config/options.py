@@ -18,15 +18,23 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from explorer import paths
-from explorer.config.checks import cwd_problem, header_name_problem, header_value_problem, url_problem
+from explorer.config.checks import (
+    cwd_problem,
+    header_name_problem,
+    header_value_problem,
+    process_problem,
+    url_problem,
+)
 from explorer.config.spec import Config, ConfigError, ServerSpec, mask_url, name_looks_secret, quoted
 from explorer.sanitize import sanitize_line
 
 
 def default_config_path() -> Path | None:
-    """The explorer's own `config.toml`, when the user has one."""
+    """The explorer's own `config.toml`, when the user has one; also when what is there cannot be read
+    (a directory, a FIFO, a symlink loop or to nothing): loading it says why, where `is_file()` had it
+    ignored without a word and the demo opened instead."""
     path = paths.config_file()
-    return path if path.is_file() else None
+    return path if os.path.lexists(path) else None
 
 
 DEMO_VARIABLES_PREFIX = "EXPLORER_DEMO_"
@@ -97,6 +105,8 @@ def parse_server_option(
         raise ConfigError(f"{option} is empty; give {named}an http(s) URL or a command line")
     if config is not None and text in config.servers:
         return _merge_headers(config.servers[text], headers)
+    if config is not None and text in config.broken:  # asked for by name: its problem is the answer
+        raise ConfigError(config.broken[text])
     if text.lower().startswith(("http://", "https://")):
         return _url_spec(text, sse=sse, headers=headers, option=option)
     try:
@@ -321,14 +331,24 @@ def select_servers(
 
 
 def check_startable(spec: ServerSpec) -> None:
-    """Raise ConfigError when `spec` could not even be started: its `cwd` is missing or not a folder.
+    """Raise ConfigError when `spec` could not even be started: its `cwd` is missing or not a folder, or a
+    NUL character is in its command line or environment (an input's value may bring one).
 
-    A cwd still waiting for an input is checked once the input is filled in.
+    A value still waiting for an input is checked once the input is filled in. The message names the
+    config file the server comes from, if any.
     """
-    if spec.transport == "stdio" and spec.cwd is not None and "${input:" not in spec.cwd:
+    if spec.transport != "stdio":
+        return
+    where = f"server {quoted(spec.name)}"
+    if spec.origin is not None:
+        where = f"{spec.origin.file}: {where}"
+    if spec.cwd is not None and "${input:" not in spec.cwd:
         problem = cwd_problem(spec.cwd)
         if problem is not None:
-            raise ConfigError(f"server {quoted(spec.name)}: cwd {spec.cwd} {problem}")
+            raise ConfigError(f"{where}: cwd {sanitize_line(spec.cwd, limit=None)} {problem}")
+    problem = process_problem(spec.command or "", spec.args, spec.env)
+    if problem is not None:
+        raise ConfigError(f"{where}: {problem}")
 
 
 def unique_names(specs: Sequence[ServerSpec], taken: Collection[str] = ()) -> list[ServerSpec]:

@@ -501,6 +501,8 @@ class Config:
 
     `source` is what `-c` takes to load this config again: the file, or the client name (`vscode`) when it
     was merged from a client's files, which `files` lists (user file first; a later file wins on a name).
+    `broken` maps each server entry that cannot be used to why (a sentence naming the file): it is left
+    out of `servers` with a warning, so one broken entry never hides the others, and `-s NAME` says why.
     """
 
     servers: dict[str, ServerSpec] = field(default_factory=dict)
@@ -511,3 +513,4 @@ class Config:
     warnings: list[str] = field(default_factory=list)
     files: tuple[Path, ...] = ()
     client: str | None = None
+    broken: dict[str, str] = field(default_factory=dict)

@@ -21,8 +21,11 @@ from typing import IO, Any
 import anyio
 import anyio.abc
 
+from explorer.connection.errors import ServerSentence
+
 __all__ = [
     "INHERITED_VARIABLES",
+    "NotAProgram",
     "close_pipe",
     "close_transport",
     "inherited_environment",
@@ -51,7 +54,25 @@ async def open_server(
 ) -> anyio.abc.Process:
     """Start the server in a session of its own (its pid is its process group's id); `errlog` gets its
     stderr (only its file descriptor is used)."""
-    return await anyio.open_process([command, *args], env=env, stderr=errlog, cwd=cwd, start_new_session=True)
+    try:
+        return await anyio.open_process(
+            [command, *args], env=env, stderr=errlog, cwd=cwd, start_new_session=True
+        )
+    except PermissionError as exc:
+        # The OS says EACCES for a folder too: "permission denied: /tmp" sent the user to chmod.
+        if _names_a_directory(command, cwd):
+            raise NotAProgram(f"the command {command} is a directory, not a program") from exc
+        raise
+
+
+def _names_a_directory(command: str, cwd: str | None) -> bool:
+    """A command with a slash is a path (from the server's cwd); one that is a directory cannot run.
+    Only after the start failed: a quick stat, never on the way of a start that works."""
+    return "/" in command and os.path.isdir(os.path.join(cwd or "", command))
+
+
+class NotAProgram(ServerSentence):
+    """The command names a directory: said as such, not as the OS's "permission denied"."""
 
 
 async def close_pipe(pipe: Any) -> None:
