@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -11,14 +11,18 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import events
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.css.errors import StylesheetError
+from textual.css.stylesheet import Stylesheet
+from textual.css.tokenizer import TokenError
+from textual.theme import Theme
 
 from explorer import lock_handoff
 from explorer.auth.options import AuthOptions
 from explorer.config import Config, ListingBounds, ServerSpec
-from explorer.config.found import FoundConfig
+from explorer.config.found import FoundConfig, found_notes
 from explorer.connection import exit_signals
 from explorer.input_first import InputFirst
-from explorer.keymap import binding_ids, binding_owners, binding_scopes, validate_keymap
+from explorer.keymap import binding_ids, binding_owners, binding_scopes, held_keys, validate_keymap
 from explorer.model.heap import BetweenFrames
 from explorer.model.idle_thaw import IdleThaw
 from explorer.model.login_prompt import AuthFlow
@@ -26,10 +30,15 @@ from explorer.sanitize import sanitize_line
 from explorer.theming import (
     DEFAULT_THEME,
     all_theme_dirs,
+    builtin_themes_dir,
     load_theme_choice,
     load_themes,
+    needs_stylesheet_check,
     save_theme_choice,
+    stylesheet_error_text,
+    stylesheet_problem,
     theme_variable_defaults,
+    ui_stylesheets,
     unknown_theme_warning,
 )
 
@@ -43,6 +52,35 @@ USER_INPUT = (events.Key, events.MouseDown, events.Paste)
 """What the user does that asks for a frame: a running listing waits for it (`InputFirst`). Not the
 wheel: a trackpad sends 60 to 120 steps a second, each would owe a frame, and a listing would run at
 about 5% of its speed while the user scrolls (measured in a simulation)."""
+
+
+class ThemeGuardedStylesheet(Stylesheet):
+    """The app's stylesheet, whose failed parse asks `when_failed` (the app) before stopping the app.
+
+    Every parse of the app's CSS comes here: a theme change (`refresh_css`), the CSS a widget adds when
+    it is first mounted, a screen's CSS. `when_failed` may fall back to another theme and answer True:
+    then the parse runs again with that theme's variables; False lets the error stop the app as before.
+    """
+
+    def __init__(self, when_failed: Callable[[Exception], bool], *, variables: dict[str, str]) -> None:
+        super().__init__(variables=variables)
+        self._when_failed = when_failed
+
+    def parse(self) -> None:
+        self._retried(super().parse)
+
+    def reparse(self) -> None:
+        self._retried(super().reparse)
+
+    def _retried(self, parse: Callable[[], None]) -> None:
+        while True:
+            try:
+                parse()
+            except (StylesheetError, TokenError) as error:
+                if not self._when_failed(error):
+                    raise
+            else:
+                return
 
 
 class ExplorerApp(App[int]):
@@ -86,6 +124,11 @@ class ExplorerApp(App[int]):
         self.bounds = bounds or (config.listing if config is not None else ListingBounds())
         self.remember_theme = remember_theme
         self._theme_ready = False
+        self._user_themes: dict[str, Path] = {}  # the user's themes by name: their files
+        self._replaced_themes: dict[str, Theme] = {}  # what a user theme replaced under its name
+        self._checked_themes: set[str] = set()  # user themes that parsed with every stylesheet
+        self._good_theme: str | None = None  # the last theme the stylesheet parsed with
+        self.stylesheet = ThemeGuardedStylesheet(self._stylesheet_failed, variables=self.get_css_variables())
         from explorer.connection.wire import WireLog
 
         # Every server's JSON-RPC frames, for the protocol log (`l`); bounded, serialized only when shown.
@@ -181,20 +224,36 @@ class ExplorerApp(App[int]):
             self.collector.run_due()
 
     def _show_notices(self) -> None:
-        if not self.notices:
+        """The config's warnings and notes, once at start, and, as the CLI says on stderr, the client
+        configs found that cannot be used (the palette offers only those that can: else nothing said why)."""
+        unusable = found_notes([item for item in self.found_configs if item.error is not None])
+        notices = [*self.notices, *(f"note: {text}" for text in unusable)]
+        if not notices:
             return
-        shown = [sanitize_line(line, 300) for line in self.notices[:8]]
-        if len(self.notices) > len(shown):
-            shown.append(f"… and {len(self.notices) - len(shown)} more")
-        warned = any(line.startswith("warning:") for line in self.notices)
+        shown = [sanitize_line(line, 300) for line in notices[:8]]
+        if len(notices) > len(shown):
+            shown.append(f"… and {len(notices) - len(shown)} more")
+        warned = any(line.startswith("warning:") for line in notices)
         self.notify(
             "\n".join(shown), title="Config", severity="warning" if warned else "information", markup=False
         )
 
     def _load_themes(self) -> None:
-        themes, errors = load_themes(all_theme_dirs())
-        for theme in themes:
-            self.register_theme(theme)
+        themes: list[Theme] = []
+        errors: list[str] = []
+        builtin = builtin_themes_dir()
+        for directory in all_theme_dirs():  # folder by folder, as `load_themes` does: to know the user's
+            files: dict[str, Path] = {}
+            found, problems = load_themes([directory], files)
+            themes += found
+            errors += problems
+            for theme in found:
+                if directory != builtin:
+                    self._user_themes[theme.name] = files[theme.name]
+                    replaced = self.available_themes.get(theme.name)
+                    if replaced is not None:
+                        self._replaced_themes.setdefault(theme.name, replaced)
+                self.register_theme(theme)
         for problem in errors:
             self.notify(
                 sanitize_line(problem, 300), title="Theme not loaded", severity="warning", markup=False
@@ -212,20 +271,88 @@ class ExplorerApp(App[int]):
         # A theme chosen in the palette is remembered and wins; the config's `theme` is the one used until
         # a theme is chosen there (README, "Themes").
         for wanted in (load_theme_choice(), configured, DEFAULT_THEME):
-            if wanted is not None and wanted in self.available_themes:
+            if wanted is not None and wanted in self.available_themes and self._theme_usable(wanted):
                 self.theme = wanted
                 break
         self._theme_ready = True
+
+    def validate_theme(self, theme: str) -> str:
+        """A theme is applied only when usable (`_theme_usable`): one chosen in the palette that is not
+        keeps the current theme, and the choice is not remembered."""
+        if theme == self.theme or self._theme_usable(theme):
+            return theme
+        return self.theme
 
     def watch_theme(self, theme: str) -> None:
         if self._theme_ready and self.remember_theme:
             save_theme_choice(theme)
 
+    def _theme_usable(self, name: str) -> bool:
+        """Whether the theme `name` can be applied without breaking the stylesheet (Textual stops the app
+        when it does not parse: "CSS parsing failed").
+
+        Only a user theme whose variables are not all plain colours can break it
+        (`needs_stylesheet_check`): such a theme is parsed with the CSS of every widget once, the first
+        time it is to be applied (some 0.1 to 0.3 s; never for built-in themes nor on the way to the
+        first frame without one). One that breaks it is withdrawn with a warning, and the theme it
+        replaced under its name, if any, comes back (then the name is usable).
+        """
+        theme = self.available_themes.get(name)
+        path = self._user_themes.get(name)
+        if theme is None or path is None or name in self._checked_themes or not needs_stylesheet_check(theme):
+            return theme is not None
+        stylesheets = ui_stylesheets()
+        stylesheets.update((where, source.content) for where, source in self.stylesheet.source.items())
+        problem = stylesheet_problem(theme, path, stylesheets)
+        if problem is None:
+            self._checked_themes.add(name)
+            return True
+        self._withdraw_theme(name, problem)
+        return name in self.available_themes
+
+    def _withdraw_theme(self, name: str, warning: str) -> None:
+        """Take a user theme out of the app (and the palette), put back what it replaced, and say why."""
+        self._user_themes.pop(name, None)
+        replaced = self._replaced_themes.pop(name, None)
+        if replaced is not None:
+            self.register_theme(replaced)
+        else:
+            self.unregister_theme(name)
+        self.notify(sanitize_line(warning, 600), title="Theme not used", severity="warning", markup=False)
+
+    def refresh_css(self, animate: bool = True) -> None:
+        super().refresh_css(animate)
+        self._good_theme = self.theme  # the stylesheet parsed with it: a theme to fall back to
+
+    def _stylesheet_failed(self, error: Exception) -> bool:
+        """The last line behind `validate_theme` (`ThemeGuardedStylesheet`): the stylesheet does not parse
+        with the current theme's variables. A user theme is withdrawn with a warning and the one used
+        before comes back, with its variables (True: parse again), and is what is remembered, instead
+        of Textual stopping the app (on every start once remembered). Any other theme: False (re-raise:
+        the app's own CSS is wrong)."""
+        name = self.theme
+        path = self._user_themes.get(name)
+        if path is None:
+            return False
+        detail = stylesheet_error_text(error, self.current_theme)
+        back = (other for other in (self._good_theme, DEFAULT_THEME) if other not in (None, name))
+        fallback = next(
+            (other for other in back if other in self.available_themes),
+            name if name in self._replaced_themes else "textual-dark",  # Textual's own default theme
+        )
+        self._withdraw_theme(name, f"Theme {name!r} ({path}) is not used: {detail}. Back to {fallback}.")
+        if fallback != name:
+            self.theme = fallback  # remembered in its place (`watch_theme`)
+        self.stylesheet.set_variables(self.get_css_variables())
+        return True
+
     def _apply_keymap(self) -> None:
         if self.config is None or not self.config.keymap:
             return
         owners = binding_owners()
-        keymap, warnings = validate_keymap(self.config.keymap, binding_ids(owners), binding_scopes(owners))
+        keymap, warnings = validate_keymap(
+            self.config.keymap, binding_ids(owners), binding_scopes(owners), held_keys(type(self))
+        )
         for warning in warnings:
             self.notify(sanitize_line(warning, 300), title="Keymap", severity="warning", markup=False)
         self.set_keymap(keymap)

@@ -17,7 +17,9 @@ add to them.
 `validate_keymap` keeps the usable entries (normalized: single punctuation characters become their key
 names, as Textual names the keys it reports) and returns one warning per entry it dropped (naming every
 bad key of it), and one per key that an entry takes from another binding active with it
-(`binding_scopes`). The App then calls `self.set_keymap(keymap)` and shows the warnings.
+(`binding_scopes`). An entry with a key that Textual takes before any screen (`held_keys`: `ctrl+q`,
+quit; `ctrl+p`, the palette) is dropped too, since its binding would never run. The App then calls
+`self.set_keymap(keymap)` and shows the warnings.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ import difflib
 import re
 import unicodedata
 from collections.abc import Collection, Iterable, Mapping
+from contextlib import suppress
+from typing import TYPE_CHECKING, Any
 
 from textual.binding import Binding
 from textual.dom import DOMNode
@@ -38,6 +42,9 @@ from textual.keys import (
     Keys,
 )
 
+if TYPE_CHECKING:
+    from textual.app import App
+
 __all__ = [
     "KEY_NAMES",
     "MODIFIERS",
@@ -46,6 +53,7 @@ __all__ = [
     "binding_owners",
     "binding_scopes",
     "explorer_bindings",
+    "held_keys",
     "normalize_keys",
     "validate_keymap",
 ]
@@ -127,6 +135,7 @@ def validate_keymap(
     keymap: Mapping[str, str],
     known_ids: Collection[str],
     scopes: Iterable[Mapping[str, Collection[str]]] = (),
+    held: Mapping[str, str] | None = None,
 ) -> tuple[dict[str, str], list[str]]:
     """Split a `[keymap]` table into the entries Textual can use and one warning per dropped entry.
 
@@ -137,6 +146,8 @@ def validate_keymap(
     Two ids given the same key are kept (Textual reports the clash) but warned about, and so is a key
     given to one id that another binding of one of `scopes` (binding id -> default keys, the bindings
     active at the same time: `binding_scopes`) has by default, unless the keymap gives that one other keys.
+    An entry with a key of `held` (key -> what Textual does with it: `held_keys`) is dropped too: Textual
+    runs that before any screen's binding, so the binding would never fire.
     """
     usable: dict[str, str] = {}
     warnings: list[str] = []
@@ -151,6 +162,14 @@ def validate_keymap(
             normalized = normalize_keys(keys)
         except KeyStringError as error:
             warnings.append(f"keymap: {binding_id!r} = {keys!r} is not usable: {error}.")
+            continue
+        taken = [key for key in normalized.split(",") if key in (held or {})]
+        if taken:
+            holders = "; ".join(f"{key!r} is Textual's key for {(held or {})[key]}" for key in taken)
+            warnings.append(
+                f"keymap: {binding_id!r} = {keys!r} is not usable: {holders}, taken before any screen's "
+                f"binding, so {binding_id} would never run; it keeps its default keys."
+            )
             continue
         usable[binding_id] = normalized
         for key in normalized.split(","):
@@ -375,3 +394,24 @@ def binding_ids(node_types: Iterable[type[DOMNode]]) -> set[str]:
                 if binding.id:
                     ids.add(binding.id)
     return ids
+
+
+def held_keys(app_type: type[App[Any]]) -> dict[str, str]:
+    """The keys Textual takes at app level before any screen's binding, each with what it does there.
+
+    Textual checks priority bindings from the app down before the focused widget's and the screen's, so
+    a key of one (`ctrl+q`, quit, in `App.BINDINGS`) or of the command palette (`ctrl+p`, added as a
+    priority binding when `ENABLE_COMMAND_PALETTE`) given to an explorer binding never reaches it.
+    Priority bindings with an id are left out (the keymap can move them). Not `ctrl+c`: Textual binds it
+    at app level without priority (a hint on how to quit) and a screen's binding comes first.
+    """
+    held: dict[str, str] = {}
+    for cls in reversed(app_type.__mro__):
+        for binding in Binding.make_bindings(cls.__dict__.get("BINDINGS", ())):
+            if binding.priority and not binding.id:
+                with suppress(KeyStringError):
+                    held[_normalize_key(binding.key)] = (binding.description or binding.action).lower()
+    if app_type.ENABLE_COMMAND_PALETTE:
+        with suppress(KeyStringError):
+            held[_normalize_key(app_type.COMMAND_PALETTE_BINDING)] = "the command palette"
+    return held

@@ -35,7 +35,11 @@ Values under `variables:` are plain CSS values, because Textual does not resolve
 - variables with `style` as a word of their name (`block-cursor-text-style`, `link-style-hover`) take
   text-style words (`bold`, `not underline`, ...);
 - any other variable takes a colour, optionally with an alpha percentage, or `auto 87%` (Textual's
-  automatic contrast colour) or `initial`.
+  automatic contrast colour) or `initial`. These two fit only where the stylesheets use the variable as
+  a text colour (`text`, `link-color`, ...): `auto` or `initial` in a border or a background (`panel`,
+  `surface`, `border`) breaks them. So a user theme whose variables hold anything but plain colours is
+  checked against the stylesheets of every widget before it is applied (`stylesheet_problem`); a theme
+  that breaks them is refused with a warning naming its file, the variable and Textual's error.
 
 Every built-in theme defines all of `APP_VARIABLES`; a user theme that leaves some out gets the values of
 `theme_variable_defaults`, which the App returns from `get_theme_variable_defaults`.
@@ -44,21 +48,26 @@ Every built-in theme defines all of `APP_VARIABLES`; a user theme that leaves so
 from __future__ import annotations
 
 import difflib
-import json
 import logging
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, MutableMapping, Sequence
 from importlib import resources
 from pathlib import Path
 
 import yaml
+from rich.errors import MarkupError
+from rich.text import Text
 from textual.color import Color, ColorParseError
 from textual.css.constants import VALID_STYLE_FLAGS
+from textual.css.errors import StylesheetError
+from textual.css.stylesheet import Stylesheet, StylesheetParseError
 from textual.css.tokenize import tokenize_value
+from textual.css.tokenizer import TokenError
+from textual.css.types import CSSLocation
 from textual.theme import Theme
 
 from explorer import paths
-from explorer.storage import write_json_atomically
+from explorer.storage import FileTooLargeError, read_json_file, read_regular_file, write_json_atomically
 from explorer.value_kinds import value_kind
 
 __all__ = [
@@ -70,8 +79,12 @@ __all__ = [
     "load_theme_choice",
     "load_theme_file",
     "load_themes",
+    "needs_stylesheet_check",
     "save_theme_choice",
+    "stylesheet_error_text",
+    "stylesheet_problem",
     "theme_variable_defaults",
+    "ui_stylesheets",
     "unknown_theme_warning",
     "user_themes_dir",
 ]
@@ -204,12 +217,12 @@ def load_theme_file(path: Path) -> Theme:
     """Read and validate one theme file; raise `ThemeError` with one sentence when it is unusable."""
     where = f"Theme file {path}"
     try:
-        with path.open("rb") as stream:
-            raw = stream.read(_MAX_FILE_BYTES + 1)
+        raw = read_regular_file(path, limit=_MAX_FILE_BYTES)  # a FIFO is refused, never waited on
+    except FileTooLargeError:
+        too_large = f"{where} is larger than {_MAX_FILE_BYTES // 1024} KiB, too large for a theme."
+        raise ThemeError(too_large) from None
     except OSError as error:
         raise ThemeError(f"{where} could not be read ({error.strerror or error}).") from error
-    if len(raw) > _MAX_FILE_BYTES:
-        raise ThemeError(f"{where} is larger than {_MAX_FILE_BYTES // 1024} KiB, too large for a theme.")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -225,13 +238,15 @@ def load_theme_file(path: Path) -> Theme:
     return _theme_from_document(document, where)
 
 
-def load_themes(dirs: Sequence[Path]) -> tuple[list[Theme], list[str]]:
+def load_themes(
+    dirs: Sequence[Path], found_in: MutableMapping[str, Path] | None = None
+) -> tuple[list[Theme], list[str]]:
     """Load every `*.yaml` / `*.yml` file of each folder (folders in order, files sorted by name).
 
     Returns the themes and one error sentence per file that could not be used; a broken file never raises.
     A missing folder is skipped. A theme whose name was already loaded from an earlier folder replaces
     it (user themes override built-in ones); two files of one folder with the same name are an error
-    for the second one.
+    for the second one. `found_in`, when given, gets each returned theme's file (for later warnings).
     """
     themes: dict[str, Theme] = {}
     errors: list[str] = []
@@ -260,6 +275,8 @@ def load_themes(dirs: Sequence[Path]) -> tuple[list[Theme], list[str]]:
                 continue
             seen_here[theme.name] = file
             themes[theme.name] = theme
+            if found_in is not None:
+                found_in[theme.name] = file
     return list(themes.values()), errors
 
 
@@ -434,6 +451,123 @@ def _check_generates(theme: Theme, where: str) -> None:
         raise ThemeError(f"{where} cannot be turned into Textual colours ({error}).") from error
 
 
+# ---------------------------------------------------------------------------------------------- stylesheets
+
+_UI_PACKAGES = ("explorer.screens", "explorer.widgets")
+_LAZY_TEXTUAL_WIDGETS = ("Markdown", "HelpPanel")  # the UI imports these only when first shown
+_MAX_DECLARATION = 120
+
+
+def needs_stylesheet_check(theme: Theme) -> bool:
+    """Whether a theme's variables can break a stylesheet, which only a parse of it tells.
+
+    Textual derives its own variables from the theme's colours as plain colours, and a plain colour fits
+    wherever a colour does; a value that is anything else (`auto 87%`, `initial`, an alpha percentage,
+    text-style words) fits in some places and not in others (`initial` in `border-bottom: solid $panel`).
+    So a theme of plain colours, like most, costs no parse at all.
+    """
+    return any(not _is_plain_colour(value) for value in theme.variables.values())
+
+
+def _is_plain_colour(value: str) -> bool:
+    if len(value.split()) != 1:
+        return False
+    try:
+        Color.parse(value)
+    except ColorParseError:
+        return False
+    return True
+
+
+def ui_stylesheets() -> dict[CSSLocation, str]:
+    """The CSS of every widget and screen class the explorer can show, keyed as Textual keys its sources.
+
+    A widget adds its `DEFAULT_CSS` to the app's stylesheet when it is first mounted, and a stylesheet
+    that does not parse then stops the app: a theme is checked against all of them up front. Imports
+    every module of the explorer's screens and widgets (dialogs too) and the Textual widgets the UI
+    imports only when first shown, then takes the `DEFAULT_CSS` and `CSS` of every `DOMNode` class loaded.
+    """
+    import importlib
+    import inspect
+    import pkgutil
+
+    import textual.widgets
+    from textual.dom import DOMNode
+
+    for package_name in _UI_PACKAGES:
+        package = importlib.import_module(package_name)
+        for module in pkgutil.walk_packages(package.__path__, package_name + "."):
+            importlib.import_module(module.name)
+    for name in _LAZY_TEXTUAL_WIDGETS:
+        getattr(textual.widgets, name)  # textual.widgets imports its widgets on first access
+    found: dict[CSSLocation, str] = {}
+    pending: list[type[DOMNode]] = [DOMNode]
+    seen: set[type[DOMNode]] = set()
+    while pending:
+        for sub in pending.pop().__subclasses__():
+            if sub in seen:
+                continue
+            seen.add(sub)
+            pending.append(sub)
+            for attribute in ("DEFAULT_CSS", "CSS"):
+                css = sub.__dict__.get(attribute)
+                if isinstance(css, str) and css.strip():
+                    try:
+                        where = inspect.getfile(sub)
+                    except (TypeError, OSError):
+                        where = ""
+                    found[(where, f"{sub.__name__}.{attribute}")] = css
+    return found
+
+
+def stylesheet_problem(theme: Theme, path: Path, stylesheets: Mapping[CSSLocation, str]) -> str | None:
+    """Why `theme`, read from `path`, cannot be applied: `stylesheets` do not parse with its variables.
+
+    The variables are built as the App builds them (`get_css_variables`: the explorer's defaults, then
+    Textual's from the theme's colours, then the theme's own). Returns one sentence naming the file, the
+    variable and Textual's error, or None when every stylesheet parses.
+    """
+    try:
+        generated = theme.to_color_system().generate()
+        sheet = Stylesheet(variables={**theme_variable_defaults(theme), **generated, **theme.variables})
+        for read_from, css in stylesheets.items():
+            sheet.add_source(css, read_from=read_from, is_default_css=True)
+        sheet.parse()
+    except Exception as error:  # whatever the parse raises, the theme is not usable: never crash on it
+        return f"Theme file {path} is not used: {stylesheet_error_text(error, theme)}."
+    return None
+
+
+def stylesheet_error_text(error: Exception, theme: Theme) -> str:
+    """Textual's error about a stylesheet that does not parse with `theme`'s variables, in one clause: the
+    theme's variable and its value, the declaration it broke, and Textual's own summary."""
+    if isinstance(error, StylesheetParseError):
+        for rule in error.errors.rules:
+            for token, message in rule.errors:
+                summary = _plain(str(getattr(message, "summary", message)))
+                reference = token.referenced_by
+                if reference is None:
+                    return f"the stylesheet does not parse with it (Textual: {summary})"
+                lines = reference.code.splitlines()
+                row = reference.location[0]
+                declaration = lines[row].strip() if 0 <= row < len(lines) else f"${reference.name}"
+                value = theme.variables.get(reference.name)
+                name = reference.name
+                what = f"${name}" if value is None else f'its variable "{name}" = {value!r}'
+                return f"{what} breaks `{declaration[:_MAX_DECLARATION]}` (Textual: {summary})"
+    if isinstance(error, (StylesheetError, TokenError)):
+        return f"the stylesheet does not parse with it ({_plain(str(error))})"
+    return f"the stylesheet does not parse with it ({type(error).__name__}: {error})"
+
+
+def _plain(text: str) -> str:
+    """Textual's error summaries hold Rich markup (`[i]border-bottom[/]`): the text without it."""
+    try:
+        return Text.from_markup(text).plain
+    except MarkupError:
+        return text
+
+
 # ---------------------------------------------------------------------------------------------- choice
 
 
@@ -456,8 +590,8 @@ def _choice_path() -> Path:
 def load_theme_choice() -> str | None:
     """The theme name chosen last time, or None (never chosen, or the file is unreadable or corrupt)."""
     try:
-        document = json.loads(_choice_path().read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
+        document = read_json_file(_choice_path()).data  # a FIFO there is refused, never waited on
+    except OSError:
         return None
     name = document.get("theme") if isinstance(document, dict) else None
     if not isinstance(name, str) or not name.strip() or len(name) > _MAX_NAME or not name.isprintable():
