@@ -177,7 +177,8 @@ CONNECTED = """
 import pathlib
 CAPABILITIES = {"resources": {}, "tools": {}}
 def answer(method, params):
-    pathlib.Path(sys.argv[1]).write_text(method)
+    if method.endswith("/list"):  # not server/discover: under --protocol auto it comes before initialize
+        pathlib.Path(sys.argv[1]).write_text(method)
     return {"resources/list": {"resources": [{"uri": "q://one", "name": "one"}]},
             "resources/templates/list": {"resourceTemplates": []},
             "tools/list": {"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}}.get(method)

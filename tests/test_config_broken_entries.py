@@ -208,10 +208,12 @@ async def test_the_tui_says_which_client_configs_it_found_but_cannot_use(tmp_pat
         await wait_for(pilot, lambda: "note: found Claude Code config" in said())
         messages = said()
         # (its line is long: the notification cuts each line at 300 characters, after this much)
-        assert f"note: found Claude Desktop config at {desktop}, but it cannot be used: {desktop}" in messages
+        assert (
+            f"note: found Claude Desktop config at {desktop}, but it cannot be used: invalid JSON" in messages
+        )
         claude = context.home / ".claude.json"
         assert (
-            f"note: found Claude Code config at {claude}, but it cannot be used: {claude}: "
+            f"note: found Claude Code config at {claude}, but it cannot be used: "
             '"mcpServers" must be an object of servers, not null' in messages
         )
         await wait_settled(pilot, app)

@@ -186,7 +186,7 @@ def test_a_broken_file_is_reported_not_raised_by_discovery(tmp_path: Path) -> No
     with pytest.raises(ConfigError, match="invalid JSON"):
         load_config_option("cursor", context)
     [note] = found_notes([found])
-    assert note.startswith(f"found Cursor config at {broken}, but it cannot be used: {broken}: invalid JSON")
+    assert note.startswith(f"found Cursor config at {broken}, but it cannot be used: invalid JSON")
     [line] = describe_found([found])
     assert line.startswith("cursor          error: ")
 

@@ -563,7 +563,7 @@ def check_prefix(
     expected_for = sorted(
         (e.server, e.uri_template)
         for e in all_tpl
-        if e.uri_template.startswith(p) or p.startswith(e.literal_prefix)
+        if template_placed_text(e.uri_template).startswith(p) or p.startswith(e.literal_prefix)
     )
     assert sorted((e.server, e.uri_template) for e in tree.templates_for(p)) == expected_for, p
     counts = tree.count_under(p)

@@ -215,7 +215,8 @@ def found_notes(found: list[FoundConfig]) -> list[str]:
     for item in found:
         paths = ", ".join(dict.fromkeys(f.location.label for f in item.files))
         if item.error is not None:
-            notes.append(f"found {item.label} config at {paths}, but it cannot be used: {item.error}")
+            why = item.error.removeprefix(f"{paths}: ")  # the error names the file too: said once
+            notes.append(f"found {item.label} config at {paths}, but it cannot be used: {why}")
         else:
             kind = "configs" if len(item.files) > 1 else "config"
             count = item.server_count
