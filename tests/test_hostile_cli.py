@@ -233,10 +233,17 @@ def test_junk_on_stdout_is_ignored_and_reported_once(mode: str) -> None:
     assert "not JSON-RPC messages" in data["servers"][0]["warning"]
 
 
-def test_response_with_an_unknown_id_is_ignored() -> None:
+def test_response_with_an_unknown_id_is_ignored_and_said_once() -> None:
+    """The listing is whole; the answers to ids never sent are one warning (before, nothing said the
+    server answered requests the explorer never made)."""
     result = run_cli("tree", *PROTOCOL, "-s", raw_server("unknown-id", resources=150))
     assert result.code == 0, result
-    assert result.stderr == "" and "150 resources · 2 templates" in result.stdout
+    assert "150 resources · 2 templates" in result.stdout
+    [warning] = result.stderr.splitlines()
+    assert (
+        warning.startswith("warning: server raw_server.py sent ")
+        and " answers to requests never sent (first: id 987654), which it ignored" in warning
+    ), warning
 
 
 # ---------------------------------------------------------------------------------------- protocol quirks

@@ -16,6 +16,8 @@ It sits between the protocol log's tap and the session, on every transport (`wat
   logged anything. One whose params are not an object is no JSON-RPC message: counted as such. A
   progress notification the SDK would refuse (no token, a progress that is no number) likewise.
 - Anything else a transport could not read is counted with the server's own text, not the validator's.
+- On stdio (`count_strays`), an answer naming a request never sent is counted: the SDK drops it, and
+  nothing said the server answered ids the explorer never used. Over HTTP `stray_answers` does this.
 
 What the stdio reader could not read comes as an `UnreadableMessage`, what an HTTP transport could not as
 the SDK's validation error (`errors.sent_message` finds the message in both).
@@ -39,10 +41,12 @@ from explorer.connection.errors import (
     ProtocolProblems,
     quoted,
     sent_message,
+    shown_id,
 )
 from explorer.connection.sizes import RequestId
 from explorer.connection.stray_answers import error_answer, keep_latest
 from explorer.connection.stream_wrappers import ReceiveWrapper, SendWrapper
+from explorer.connection.wire import RELEASE_ID
 from explorer.sanitize import sanitize_line
 
 if TYPE_CHECKING:
@@ -59,9 +63,11 @@ class ServerMessages:
     """One connection's requests in flight both ways, and what the server sends on its own (see the
     module)."""
 
-    def __init__(self, problems: ProtocolProblems) -> None:
+    def __init__(self, problems: ProtocolProblems, *, count_strays: bool = False) -> None:
         self._problems = problems
         self._ours: OrderedDict[RequestId, tuple[RequestId, str]] = OrderedDict()  # key -> (id, method)
+        # Every request of ours sent (its key), with `count_strays`: an answer naming none is a stray.
+        self._sent: OrderedDict[RequestId, None] | None = OrderedDict() if count_strays else None
         self._theirs: OrderedDict[RequestId, None] = OrderedDict()  # the server's requests not answered
         self._group: anyio.abc.TaskGroup | None = None
         self._write: Any = None
@@ -89,6 +95,8 @@ class ServerMessages:
         message = getattr(item, "message", None)
         if isinstance(message, types.JSONRPCRequest):
             keep_latest(self._ours, coerced(message.id), (message.id, message.method))
+            if self._sent is not None:
+                keep_latest(self._sent, coerced(message.id), None)
         elif isinstance(message, types.JSONRPCResponse | types.JSONRPCError) and message.id is not None:
             self._theirs.pop(coerced(message.id), None)
         elif isinstance(message, types.JSONRPCNotification) and message.method == "notifications/cancelled":
@@ -108,7 +116,11 @@ class ServerMessages:
         message = getattr(item, "message", None)
         if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
             if message.id is not None:
-                self._ours.pop(coerced(message.id), None)
+                key = coerced(message.id)
+                answered = self._ours.pop(key, None) is not None
+                if not answered and self._sent is not None and key not in self._sent and key != RELEASE_ID:
+                    # (RELEASE_ID: the stdio reader's own marker, not the server's)
+                    self._problems.stray_answer(shown_id(message.id))  # the session drops it unsaid
         elif isinstance(message, types.JSONRPCRequest):
             keep_latest(self._theirs, coerced(message.id), None)
         elif isinstance(message, types.JSONRPCNotification):

@@ -269,7 +269,8 @@ class ServerConnection:
             streams = tap_streams(streams, self.wire, spec.name, on_end=self.lost.set)
             # What the server sends on its own that the SDK mishandles (a cancel of our request, a request
             # or a log entry it cannot read), after the tap: the log shows the frames as they came.
-            streams = await stack.enter_async_context(ServerMessages(self.problems).watching(streams))
+            messages = ServerMessages(self.problems, count_strays=spec.transport == "stdio")
+            streams = await stack.enter_async_context(messages.watching(streams))
             if self.protocol == "auto":
                 streams = watch.watching(streams)  # how many waits a timeout cost (`_connect_timeout`)
             # The one place a listen stream's `_meta` gets its log level (the SDK stamps the rest).
