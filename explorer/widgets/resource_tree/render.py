@@ -17,6 +17,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from explorer.model.templates import TemplateError, malformed, too_large
+from explorer.model.templates.percent import URI_CHARS, is_triplet, pct
 from explorer.model.tree_view import Row, TreeRows
 from explorer.model.uri_tree import PatternNode
 from explorer.sanitize import is_clean, sanitize_line
@@ -104,6 +105,40 @@ def _add_text(
         at = end
     if at < len(text):
         segments.append(Segment(text[at:], style))
+
+
+def _placed_span(raw: str, placed: str, label: str, common: int) -> list[tuple[int, int]]:
+    """The span of `label` (the end of the server's template text `raw`) that `placed[:common]` covers,
+    where `placed` is `raw` with its literal prefix pct-encoded (`template_placed_text`): the label's
+    literal characters are walked as `encode_keeping` encodes them, so a character whose encoding is
+    matched in part is highlighted whole. O(label)."""
+    if not raw.endswith(label):  # never expected: a template's label is the end of its text
+        return []
+    # The label starts at a segment boundary within the literal prefix (never inside a triplet), so its
+    # part before the first `{` is what is encoded, and the rest is the same text in both.
+    brace = label.find("{")
+    literal_end = len(label) if brace < 0 else brace
+    tokens: list[tuple[int, int]] = []  # the label's literal part: (end in label, end as written) each
+    written = 0
+    i = 0
+    while i < literal_end:
+        if is_triplet(label, i):  # kept as it is, and highlighted whole
+            written += 3
+            i += 3
+        else:
+            written += 1 if label[i] in URI_CHARS else len(pct(label[i]))
+            i += 1
+        tokens.append((i, written))
+    rest = len(label) - literal_end
+    label_at = len(placed) - rest - written  # where the label begins in `placed`
+    matched = common - label_at
+    if matched <= 0:  # the match ends in the ancestors' segments
+        return []
+    if matched > written:
+        end = min(len(label), literal_end + matched - written)
+    else:
+        end = next(at for at, upto in tokens if upto >= matched)
+    return [(0, end)]
 
 
 class RowPainter:
@@ -273,7 +308,8 @@ class RowPainter:
         if needle:
             return _find_all(label, needle)
         node = row.node
-        full = node.uri_template if isinstance(node, PatternNode) else node.prefix
+        # A template is matched by its placed text (its literal prefix as expansions write it).
+        full = node.placed_text if isinstance(node, PatternNode) else node.prefix
         text = active.text
         if full.startswith(text):
             common = len(text)
@@ -281,6 +317,8 @@ class RowPainter:
             common = len(full)
         else:
             return []
+        if isinstance(node, PatternNode) and full is not node.uri_template:
+            return _placed_span(node.uri_template, full, label, common)
         start = len(full) - len(label)
         end = min(len(label), common - start)
         return [(0, end)] if end > 0 else []
