@@ -139,6 +139,7 @@ class _ContentView(Vertical):
         & > .preview-info { height: auto; padding: 0 1; color: $text-muted; background: $panel; }
         & > .preview-notice { height: auto; padding: 0 1; color: $text-warning; background: $warning-muted; }
         & > .preview-problem { height: auto; padding: 0 1; color: $text-error; }
+        & > .preview-problem.-note { color: $text-muted; }
         & > .preview-note { height: auto; padding: 0 1; color: $text-muted; }
         & > .preview-empty { height: auto; padding: 1 2; color: $text-muted; }
         & > .preview-invalid { height: auto; padding: 1 2; color: $text-error; }
@@ -213,7 +214,9 @@ class _ContentView(Vertical):
             shown = shown_of(min(len(c.data or b""), HEX_DUMP_LIMIT), c.size)
             yield Static(Content(f"Showing the first {shown} as a hex dump."), classes="preview-notice")
         if c.problem and c.kind != "invalid":
-            yield Static(Content(sanitize(c.problem, limit=1000)), classes="preview-problem")
+            # A note on how it was read (a charset, JSON shown as sent) is muted; a real problem is not.
+            classes = "preview-problem -note" if c.informational else "preview-problem"
+            yield Static(Content(sanitize(c.problem, limit=1000)), classes=classes)
         if self.markdown_too_big is not None:
             what = "this long" if self.markdown_too_big == "characters" else "with this many blocks"
             note = f"Shown as source: rendering markdown {what} would be slow."

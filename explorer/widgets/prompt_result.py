@@ -148,6 +148,7 @@ the "+N more messages" line) for the next 50.
     PromptResultView .pr-error-detail { height: auto; color: $text-error; padding: 0 1; }
     PromptResultView .pr-message { height: auto; }
     PromptResultView .pr-muted { height: auto; color: $text-muted; }
+    PromptResultView .pr-error-detail.-note { color: $text-muted; }
     PromptResultView .pr-hex { padding: 0 1; }
     PromptResultView .pr-shown {
         height: auto; padding: 0 1; color: $text-warning; background: $warning-muted;
@@ -374,7 +375,12 @@ the "+N more messages" line) for the next 50.
                     Content(sanitize(content.problem or "invalid content", limit=2000)), "pr-error-detail"
                 )
             )
-        elif content.kind == "empty":
+            return widgets
+        if content.problem:
+            # As the preview says it: a note on how it was read is muted, a real problem is not.
+            classes = "pr-error-detail -note" if content.informational else "pr-error-detail"
+            widgets.append(_static(Content(sanitize(content.problem, limit=1000)), classes))
+        if content.kind == "empty":
             widgets.append(_static(Content("(empty)"), "pr-muted"))
         elif content.kind in TEXT_KINDS and content.pretty_json is not None:
             # Pretty-printed, so its bytes are not the resource's: how much is shown is said in lines.

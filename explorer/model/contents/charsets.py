@@ -33,10 +33,12 @@ def declared_charset(mime: str | None) -> str | None:
 @dataclass(frozen=True, slots=True)
 class Decoded:
     """A blob's bytes read as text: the text, or None when they are not text in the charset; `note` says
-    what was done when it is not the plain case (UTF-8, or none declared), or why the bytes stay bytes."""
+    what was done when it is not the plain case (UTF-8, or none declared), or why the bytes stay bytes;
+    `informational` when the note only says how they were read (the declared charset), nothing wrong."""
 
     text: str | None
     note: str | None = None
+    informational: bool = False
 
 
 def decode_text(data: bytes, mime: str | None, *, final: bool = True) -> Decoded:
@@ -80,7 +82,8 @@ def _codec(declared: str | None) -> tuple[str, str | None]:
 def _decode(data: bytes, codec: str, final: bool, declared: str | None, note: str | None = None) -> Decoded:
     """Decode strictly with `codec`; on failure, say where the first byte it refused is."""
     try:
-        return Decoded(codecs.getincrementaldecoder(codec)().decode(data, final=final), note)
+        text = codecs.getincrementaldecoder(codec)().decode(data, final=final)
+        return Decoded(text, note, informational=note is not None)
     except UnicodeDecodeError as error:
         where = f"{error.reason} at byte {error.start:,}"
     except ValueError as error:  # pragma: no cover - a codec that says less than a UnicodeDecodeError

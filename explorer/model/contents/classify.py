@@ -89,13 +89,22 @@ def _text_content(
     if kind == "json" or sniff:
         if truncated:
             return Content("json", uri, mime, text=text, size=size, truncated=True, shown_bytes=shown_bytes)
-        pretty, problem = pretty_json(text)
+        pretty, problem, informational = pretty_json(text)
         if pretty is not None:
             return Content(
                 "json", uri, mime, text=text, size=size, pretty_json=pretty, shown_bytes=shown_bytes
             )
         if not sniff:
-            return Content("text", uri, mime, text=text, size=size, problem=problem, shown_bytes=shown_bytes)
+            return Content(
+                "text",
+                uri,
+                mime,
+                text=text,
+                size=size,
+                problem=problem,
+                informational=informational,
+                shown_bytes=shown_bytes,
+            )
         kind = "text"
     return Content(
         kind, uri, mime, language=language, text=text, size=size, truncated=truncated, shown_bytes=shown_bytes
@@ -134,7 +143,9 @@ def _blob_content(uri: str, mime: str | None, blob: str, cap: int | None) -> Con
                 return content
             # Said first: a JSON problem of the text is about the decoded text.
             notes = decoded.note if content.problem is None else f"{decoded.note}; {content.problem}"
-            return replace(content, problem=notes)
+            # Muted only when every note is: a JSON problem after the charset's note is still one.
+            informational = decoded.informational and (content.problem is None or content.informational)
+            return replace(content, problem=notes, informational=informational)
     info = image_info(data)
     if (family is not None and family[0] == "image") or (family is None and info is not None):
         if info is None:

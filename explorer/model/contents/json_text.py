@@ -89,8 +89,10 @@ def _object(pairs: list[tuple[str, object]]) -> dict[str, object]:
     return result
 
 
-def pretty_json(text: str) -> tuple[str | None, str | None]:
-    """(pretty text, None) when `text` is strict JSON that reformats faithfully, else (None, why not)."""
+def pretty_json(text: str) -> tuple[str | None, str | None, bool]:
+    """(pretty text, None, False) when `text` is strict JSON that reformats faithfully, else (None, why
+    not, informational): informational when it is only shown as sent (NaN, a duplicate key, a number
+    JSON tools read differently), not when it is no JSON or cannot be read."""
     try:
         value = json.loads(
             text,
@@ -100,27 +102,26 @@ def pretty_json(text: str) -> tuple[str | None, str | None]:
             object_pairs_hook=_object,
         )
     except json.JSONDecodeError as error:
-        return None, f"not valid JSON: {error.msg} (line {error.lineno}, column {error.colno})"
+        return None, f"not valid JSON: {error.msg} (line {error.lineno}, column {error.colno})", False
     except RecursionError:
-        return None, (
-            f"JSON nested {_depth(text):,} levels deep, deeper than Python can read "
-            f"(about {sys.getrecursionlimit():,}): shown as text"
-        )
+        deep = f"JSON nested {_depth(text):,} levels deep, deeper than Python can read"
+        return None, f"{deep} (about {sys.getrecursionlimit():,}): shown as text", False
     except _Constant as constant:
         where = _constant_position(text, str(constant))
-        return None, f"not strict JSON: {constant} at {where}: shown as sent, not reformatted"
+        return None, f"not strict JSON: {constant} at {where}: shown as sent, not reformatted", True
     except _Duplicate:
-        return None, f"{_first_duplicate(text)}: shown as sent, not reformatted"
+        return None, f"{_first_duplicate(text)}: shown as sent, not reformatted", True
     except _Unfaithful as why:
-        return None, f"{why}: shown as sent, not reformatted"
+        return None, f"{why}: shown as sent, not reformatted", True
     except ValueError as error:
-        return None, _unreadable_json(error)
+        return None, _unreadable_json(error), False
     pieces: list[str] = []
     try:
         _layout(value, "\n", pieces)
     except RecursionError:
-        return None, f"JSON nested {_depth(text):,} levels deep, too deep to pretty-print: shown as text"
-    return "".join(pieces), None
+        deep = f"JSON nested {_depth(text):,} levels deep, too deep to pretty-print"
+        return None, f"{deep}: shown as text", False
+    return "".join(pieces), None, False
 
 
 def _layout(value: object, newline: str, pieces: list[str]) -> None:

@@ -22,6 +22,8 @@ class Content:
     """One content item of a read result, classified and capped. Strings are raw: sanitize before display.
 
     `size` is in bytes (UTF-8 bytes for a text, as a file of it would hold), the whole item's.
+    `informational` says `problem` is only a note on how the content was read (a declared charset, JSON
+    shown as sent), nothing wrong with it: the UI shows it muted, not as an error.
     """
 
     kind: ContentKind
@@ -33,6 +35,7 @@ class Content:
     size: int = 0
     truncated: bool = False
     problem: str | None = None
+    informational: bool = False
     image: ImageInfo | None = None
     pretty_json: str | None = None
     shown_bytes: int | None = None  # UTF-8 bytes of `text` (a blob's bytes, when it was one), counted once
