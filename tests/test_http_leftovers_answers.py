@@ -46,17 +46,7 @@ class _Server(JsonRpcHandler):
             super().answer(method, message)
 
     def do_GET(self) -> None:
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.end_headers()
-        self.wfile.flush()
-        while not self.stop.is_set():
-            try:
-                event = self.events.get(timeout=0.1)
-            except queue.Empty:
-                continue
-            self.wfile.write(event)
-            self.wfile.flush()
+        self.stream_events(self.events, self.stop)
 
 
 def _listed_page(ident: object, count: int = 1) -> dict[str, object]:

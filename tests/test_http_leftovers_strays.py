@@ -86,17 +86,7 @@ class _TwoReads(JsonRpcHandler):
             self.stop.wait(RUN_AT_MOST)
 
     def do_GET(self) -> None:
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.end_headers()
-        self.wfile.flush()
-        while not self.stop.is_set():
-            try:
-                chunk = self.events.get(timeout=0.1)
-            except queue.Empty:
-                continue
-            self.wfile.write(chunk)
-            self.wfile.flush()
+        self.stream_events(self.events, self.stop)
 
 
 def _empty_event_stream(handler: _TwoReads) -> bool:
@@ -216,18 +206,7 @@ class _TwoReadsOverSse(QuietHandler):
     odd_sent: ClassVar[threading.Event]
 
     def do_GET(self) -> None:
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.end_headers()
-        self.wfile.write(b"event: endpoint\ndata: /messages?session=1\n\n")
-        self.wfile.flush()
-        while not self.stop.is_set():
-            try:
-                chunk = self.events.get(timeout=0.1)
-            except queue.Empty:
-                continue
-            self.wfile.write(chunk)
-            self.wfile.flush()
+        self.stream_events(self.events, self.stop, first=b"event: endpoint\ndata: /messages?session=1\n\n")
 
     def do_POST(self) -> None:
         message = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")

@@ -48,19 +48,8 @@ class _Pushing(JsonRpcHandler):
         return found
 
     def do_GET(self) -> None:
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Mcp-Session-Id", "s1")
-        self.end_headers()
-        self.wfile.flush()
         self.get_opened.set()
-        while not self.stop.is_set():
-            try:
-                chunk = self.events.get(timeout=0.1)
-            except queue.Empty:
-                continue
-            self.wfile.write(chunk)
-            self.wfile.flush()
+        self.stream_events(self.events, self.stop, headers={"Mcp-Session-Id": "s1"})
 
 
 def _answer(ident: object) -> bytes:

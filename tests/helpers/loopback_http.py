@@ -9,6 +9,7 @@ one.
 from __future__ import annotations
 
 import json
+import queue
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -39,6 +40,31 @@ class QuietHandler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: object) -> None:
         return None
+
+    def stream_events(
+        self,
+        events: queue.Queue[bytes],
+        stop: threading.Event,
+        *,
+        headers: dict[str, str] | None = None,
+        first: bytes = b"",
+    ) -> None:
+        """Answer a GET with an event stream: `first` (a legacy server's `endpoint` event), then each
+        chunk queued in `events`, as it comes, until `stop` is set."""
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(first)
+        self.wfile.flush()
+        while not stop.is_set():
+            try:
+                chunk = events.get(timeout=0.1)
+            except queue.Empty:
+                continue
+            self.wfile.write(chunk)
+            self.wfile.flush()
 
 
 class JsonRpcHandler(QuietHandler):
