@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from textual.app import App, ComposeResult
+from textual.app import App
 from textual.dom import DOMNode
 from textual.pilot import Pilot
 from textual.strip import Strip
@@ -30,6 +30,7 @@ from explorer.sanitize import escaped_code_points
 from explorer.widgets.preview import ContentPreview
 from tests.app_helpers import main_screen, settled_app, stdio_spec, wait_for
 from tests.helpers.tiny_server import tiny_server
+from tests.test_big_results_preview import PreviewApp
 
 SIZE = (120, 40)
 
@@ -86,17 +87,6 @@ CASES: dict[str, tuple[str, tuple[str, ...]]] = {
     "named": (NAMED, ("\\u200f1", "\\u200c2", "\\u200b3", "\\xad4", "i\\u202emg")),
     "fence": (FENCE, ("fenced \\u202e \\x1b[2J", "item \\u2067x", "quote \\u2068y")),
 }
-
-
-class PreviewApp(App[None]):
-    """One ContentPreview, as the main screen shows it."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.animation_level = "none"
-
-    def compose(self) -> ComposeResult:
-        yield ContentPreview()
 
 
 @dataclass
