@@ -24,10 +24,16 @@ aside and starting afresh was the other way: it loses nothing either, but the us
 bookmarks gone with no word at the moment it happens. A file of a newer version is read as far as it
 matches this version's shape, and not saved over either (an older explorer would drop what it does not
 know). Top-level keys this version does not know are kept when the file is rewritten.
+
+A save may run in a thread (the screen saves off the UI thread: the lock may make it wait) while the user
+toggles more bookmarks: `toggle` and the save's start and end take a short lock on this object's state,
+the save writes the changes as they were when it started, and a change made meanwhile is kept for the next
+save. Saves of one object run one at a time.
 """
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -92,6 +98,8 @@ class Bookmarks:
         self._changes: _Changes = {}  # made here and not written yet
         self._servers: dict[str, list[str]] = {}
         self._seen: tuple[int, int, int] | None = None  # the file as last read or written here
+        self._state = threading.Lock()  # `_changes` and `_servers`, between `toggle` and a save's thread
+        self._saving = threading.Lock()  # one save at a time
         self._read_again()
 
     @property
@@ -117,37 +125,53 @@ class Bookmarks:
             )
         return data, version_problem(self.path, data, _VERSION, "bookmarks")
 
-    def _merge(self, document: dict[str, Any] | None) -> tuple[dict[str, Any], _Changes]:
-        """The file's `servers` with this run's changes made; shown here from now on."""
+    def _merge(self, document: dict[str, Any] | None, changes: _Changes) -> tuple[dict[str, Any], _Changes]:
+        """The file's `servers` with `changes` made, and the adds that could not be; what is shown from
+        now on is that with every change not written yet made too (one made while a save ran included)."""
         servers = dict(document.get("servers", {})) if document is not None else {}
-        left = _apply(servers, self._changes)
-        shown = {server: uris for server, value in servers.items() if (uris := _uris(value))}
-        for server, uri in left:  # not saved (`problem` says why), but marked in this run
-            shown.setdefault(server, []).insert(0, uri)
-        self._servers = shown
+        left = _apply(servers, changes)
+        with self._state:
+            newer = {key: added for key, added in self._changes.items() if changes.get(key) != added}
+            shown_servers = dict(servers)
+            unsaved = {**left, **newer}
+            for server, uri in _apply(shown_servers, unsaved):  # not saved (`problem` says why): marked here
+                shown_servers.setdefault(server, [])
+                if uri not in (shown_uris := _uris(shown_servers[server])):
+                    shown_servers[server] = [uri, *shown_uris]
+            self._servers = {name: uris for name, value in shown_servers.items() if (uris := _uris(value))}
         return servers, left
 
     def _read_again(self) -> None:
         self._seen = file_signature(self.path)
         document, self.problem = self._read()
-        self._merge(document)
+        with self._state:
+            changes = dict(self._changes)
+        self._merge(document, changes)
 
     def has(self, server: str, uri: str) -> bool:
         return uri in self.servers.get(server, [])
 
     def toggle(self, server: str, uri: str) -> bool:
         """Add or remove one bookmark (remembered as a change until saved); returns whether it is marked."""
-        uris = self.servers.setdefault(server, [])
-        marked = uri not in uris
-        self._changes.pop((server, uri), None)  # the latest change of a bookmark is the one that counts
-        self._changes[(server, uri)] = marked
-        if marked:
-            uris.insert(0, uri)
-        else:
-            uris.remove(uri)
-        if not uris:
-            del self._servers[server]
+        shown = self.servers  # read again first when the file changed
+        with self._state:
+            uris = shown.setdefault(server, [])
+            marked = uri not in uris
+            self._changes.pop((server, uri), None)  # the latest change of a bookmark is the one that counts
+            self._changes[(server, uri)] = marked
+            if marked:
+                uris.insert(0, uri)
+            else:
+                uris.remove(uri)
+            if not uris:
+                del shown[server]
         return marked
+
+    @property
+    def unsaved(self) -> bool:
+        """Whether changes made here are not in the file yet (a save failed, or one is still running)."""
+        with self._state:
+            return bool(self._changes)
 
     def all(self) -> list[tuple[str, str]]:
         """(server, uri) of every bookmark, server by server."""
@@ -155,20 +179,26 @@ class Bookmarks:
 
     def save(self) -> bool:
         """Merge this run's changes into the file as it is now and write it; False when that failed, or
-        when the file (or a server's entry in it) must not be written over (`problem`)."""
-        with update_lock(self.path) as busy:
+        when the file (or a server's entry in it) must not be written over (`problem`). May run in a
+        thread; may wait up to `storage.LOCK_WAIT` for another process's save."""
+        with self._saving, update_lock(self.path) as busy:
             if busy is not None:
                 self.problem = f"{busy}; this change is kept and saved with the next one"
                 return False
             self._seen = file_signature(self.path)
             document, self.problem = self._read()
-            servers, left = self._merge(document)
+            with self._state:
+                changes = dict(self._changes)
+            servers, left = self._merge(document, changes)
             if document is None or self.problem is not None:
                 return False
             if not write_json_atomically(self.path, {**document, "version": _VERSION, "servers": servers}):
                 return False
             self._seen = file_signature(self.path)
-            self._changes = left
+            with self._state:  # written: forget them, unless changed again while this save ran
+                for key, added in changes.items():
+                    if key not in left and self._changes.get(key) == added:
+                        del self._changes[key]
         if left:
             names = ", ".join(repr(sanitize_line(server, 60)) for server in dict.fromkeys(s for s, _ in left))
             self.problem = (

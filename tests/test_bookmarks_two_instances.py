@@ -146,3 +146,67 @@ def test_a_forgotten_key_stays_forgotten_when_the_other_history_saves(tmp_path: 
     again = History.load(path)
     assert again.entries("template", "demo", "t://{x}") == []
     assert again.entries("prompt", "demo", "p") == [{"q": "1"}]
+
+
+def test_a_toggle_made_while_a_save_runs_is_kept_for_the_next_save(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "bookmarks.json"
+    marks = Bookmarks(path)
+    assert marks.toggle("demo", "docs://a")
+    write = storage.write_json_atomically
+
+    def toggling_meanwhile(target: Path, data: dict[str, object]) -> bool:
+        marks.toggle("demo", "docs://b")  # the user marks another while the first save writes
+        return write(target, data)
+
+    monkeypatch.setattr("explorer.bookmarks.write_json_atomically", toggling_meanwhile)
+    assert marks.save()
+    assert _file(path)["servers"] == {"demo": ["docs://a"]}  # the save wrote what it started with
+    assert marks.unsaved and marks.has("demo", "docs://b") and marks.has("demo", "docs://a")
+    monkeypatch.setattr("explorer.bookmarks.write_json_atomically", write)
+    assert marks.save() and not marks.unsaved
+    assert _file(path)["servers"] == {"demo": ["docs://b", "docs://a"]}
+
+
+@pytest.mark.anyio
+@pytest.mark.slow
+async def test_keys_go_on_while_a_bookmark_save_waits_for_another_explorers_lock(
+    isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = isolated_home / "data" / "bookmarks.json"
+    # The save waits for the lock as long as the test holds it; a save on the UI thread would hold the
+    # keys up that long, then fail (and the exact note below would not be shown).
+    monkeypatch.setattr(storage, "LOCK_WAIT", 60.0)
+    async with settled_app(demo_spec()) as (app, pilot):
+        screen = main_screen(app)
+        screen.tree_widget.select_prefix("docs://handbook/welcome")
+        with storage.update_lock(path) as busy:  # another explorer in the middle of its save
+            assert busy is None
+            await pilot.press("b")
+            await pilot.press("down")
+            await pilot.pause()
+            assert any(str(n.message) == "Bookmarked docs://handbook/welcome" for n in app._notifications)
+            assert screen.highlighted_uri() != "docs://handbook/welcome"
+            assert not path.exists()
+        await wait_for(pilot, lambda: path.exists() and "docs://handbook/welcome" in path.read_text())
+        assert _file(path)["servers"] == {"demo": ["docs://handbook/welcome"]}
+
+
+@pytest.mark.anyio
+@pytest.mark.slow
+async def test_a_bookmark_the_lock_kept_from_the_file_is_saved_at_quit(
+    isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = isolated_home / "data" / "bookmarks.json"
+    monkeypatch.setattr(storage, "LOCK_WAIT", 0.05)
+    async with settled_app(demo_spec()) as (app, pilot):
+        screen = main_screen(app)
+        screen.tree_widget.select_prefix("docs://handbook/welcome")
+        with storage.update_lock(path):
+            await pilot.press("b")
+            await wait_for(pilot, lambda: any("Could not save" in str(n.message) for n in app._notifications))
+        [note] = [str(n.message) for n in app._notifications if "Could not save" in str(n.message)]
+        assert "locked" in note and note.endswith("(docs://handbook/welcome)")
+        assert not path.exists()
+    assert _file(path)["servers"] == {"demo": ["docs://handbook/welcome"]}  # written as the app closed

@@ -229,6 +229,8 @@ Every server's resources and templates as one URI-prefix tree.
                 with contextlib.suppress(Exception):
                     await worker.wait()
         await settle_server_stops()  # a cancelled worker leaves its server's stop running on its own
+        with contextlib.suppress(Exception):  # a bookmark a failed save kept: one more try, in a thread
+            await anyio.to_thread.run_sync(self.places.save_unsaved)
 
     @property
     def tree_widget(self) -> ResourceTree:

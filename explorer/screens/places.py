@@ -61,15 +61,33 @@ class Places:
             target = (server, uri)
         server, uri = target
         marked = self.bookmarks.toggle(server, uri)
-        saved = self.bookmarks.save()
         verb = "Bookmarked" if marked else "Bookmark removed:"
-        why = f": {self.bookmarks.problem}" if self.bookmarks.problem else ""
-        note = "" if saved else f" (could not save the bookmarks file{why})"
-        screen.notify(
-            f"{verb} {sanitize_line(uri, 200)}{note}",
-            markup=False,
-            severity="information" if saved else "warning",
-        )
+        screen.notify(f"{verb} {sanitize_line(uri, 200)}", markup=False)
+        self._save_in_background(uri)
+
+    def _save_in_background(self, uri: str) -> None:
+        """Write the bookmarks in a thread: a save waits for another explorer's save of the same folder
+        (up to `storage.LOCK_WAIT`), which must not freeze the keys; a failure is said when it is known."""
+        app = self.screen.app
+        bookmarks = self.bookmarks
+
+        def save() -> None:
+            if bookmarks.save():
+                return
+            why = f": {bookmarks.problem}" if bookmarks.problem else ""
+            app.call_from_thread(
+                app.notify,
+                f"Could not save the bookmarks file{why} ({sanitize_line(uri, 200)})",
+                markup=False,
+                severity="warning",
+            )
+
+        app.run_worker(save, thread=True, group="bookmark-save", exit_on_error=False)
+
+    def save_unsaved(self) -> None:
+        """At quit, one more try for changes a failed save kept (the file may be free or fixed now)."""
+        if self.bookmarks.unsaved:
+            self.bookmarks.save()
 
     def open_bookmark(self, server: str, uri: str) -> None:
         """Go to a bookmark; a resource listed there is read."""
