@@ -534,7 +534,7 @@ class ProtocolProblems:
         self.request_sample: str | None = None
         self.logs = _Unread()  # log entries the explorer could not read
         self.progress = _Unread()  # progress notifications the explorer could not read
-        self.strays = 0  # answers naming a request never sent, while none waited (`stray_answers`)
+        self.strays = 0  # answers naming a request never sent, failing no request (`stray_answers`)
         self.stray_sample: str | None = None  # the first one's id, as `shown_id` shows it
 
     def dropped_notification(self, method: str) -> None:
@@ -579,8 +579,8 @@ class ProtocolProblems:
         self.progress.add(why)
 
     def stray_answer(self, shown: str) -> None:
-        """An answer naming a request never sent (`shown`: its id as `shown_id` shows it), come while no
-        request waited: the session drops it, and no request is failed for it."""
+        """An answer naming a request never sent (`shown`: its id as `shown_id` shows it) that fails no
+        request (none waited, or the one it was meant for cannot be told): the session drops it."""
         self.strays += 1
         if self.stray_sample is None:
             self.stray_sample = shown

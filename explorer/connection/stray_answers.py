@@ -18,9 +18,16 @@ parse, and nothing is parsed twice:
   waited when it came; with one waiting, that one fails at once with the sentence `answer_checks` says
   for a JSON answer; with several, each answered later is not the one, and once one alone is left, it
   fails so (it waited for its timeout before). A request cancelled meanwhile (a timeout's courtesy
-  cancel, or `server_messages` failing it) makes the stray's request unknown: nothing is failed for it.
-  One that comes while no request waits is meant for none: it is counted in the connection's
-  `ProtocolProblems` (before, it was dropped without a word), so the warning a listing ends with says it.
+  cancel, the user stopping a listing, or `server_messages` failing it) makes the stray's request
+  unknown: nothing is failed for it, and the stray is counted in the connection's `ProtocolProblems`,
+  as is one that comes while no request waits (meant for none), so the warning a listing ends with says
+  it (before, both were dropped without a word). Its id was never sent: a server fault whichever request
+  it was meant for, the one cancelled too. An answer naming a request the explorer cancelled is not one:
+  the server may answer a request before the cancel reaches it, and such a late answer goes on to the
+  session, which drops it, neither counted nor failing anything.
+- Every stray is said once, by the request it fails or in that count: past `_MOST_STRAYS` strays not
+  told yet, the oldest is counted rather than forgotten, and one told for a request failed or forgotten
+  meanwhile (several strays among the same requests, or `_MOST_KEPT` requests waiting) is counted too.
 """
 
 from __future__ import annotations
@@ -44,7 +51,7 @@ __all__ = ["StrayAnswers", "error_answer"]
 
 _MOST_KEPT = 4096  # ids of requests sent (and waiting) remembered: past that, the oldest are forgotten
 LISTEN = "subscriptions/listen"
-_MOST_STRAYS = 64  # strays waiting to be told whose they are: past that, the oldest are given up
+_MOST_STRAYS = 64  # strays waiting to be told whose they are: past that, the oldest is counted untold
 
 
 def error_answer(ident: RequestId, why: str) -> Any:
@@ -136,7 +143,9 @@ class StrayAnswers:
             self._fail(next(iter(self._waiting)), named)
         elif self._waiting:
             self._strays.append((named, set(self._waiting)))
-            del self._strays[:-_MOST_STRAYS]
+            if len(self._strays) > _MOST_STRAYS:  # the oldest is given up, but said
+                given_up, _ = self._strays.pop(0)
+                self._problems.stray_answer(shown_id(given_up))
         else:
             self._problems.stray_answer(shown_id(named))
 
@@ -159,7 +168,8 @@ class StrayAnswers:
         """Fail the waiting request `key` (coerced) with an answer made here: the stray naming `named`
         was its answer."""
         ident = self._waiting.pop(key, None)
-        if ident is None:  # answered or failed meanwhile
+        if ident is None:  # failed by another stray, or forgotten (`_MOST_KEPT`): this one is said here
+            self._problems.stray_answer(shown_id(named))
             return
         self._made.append(error_answer(ident, _misnamed(ident, named)))
         self._answered(key)
@@ -169,8 +179,15 @@ class StrayAnswers:
         if isinstance(ident, int | str) and not isinstance(ident, bool):
             key = coerced(ident)
             if self._waiting.pop(key, None) is not None:
-                # It may have been the one a stray was meant for: those strays' requests are unknown.
-                self._strays = [(named, waited) for named, waited in self._strays if key not in waited]
+                # It may have been the one a stray was meant for: those strays' requests are unknown,
+                # and nothing else will say them.
+                kept = []
+                for named, waited in self._strays:
+                    if key in waited:
+                        self._problems.stray_answer(shown_id(named))
+                    else:
+                        kept.append((named, waited))
+                self._strays = kept
 
     def made(self) -> Any | None:
         """The next error answer made here, or None."""
