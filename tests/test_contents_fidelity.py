@@ -334,6 +334,6 @@ def test_cli_read_decodes_a_blob_in_its_declared_charset(tmp_path: Path) -> None
     assert result.stderr.splitlines() == [
         "note: c://l: decoded from the declared charset latin-1",
         "note: c://u: decoded from the declared charset utf-16",
-        "note: c://bad: declared as text, but the bytes are not ascii, the declared charset "
+        "warning: c://bad: declared as text, but the bytes are not ascii, the declared charset "
         "(ordinal not in range(128) at byte 2): printed as a blob",
     ]

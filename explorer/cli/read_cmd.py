@@ -4,6 +4,11 @@
 `{"server", "uri", "ok": false, "error": {"code", "message", "data", "origin"}}`
 (`explorer.cli.output.error_json`). Only a server that declares `resources` is asked. Ctrl+C stops the
 read (`explorer.cli.ctrl_c`): the error says so (code null, origin "explorer"), exit 130.
+
+Without `--json` the contents go to stdout and what is said about them to stderr: `note: ` for how a
+content was read (a declared charset), `warning: ` for a problem (bytes not in their charset, a charset
+that is none), as the TUI mutes the one and colours the other; neither changes the exit code. `--json`
+carries the server's result alone, no notes.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ from explorer.config import ListingBounds, ServerSpec
 from explorer.connection.errors import ServerFault
 from explorer.connection.session import ServerConnection
 from explorer.model.contents.binary import Base64Error, base64_size, decode_prefix, is_canonical_base64
-from explorer.model.contents.charsets import declared_charset, decode_text
+from explorer.model.contents.charsets import Decoded, declared_charset, decode_text
 from explorer.model.contents.classify import blob_family, shape_problem
 from explorer.model.contents.record import TEXT_KINDS
 from explorer.model.listing import Listing
@@ -135,32 +140,37 @@ def print_contents(result: dict[str, Any], asked: str | None = None) -> None:
         elif isinstance(content.get("text"), str):
             out(safe(content["text"], limit=TEXT_LIMIT))
         else:
-            text, why = declared_text(content)
-            out(blob_summary(content) if text is None else safe(text, limit=TEXT_LIMIT))
-            if why is not None:
-                note(f"note: {safe_line(content.get('uri', ''), 500)}: {why}")
+            decoded = declared_text(content)
+            out(blob_summary(content) if decoded.text is None else safe(decoded.text, limit=TEXT_LIMIT))
+            if decoded.note is not None:
+                # As the TUI mutes an informational note and colours a problem: `note:` or `warning:`.
+                prefix = "note" if decoded.informational else "warning"
+                note(f"{prefix}: {safe_line(content.get('uri', ''), 500)}: {decoded.note}")
 
 
-def declared_text(content: dict[str, Any]) -> tuple[str | None, str | None]:
-    """(the text, a note) of a blob whose MIME type declares a text in a charset, decoded as the TUI
-    decodes it (`explorer.model.contents.charsets`); (None, why not) when its bytes are not in that
-    charset; (None, None) when it declares none: its summary is printed, as for any other blob."""
+def declared_text(content: dict[str, Any]) -> Decoded:
+    """The text of a blob whose MIME type declares a text in a charset, decoded as the TUI decodes it
+    (`explorer.model.contents.charsets`), with its note (informational when it only says how it was
+    read); no text and why not when its bytes are not in that charset; neither when it declares none:
+    its summary is printed, as for any other blob."""
     mime = content.get("mimeType")
     uri = content.get("uri")
     blob = content.get("blob")
     if not isinstance(mime, str) or declared_charset(mime) is None or not isinstance(blob, str):
-        return None, None
+        return Decoded(None)
     family = blob_family(uri if isinstance(uri, str) else "", mime)
     if family is None or family[0] not in TEXT_KINDS:
-        return None, None
+        return Decoded(None)
     try:
         data, _size = decode_prefix(blob, None)
     except Base64Error:
-        return None, None  # the summary says why
+        return Decoded(None)  # the summary says why
     decoded = decode_text(data, mime)
     if decoded.text is None:
-        return None, f"{decoded.note}: printed as a blob"
-    return decoded.text, decoded.note or f"decoded from the declared charset {declared_charset(mime)}"
+        return Decoded(None, f"{decoded.note}: printed as a blob")
+    if decoded.note is None:  # UTF-8 declared: the TUI says nothing, `read` says how it printed bytes
+        return Decoded(decoded.text, f"decoded from the declared charset {declared_charset(mime)}", True)
+    return decoded
 
 
 async def read_on(
