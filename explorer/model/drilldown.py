@@ -194,9 +194,10 @@ class Drill:
 
     @property
     def problem(self) -> str | None:
-        """Why the template cannot be expanded with the fixed values, or None. A candidate for ``{/x*}``
-        is a list, which ``{x:3}`` later in the template cannot take (RFC 6570 2.4.1): the row says so,
-        and nothing that reads, copies or follows it may crash."""
+        """Why the template cannot be expanded with the fixed values, or None: a value no expansion can
+        take (a list for a variable a prefix such as ``{x:3}`` also uses, RFC 6570 2.4.1; the fields give
+        such a variable one string, so only a value set from elsewhere can be one). The row says so, and
+        nothing that reads, copies or follows it may crash."""
         try:
             expand(self.parsed, self.expansion_values())
         except UnusableValue as error:

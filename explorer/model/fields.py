@@ -14,7 +14,9 @@ the `/` operator, `.` for `.`, and `,` for every other operator (so `eu-west/che
 `{/segments*}` as two segments, and a path suggested by the server can be accepted as typed). Empty
 items are dropped. Under a named operator (`;`, `?`, `&`) items that all look like `key=value` make a
 dict: `{?params*}` with `a=1,b=2` expands to `?a=1&b=2`. A non-explode variable always takes the text as
-one string: `a,b` in `{x}` expands to `a%2Cb`.
+one string: `a,b` in `{x}` expands to `a%2Cb`. So does a variable used anywhere with a prefix modifier,
+whatever its first use: RFC 6570 2.4.1 gives a prefix no list or map, and `{/x*}` with a string expands
+as `{/x}` does, so `d://r{/x*}/p/{x:3}` with `abcdef` is `d://r/abcdef/p/abc` (a list was refused).
 
 Checks
 ------
@@ -110,14 +112,24 @@ def _label(var: Variable) -> str:
 
 
 def template_fields(parsed: ParsedTemplate) -> list[FieldSpec]:
-    """One field per distinct variable, in order of first appearance."""
+    """One field per distinct variable, in order of first appearance; one used with a prefix anywhere
+    takes one string (no separator), even when its first use is exploded (module docstring)."""
     first: dict[str, Variable] = {}
     required: dict[str, bool] = {}
+    prefixed: set[str] = set()
     for var in parsed.variables:
         first.setdefault(var.name, var)
         required[var.name] = required.get(var.name, False) or var.operator not in _OPTIONAL_OPERATORS
+        if var.prefix:
+            prefixed.add(var.name)
     return [
-        FieldSpec(name, _label(var), required[name], variable=var, separator=_separator(var))
+        FieldSpec(
+            name,
+            _label(var),
+            required[name],
+            variable=var,
+            separator=None if name in prefixed else _separator(var),
+        )
         for name, var in first.items()
     ]
 

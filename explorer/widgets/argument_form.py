@@ -65,7 +65,8 @@ One line per variable or argument. The label shows how the template writes the v
 `{+path}`, `{/segments*}`, `{?q}`) and whether it is required.
 
 - Variables ending in `*` take **several values**: separate them with `/` in `{/x*}`, with `.` in
-  `{.x*}`, and with `,` otherwise (`key=value` items make pairs under `?`, `&` and `;`).
+  `{.x*}`, and with `,` otherwise (`key=value` items make pairs under `?`, `&` and `;`). One the
+  template also cuts with a prefix (`{x:3}`) takes a single value.
 - **Suggestions** appear under the field as you type (from the server's completions, with the values
   already filled in the other fields as context; your recent values first). `down`/`up` pick one,
   `enter` or `tab` accepts it, `escape` hides the list. `ctrl+space` asks again.

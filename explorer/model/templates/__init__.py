@@ -64,7 +64,9 @@ Preference, in this order:
   expand to ``a/b``); ``%25`` becomes ``%`` unless two hex digits follow.
 - A URI is compared after normalizing percent-encoding (hex case, triplets of unreserved characters).
 - A variable repeated in the template (``{x}/{x}``, ``{/v:1,v}``) takes the value of its first
-  occurrence without a prefix; re-expansion checks that the others agree.
+  occurrence without a prefix; re-expansion checks that the others agree. One used with a prefix
+  anywhere comes back as a ``str`` (``{/x*}/p/{x:3}``: the lone item of the exploded use), as the forms
+  and `expand` of the CLI read it (`explorer.model.fields`).
 
 Where RFC 6570 expansion is not recoverable (``match(t, expand(t, v))`` re-expands identically but can
 differ from ``v``; `round_trips` tolerates the first group, which is representation only):
@@ -101,7 +103,8 @@ Where `uritemplate` 4.2 deviates from RFC 6570 (tests pin each one):
 7. A prefix modifier on a list or dict value is silently ignored; RFC 2.4.1 says "Prefix modifiers are
    not applicable to variables that have composite values". Here `expand` raises `UnusableValue` (a
    `TemplateError`, and a `TypeError`) naming the variable: a variable used twice (``{/x*}/p/{x:3}``)
-   may get a list from one use that the other cannot take, and every caller says so, never crashes.
+   may be given a list for one use that the other cannot take, and every caller says so, never crashes
+   (the forms and the CLI give such a variable one string: `explorer.model.fields`).
 8. `uritemplate` accepts malformed templates (unbalanced braces, ``{=x}``, defaults ``{x=1}``);
    `parse_template` rejects them first.
 """

@@ -134,8 +134,12 @@ _Capture: TypeAlias = tuple[Slot | int, str]  # a variable's text, or an express
 _Move: TypeAlias = tuple[tuple[int, int], Sequence[_Capture]]  # the next (part, position), what it took
 
 
-def _extract(captures: Iterable[_Capture]) -> Values:
-    """Values from one parse; a repeated variable takes its first unprefixed occurrence."""
+def _extract(captures: Iterable[_Capture], single: frozenset[str] = frozenset()) -> Values:
+    """Values from one parse; a repeated variable takes its first unprefixed occurrence.
+
+    A variable in `single` (used with a prefix somewhere) takes a string, as the form reads it: the lone
+    item of an exploded use (`{/x*}/p/{x:3}`) is that string; a list there could never re-expand.
+    """
     captured = list(captures)
     empty = {key for key, text in captured if isinstance(key, int) and not text}
     values: Values = {}
@@ -144,13 +148,17 @@ def _extract(captures: Iterable[_Capture]) -> Values:
             if isinstance(key, int) or key.expr_index in empty or bool(key.var.prefix) != prefixed:
                 continue
             values.setdefault(key.var.name, _parse_slot(key, text))
+    for name in single:
+        value = values.get(name)
+        if isinstance(value, list) and len(value) == 1 and isinstance(value[0], str):
+            values[name] = value[0]
     return values
 
 
 def _confirmed(parsed: ParsedTemplate, captures: Iterable[_Capture], normalized: str) -> Values | None:
     """The parse's values if they decode and re-expand to the URI, else None."""
     try:
-        values = _extract(captures)
+        values = _extract(captures, frozenset(v.name for v in parsed.variables if v.prefix))
         if normalize_pct(expand(parsed, values)) == normalized:
             return values
     except (NoMatch, UnicodeError, TypeError):  # `UnusableValue`: a repeated prefixed variable got a list
