@@ -393,16 +393,32 @@ def test_toml_server_errors_say_table(tmp_path: Path) -> None:
     ],
 )
 def test_bounds_must_be_positive_numbers(tmp_path: Path, listing: str, problem: str) -> None:
-    assert problem in config_error(write(tmp_path, "config.toml", f"[listing]\n{listing}\n"))
+    """A bound that cannot be used is a warning naming the file, and its default is used."""
+    key = problem.split('"')[1]
+    other = "max_items" if key == "max_pages" else "max_pages"  # a good bound beside it still applies
+    path = write(tmp_path, "config.toml", f"[listing]\n{listing}\n{other} = 7\n")
+    config = load_config(path)
+    (warning,) = config.warnings
+    assert warning.startswith(f"{path}: {problem}") and "; the default (" in warning
+    assert getattr(config.listing, key) == getattr(ListingBounds(), key)
+    assert getattr(config.listing, other) == 7
 
 
 def test_other_toml_type_errors(tmp_path: Path) -> None:
-    assert '"theme" must be a theme name' in config_error(write(tmp_path, "a.toml", "theme = 3\n"))
-    assert '"listing" must be a table' in config_error(write(tmp_path, "b.toml", "listing = 3\n"))
-    assert '"keymap" must be a table' in config_error(write(tmp_path, "c.toml", "keymap = []\n"))
-    assert 'keymap "filter" must be a string' in config_error(
-        write(tmp_path, "d.toml", "[keymap]\nfilter = 1\n")
-    )
+    """The explorer's own settings that cannot be used are warnings, their defaults used; a `servers`
+    that is no table is still an error (the servers cannot be known)."""
+    cases = [
+        ("theme = 3\n", '"theme" must be a theme name, not a number; the default theme is used'),
+        ("listing = 3\n", '"listing" must be a table of bounds, not a number; the default bounds are used'),
+        ("keymap = []\n", '"keymap" must be a table of binding ids to keys, not a list; the default keys'),
+        ('[keymap]\nfilter = 1\ngoto = "g"\n', 'keymap "filter" must be a string of keys'),
+    ]
+    for index, (text, warning) in enumerate(cases):
+        path = write(tmp_path, f"{index}.toml", text)
+        config = load_config(path)
+        assert [w for w in config.warnings if w.startswith(f"{path}: {warning}")] == config.warnings
+        assert config.warnings and config.theme is None and config.listing == ListingBounds()
+        assert config.keymap == ({"goto": "g"} if "goto" in text else {})
     assert '"servers" must be a table' in config_error(write(tmp_path, "e.toml", "servers = [1]\n"))
 
 

@@ -41,7 +41,7 @@ from explorer.config.found import (
     sources_note,
 )
 from explorer.config.inputs import fill_inputs, missing_inputs, parse_input_options
-from explorer.config.options import check_startable, parse_env_options
+from explorer.config.options import check_startable, names_no_configured_server, parse_env_options
 from explorer.config.variables import HostContext
 from explorer.sanitize import sanitize_line
 
@@ -146,19 +146,32 @@ class Settings:
         try:
             own = load_config(path, context=context)
         except ConfigError as problem:  # the named config is what was asked for: it still runs
-            named.warnings.append(f"the explorer's own settings were not applied: {problem}")
+            named.warnings.append(f"{_NOT_APPLIED}{problem}")
             return named
         return replace(
             named,
             keymap=named.keymap or own.keymap,
             theme=named.theme or own.theme,
             listing=own.listing if named.listing == ListingBounds() else named.listing,
+            warnings=[*named.warnings, *own.setting_warnings],
         )
 
     def prepare(self, context: HostContext | None = None) -> Prepared:
-        """The config and the servers to use, inputs not asked yet; raises ConfigError (exit 2)."""
+        """The config and the servers to use, inputs not asked yet; raises ConfigError (exit 2).
+
+        A config.toml that cannot be read (not TOML, a FIFO, ...) is an error when it would say which
+        servers to use; when every `-s` is a URL or a command line of its own, it is a warning and the
+        servers run with the default settings (it stopped every command, even `-s URL tree`)."""
         context = context or HostContext.current()
-        config = self.load(context)
+        not_applied: list[str] = []
+        try:
+            config = self.load(context)
+        except ConfigError as problem:
+            own_only = self.config_path is None  # -c: the named config is what was asked for
+            if not (own_only and self.servers and all(map(names_no_configured_server, self.servers))):
+                raise
+            config = None
+            not_applied.append(f"{_NOT_APPLIED}{problem}")
         headers = dict(parse_header(h) for h in self.headers)
         env = parse_env_options(self.env)
         given = parse_input_options(self.inputs)
@@ -169,7 +182,9 @@ class Settings:
         specs = [fill_inputs(spec, given) for spec in specs]
         for spec in specs:
             check_startable(spec)
-        prepared = Prepared(config, specs, warnings=list(config.warnings) if config is not None else [])
+        prepared = Prepared(
+            config, specs, warnings=list(config.warnings) if config is not None else not_applied
+        )
         for input_id in given:
             if input_id not in wanted:
                 prepared.warnings.append(f"--input {input_id}: no server used here has ${{input:{input_id}}}")
@@ -205,6 +220,9 @@ class Settings:
             max_seconds=float(values.get("max_seconds", base.max_seconds)),
             max_bytes=int(values.get("max_bytes", base.max_bytes)),
         )
+
+
+_NOT_APPLIED = "the explorer's own settings were not applied: "
 
 
 def ask_inputs(

@@ -8,6 +8,8 @@ Relative paths (`cwd`, `envFile`) start from the workspace folder for a workspac
 levels) is a ConfigError like any other, never a RecursionError. A server entry that cannot be used (a
 wrong type, both `command` and `url`, a missing `cwd`, a NUL character) is left out with a warning naming
 the file, the entry and why (`Config.broken`); only a file none of whose entries can be used is an error.
+So is a value of the explorer's own settings (theme, keymap, listing bounds) that cannot be used: a warning
+naming the file, the key and why, and its default is used.
 """
 
 from __future__ import annotations
@@ -234,16 +236,24 @@ class _Loader:
         for key in doc:
             if key not in _TOP_KEYS:
                 self.warn(f"unknown setting {quoted(key)} is ignored")
+        servers = self.servers(doc.get("servers", {}), "servers")
+        before = len(self.warnings)
         theme = doc.get("theme")
         if theme is not None and (not isinstance(theme, str) or not theme.strip()):
-            raise self.error(f'"theme" must be a theme name, not {value_kind(theme, "table")}')
+            self.warn(
+                f'"theme" must be a theme name, not {value_kind(theme, "table")}; the default theme is used'
+            )
+            theme = None
+        keymap = self.keymap(doc.get("keymap", {}))
+        listing = self.listing(doc.get("listing", {}))
         return Config(
-            servers=self.servers(doc.get("servers", {}), "servers"),
-            keymap=self.keymap(doc.get("keymap", {})),
+            servers=servers,
+            keymap=keymap,
             theme=theme,
-            listing=self.listing(doc.get("listing", {})),
+            listing=listing,
             warnings=self.warnings,
             broken=self.broken,
+            setting_warnings=self.warnings[before:],
         )
 
     # -- sections
@@ -565,38 +575,58 @@ class _Loader:
             raise self.error(f'{where} has {key} "{declared}" but no "url"')
         return transport
 
+    # The explorer's own settings: a value that cannot be used is a warning and its default is used, so a
+    # wrong theme or bound never stops a command whose servers are fine (or come from -s).
+
     def keymap(self, raw: object) -> dict[str, str]:
         if not isinstance(raw, dict):
-            raise self.error(
-                f'"keymap" must be a table of binding ids to keys, not {value_kind(raw, "table")}'
+            self.warn(
+                f'"keymap" must be a table of binding ids to keys, not {value_kind(raw, "table")}; '
+                "the default keys are used"
             )
+            return {}
         keymap: dict[str, str] = {}
         for binding, keys in raw.items():
             if not isinstance(keys, str) or not keys.strip():
-                raise self.error(f'keymap {quoted(binding)} must be a string of keys such as "slash,ctrl+f"')
+                self.warn(
+                    f'keymap {quoted(binding)} must be a string of keys such as "slash,ctrl+f"; '
+                    "its default keys are used"
+                )
+                continue
             keymap[binding] = keys.strip()
         return keymap
 
     def listing(self, raw: object) -> ListingBounds:
         if not isinstance(raw, dict):
-            raise self.error(f'"listing" must be a table of bounds, not {value_kind(raw, "table")}')
+            self.warn(
+                f'"listing" must be a table of bounds, not {value_kind(raw, "table")}; '
+                "the default bounds are used"
+            )
+            return ListingBounds()
         values: dict[str, Any] = {}
         for key, value in raw.items():
             if key in _INT_BOUNDS:
                 if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-                    raise self.error(f'listing "{key}" must be a positive whole number, not {value!r}')
+                    self.warn(
+                        f'listing "{key}" must be a positive whole number, not {value!r}{_default_of(key)}'
+                    )
+                    continue
                 values[key] = value
             elif key == "max_seconds":
                 number_ok = isinstance(value, int | float) and not isinstance(value, bool)
                 if not number_ok or not math.isfinite(value) or value <= 0:
-                    raise self.error(f'listing "max_seconds" must be a positive number, not {value!r}')
+                    self.warn(
+                        f'listing "max_seconds" must be a positive number, not {value!r}{_default_of(key)}'
+                    )
+                    continue
                 values[key] = float(value)
             else:
                 self.warn(f"unknown listing setting {quoted(key)} is ignored")
         try:
             return ListingBounds(**values)
         except (ValueError, TypeError) as exc:
-            raise self.error(f"listing: {exc}") from None
+            self.warn(f"listing: {exc}; the default bounds are used")
+            return ListingBounds()
 
     # -- values
 
@@ -636,6 +666,13 @@ class _Loader:
                 )
             result[name] = expand(item)
         return result
+
+
+def _default_of(bound: str) -> str:
+    """`; the default (100000) is used`: what a listing bound that cannot be used is replaced by."""
+    value = getattr(ListingBounds(), bound)
+    shown = f"{value:g}" if isinstance(value, float) else str(value)
+    return f"; the default ({shown}) is used"
 
 
 def _misspelt_target(raw: Mapping[str, Any]) -> str:

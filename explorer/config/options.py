@@ -124,6 +124,19 @@ def parse_server_option(
     return ServerSpec(name=_command_name(argv), transport="stdio", command=command, args=tuple(argv[1:]))
 
 
+def names_no_configured_server(value: str) -> bool:
+    """Whether a `-s` value is a server of its own, whatever a config file says: an http(s) URL, or a
+    command line whose program exists. Anything else may be the name of a configured server."""
+    text = value.strip()
+    if text.lower().startswith(("http://", "https://")):
+        return True
+    try:
+        argv = shlex.split(text)
+    except ValueError:
+        return False
+    return bool(argv) and bool(argv[0]) and _is_runnable(os.path.expanduser(argv[0]))
+
+
 def _is_runnable(command: str) -> bool:
     return shutil.which(command) is not None or Path(command).exists()
 

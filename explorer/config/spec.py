@@ -503,6 +503,8 @@ class Config:
     was merged from a client's files, which `files` lists (user file first; a later file wins on a name).
     `broken` maps each server entry that cannot be used to why (a sentence naming the file): it is left
     out of `servers` with a warning, so one broken entry never hides the others, and `-s NAME` says why.
+    `setting_warnings` are the warnings about the explorer's own settings (a theme, keymap or listing
+    value that cannot be used, its default used instead), which `-c` passes on when it applies them.
     """
 
     servers: dict[str, ServerSpec] = field(default_factory=dict)
@@ -514,3 +516,4 @@ class Config:
     files: tuple[Path, ...] = ()
     client: str | None = None
     broken: dict[str, str] = field(default_factory=dict)
+    setting_warnings: list[str] = field(default_factory=list)
