@@ -23,8 +23,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from explorer.config.loaders import MAX_CONFIG_BYTES
 from explorer.config.spec import ConfigError, ServerSpec
 from explorer.config.toml_entries import InlineServers, Unreadable, cut_server
+from explorer.storage import FileTooLargeError, NotAFileError, read_regular_file
 
 
 def _string(value: str) -> str:
@@ -57,6 +59,22 @@ def server_toml(spec: ServerSpec) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _read_bytes(path: Path) -> bytes:
+    """The file's bytes, read as `load_config` reads them: a FIFO or a device is refused, never waited on
+    (reading a FIFO as config.toml hung the save); FileNotFoundError when it is missing; ConfigError,
+    saying the file is not changed, for anything else that cannot be read."""
+    try:
+        return read_regular_file(path, limit=MAX_CONFIG_BYTES)
+    except FileNotFoundError:
+        raise
+    except IsADirectoryError:
+        raise ConfigError(f"{path}: is a directory, not a config file; not changed") from None
+    except (NotAFileError, FileTooLargeError) as exc:  # "is a FIFO, not a file", "is too large (...)"
+        raise ConfigError(f"{path}: {exc.strerror}; not changed") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the file ({exc.strerror or exc}); not changed") from None
+
+
 def _read_toml(path: Path, data: bytes) -> tuple[str, dict[str, Any]]:
     """The file's text and what it parses to, read as `load_config` reads it (a UTF-8 BOM allowed);
     ConfigError, saying the file is not changed, when it is not UTF-8 TOML."""
@@ -81,9 +99,9 @@ def save_server(path: Path, spec: ServerSpec) -> None:
     stays where it is; the file's comments, symlink and mode are kept (it is appended to, not replaced).
     """
     try:
-        data = path.read_bytes() if path.exists() else b""
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read the file ({exc.strerror or exc}); not changed") from None
+        data = _read_bytes(path)
+    except FileNotFoundError:  # missing, or a symlink to a file not made yet: created below
+        data = b""
     text, before = _read_toml(path, data)
     existing = before.get("servers", {})
     if isinstance(existing, dict) and spec.name in existing:
@@ -152,11 +170,9 @@ def remove_server(path: Path, name: str, *, only_if: Mapping[str, Any] | None = 
     target is replaced), the file keeps its mode, and a UTF-8 BOM stays.
     """
     try:
-        data = path.read_bytes()
+        data = _read_bytes(path)
     except FileNotFoundError:
         return False
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read the file ({exc.strerror or exc}); not changed") from None
     text, before = _read_toml(path, data)
     servers = before.get("servers")
     if not isinstance(servers, dict) or name not in servers:
@@ -208,7 +224,7 @@ def _replace_text(path: Path, text: str, read: bytes) -> None:
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(temp, mode)
-        if path.read_bytes() != read:
+        if read_regular_file(path, limit=MAX_CONFIG_BYTES) != read:
             raise ConfigError(f"{path}: the file changed while the server was being removed; not changed")
         os.replace(temp, target)
     except OSError as exc:
