@@ -46,7 +46,7 @@ def forget_server(spec: ServerSpec, own_config: Path, *, delete: bool = False) -
 
     Called once the server is disconnected and dropped from the session; never raises.
     """
-    name = sanitize_line(spec.name, 60)
+    name = _middle_cut(spec.name, _NAME_WIDTH)
     origin = spec.origin
     if origin is not None and not _same_file(origin.file, own_config):
         return Forgotten(
@@ -84,6 +84,34 @@ def _own_entry(spec: ServerSpec, own_config: Path) -> tuple[str, dict[str, Any] 
     if _saved_there(spec, own_config):
         return spec.name, saved_table(spec)
     return None
+
+
+_NAME_WIDTH = 60
+_ELLIPSIS = "…"
+
+
+def _middle_cut(name: str, width: int) -> str:
+    """`name` sanitized, whole when it fits in `width` characters, else its head, `…` and its tail: cut at
+    its end, `company-internal-search-production` and `...-staging` read alike, and the end is often what
+    tells two servers apart (`-staging`, `-2`). A very long name is only read near its two ends."""
+    if len(name) <= 4 * width:
+        whole = sanitize_line(name, None)
+        if len(whole) <= width:
+            return whole
+    room = width - 1
+    return _fitted(name, room - room // 2, tail=False) + _ELLIPSIS + _fitted(name, room // 2, tail=True)
+
+
+def _fitted(name: str, width: int, *, tail: bool) -> str:
+    """The longest sanitized head (or tail) of `name` at most `width` characters long; an escape is never
+    cut in two, since each piece is sanitized as a whole."""
+    best = ""
+    for count in range(1, min(len(name), width) + 1):
+        shown = sanitize_line(name[-count:] if tail else name[:count], None)
+        if len(shown) > width:
+            break
+        best = shown
+    return best
 
 
 def _same_file(a: Path, b: Path) -> bool:
