@@ -75,13 +75,44 @@ async def test_prefix_filter_highlights_encoded_templates_on_the_shown_label(
 
 
 async def test_substring_filter_highlights_the_shown_text() -> None:
-    """A substring filter matches the server's text; `%C3%A9` is not in `t://é{x}`: no highlight there."""
+    """A substring filter matches the server's text, and the placed one: `%C3%A9` is `é` in `t://é{x}`,
+    as in every URI it expands to, and that `é` is highlighted."""
     lines = await pattern_lines("{x}")
     assert lines["t://a b/{x}"] == "⟨T⟩ [{x}]  Spaced"
     assert lines["t://é{x}"] == "⟨T⟩ é[{x}]  Accented"
     assert lines["t://plain/{x}"] == "⟨T⟩ [{x}]  Plain"
     lines = await pattern_lines("%C3%A9")
-    assert "[" not in lines.get("t://é{x}", "")
+    assert lines["t://é{x}"] == "⟨T⟩ [é]{x}  Accented"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # In the placed text of the label: the characters it stands for, as the server wrote them.
+        ("a%20b", "⟨T⟩ [a b]{y}  Mid"),
+        ("A%20B{", "⟨T⟩ [a b{]y}  Mid"),
+        ("%2", "⟨T⟩ a[ ]b{y}  Mid"),  # part of the space's encoding: the space
+        ("x/a%", "⟨T⟩ [a ]b{y}  Mid"),  # begins in the ancestors' segments: from the label's start
+        ("a b", "⟨T⟩ [a b]{y}  Mid"),  # the server's own text, as before
+        ("b{y}", "⟨T⟩ a [b{y}]  Mid"),  # in both texts: one run
+        ("mid", "⟨T⟩ a b{y}  [Mid]"),  # the name
+    ],
+)
+async def test_a_substring_of_the_placed_text_is_highlighted_on_the_shown_label(
+    text: str, expected: str
+) -> None:
+    """`t://x/a b{y}` sits under `t://x` with the label `a b{y}`: a substring of its placed text
+    (`t://x/a%20b{y}`) finds it and lights the characters of the label it stands for."""
+    tree = UriTree()
+    tree.add_resources([res("alpha", "t://x/one")])
+    tree.add_templates([tpl("alpha", "t://x/a b{y}", "Mid")])
+    app = TreeApp(tree)
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(ResourceTree)
+        view.set_filter(text)
+        await pilot.pause()
+        lines = [marked(view, y).lstrip(" │├└╴▸▾") for y in range(len(view.visible_rows()))]
+    assert expected in lines, lines
 
 
 @pytest.mark.parametrize(

@@ -635,7 +635,7 @@ async def test_hostile_names_render_literally_and_do_nothing() -> None:
             "\\x9b31m",
             "[link=https://evil]y[/link]",
             "{[/b]}  \\x1b]8;;x\\x07t",
-            "[@click=app…",  # a server badge, capped at 12 cells
+            "[/b]   [@click=app.quit]srv[/]",  # server badges, whole in a 120-column tree (`badge_cells`)
         ):
             assert shown in text, shown
         assert "\x1b" not in text and "\u202e" not in text and "\x9b" not in text

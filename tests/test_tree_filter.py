@@ -19,6 +19,7 @@ from explorer.model import tree_filter
 from explorer.model.entries import ResourceEntry, TemplateEntry
 from explorer.model.listing import template_in_prefix
 from explorer.model.tree_filter import FilterResult, compute_filter, is_prefix_query
+from explorer.model.uri_segments import template_placed_text
 from explorer.model.uri_tree import PatternNode, UriNode, UriTree
 from tests.factories import res, tpl
 
@@ -68,10 +69,13 @@ def brute_matches(
     uris = {
         entry.uri for entry in resources if hit(entry.uri) or hit(entry.name) or hit(entry.raw.get("title"))
     }
-    texts = {
+    texts = {  # a template's text as written or as placed (its literal prefix as its URIs write it)
         entry.uri_template
         for entry in templates
-        if hit(entry.uri_template) or hit(entry.name) or hit(entry.raw.get("title"))
+        if hit(entry.uri_template)
+        or hit(template_placed_text(entry.uri_template))
+        or hit(entry.name)
+        or hit(entry.raw.get("title"))
     }
     return uris, texts
 
@@ -407,7 +411,7 @@ def test_core_module_imports_no_ui() -> None:
 
 # Digits too: natural order (`a2` before `a10`) differs from the string order prefixes follow.
 _SEGMENTS = st.sampled_from(
-    ["a", "ab", "b", "", "B", "a?x", "c#f", "Ab", "x.y", "a1", "a10", "a2", "a01", "9", "10"]
+    ["a", "ab", "b", "", "B", "a?x", "c#f", "Ab", "x.y", "a1", "a10", "a2", "a01", "9", "10", "a b"]
 )
 _SCHEMES = st.sampled_from(["s://", "t://", "u:", "s:", "s3://", "s10:", ""])
 
@@ -436,7 +440,10 @@ def listings(draw: st.DrawFn) -> tuple[list[ResourceEntry], list[TemplateEntry]]
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     listings(),
-    st.one_of(uris(), st.sampled_from(["a", "b", "ab", "/", "?", "{", "zz", "x.", "s:/", "t:", "a1", "s1"])),
+    st.one_of(
+        uris(),
+        st.sampled_from(["a", "b", "ab", "/", "?", "{", "zz", "x.", "s:/", "t:", "a1", "s1", "a%20", " b"]),
+    ),
 )
 def test_filter_matches_brute_force_on_random_trees(
     listing: tuple[list[ResourceEntry], list[TemplateEntry]], text: str

@@ -16,7 +16,8 @@ Two kinds of query, chosen by `is_prefix_query`:
   whose text leads the text (`UriTree.nodes_leading_to`). Cost O(depth + matching siblings), independent
   of the size of the tree: no scan.
 - **Substring** (anything else): the case-insensitive (`str.lower`) substring of a resource's URI, name or
-  title, or of a template's text or name. A scan, in two passes over the public API. Pass 1 walks the
+  title, or of a template's text (as the server wrote it, or as placed: ``a%20b`` finds ``t://x/a b{y}``,
+  whose URIs all hold it) or name. A scan, in two passes over the public API. Pass 1 walks the
   nodes that have children or patterns and searches their children's segments in one C-level `find` over
   the joined segments: a node whose URI prefix contains the text matches with its whole subtree, which is
   not walked (``host0`` in ``bench://host0/...`` costs nothing below that node); a slice of a wide node
@@ -437,6 +438,17 @@ class _WholeCounts(Mapping[UriNode, int]):
 # --------------------------------------------------------------------------------------- substring
 
 
+def _template_hit(needle: str, pattern: PatternNode) -> bool:
+    """Whether a template's text contains `needle` (already lowered), as the server wrote it or as placed
+    (`PatternNode.placed_text`: ``t://x/a b{y}`` holds ``a%20b`` as every URI it expands to does). Two
+    texts for a template only: templates are few, and no resource pays for it."""
+    raw = pattern.uri_template
+    if needle in raw.lower():
+        return True
+    placed = pattern.placed_text
+    return placed is not raw and needle in placed.lower()
+
+
 def _name_hit(needle: str, name: object, raw: object) -> bool:
     """Whether a name, or the `title` in a raw listing item, contains `needle` (already lowered)."""
     if isinstance(name, str) and needle in name.lower():
@@ -585,7 +597,7 @@ def _substring_filter(
                     node_patterns = []
                 for pattern in node_patterns:
                     try:
-                        hit = needle in pattern.uri_template.lower() or any(
+                        hit = _template_hit(needle, pattern) or any(
                             _name_hit(needle, entry.name, entry.raw)
                             for entry in list(pattern.templates.values())
                         )

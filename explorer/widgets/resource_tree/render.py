@@ -8,6 +8,7 @@ parses markup.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
@@ -26,7 +27,21 @@ from explorer.widgets.server_labels import distinct_labels
 _DIRECTORY_MIME = "inode/directory"
 _LABEL_LIMIT = 200
 _NAME_LIMIT = 80
-_BADGE_CELLS = 12
+BADGE_CELLS = 12
+"""A server badge's cells in a tree up to `BADGE_FROM` columns wide (`badge_cells`)."""
+WIDE_BADGE_CELLS = 28
+"""A server badge's cells at most, however wide the tree."""
+BADGE_FROM = 60
+"""Tree columns from which badges grow, a cell every two columns: 28 cells from a 92-column tree. The
+main screen gives the tree 45% of the terminal, so a badge grows from about 135 terminal columns, and at
+200 (an 89-column tree, 26 cells) `filesystem-production-eu` shows whole."""
+
+
+def badge_cells(width: int) -> int:
+    """The cells of a server badge in a tree `width` columns wide: `BADGE_CELLS` up to `BADGE_FROM`
+    columns, then one more every two columns, at most `WIDE_BADGE_CELLS`. A narrow tree keeps its room
+    for the labels; a wide one has room to show a whole name (the cut one reads only near its ends)."""
+    return max(BADGE_CELLS, min(WIDE_BADGE_CELLS, BADGE_CELLS + (width - BADGE_FROM) // 2))
 
 
 class Palette(NamedTuple):
@@ -109,16 +124,26 @@ def _add_text(
 
 def _placed_span(raw: str, placed: str, label: str, common: int) -> list[tuple[int, int]]:
     """The span of `label` (the end of the server's template text `raw`) that `placed[:common]` covers,
+    where `placed` is `raw` with its literal prefix pct-encoded (`template_placed_text`)."""
+    return _placed_spans(raw, placed, label, [(0, common)])
+
+
+def _placed_spans(
+    raw: str, placed: str, label: str, spans: Iterable[tuple[int, int]]
+) -> list[tuple[int, int]]:
+    """The spans of `label` (the end of the server's template text `raw`) that `spans` of `placed` cover,
     where `placed` is `raw` with its literal prefix pct-encoded (`template_placed_text`): the label's
     literal characters are walked as `encode_keeping` encodes them, so a character whose encoding is
-    matched in part is highlighted whole. O(label)."""
+    matched in part is highlighted whole, and a span in the ancestors' segments shows nothing. O(label)
+    plus a bisection a span."""
     if not raw.endswith(label):  # never expected: a template's label is the end of its text
         return []
     # The label starts at a segment boundary within the literal prefix (never inside a triplet), so its
     # part before the first `{` is what is encoded, and the rest is the same text in both.
     brace = label.find("{")
     literal_end = len(label) if brace < 0 else brace
-    tokens: list[tuple[int, int]] = []  # the label's literal part: (end in label, end as written) each
+    ends: list[int] = []  # the label's literal part, a character (or a kept triplet) each: its end in label
+    upto: list[int] = []  # ... and its end as written
     written = 0
     i = 0
     while i < literal_end:
@@ -128,17 +153,44 @@ def _placed_span(raw: str, placed: str, label: str, common: int) -> list[tuple[i
         else:
             written += 1 if label[i] in URI_CHARS else len(pct(label[i]))
             i += 1
-        tokens.append((i, written))
+        ends.append(i)
+        upto.append(written)
     rest = len(label) - literal_end
     label_at = len(placed) - rest - written  # where the label begins in `placed`
-    matched = common - label_at
-    if matched <= 0:  # the match ends in the ancestors' segments
+    if label_at < 0 or placed[label_at + written :] != label[literal_end:]:  # never expected
         return []
-    if matched > written:
-        end = min(len(label), literal_end + matched - written)
-    else:
-        end = next(at for at, upto in tokens if upto >= matched)
-    return [(0, end)]
+
+    def at(offset: int, up: bool) -> int:
+        """The label offset of `offset` in `placed` (relative to the label), rounded out to whole
+        characters: `up` for a span's end, down for its start."""
+        if offset <= 0:
+            return 0
+        if offset >= written:
+            return min(len(label), literal_end + offset - written)
+        if up:
+            return ends[bisect_left(upto, offset)]
+        index = bisect_right(upto, offset)
+        return ends[index - 1] if index else 0
+
+    found: list[tuple[int, int]] = []
+    for start, end in spans:
+        if end - label_at <= 0:  # the match ends in the ancestors' segments
+            continue
+        shown = (at(start - label_at, False), at(end - label_at, True))
+        if shown[1] > shown[0]:
+            found.append(shown)
+    return found
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """`spans` in order, overlapping ones joined (`_add_text` takes them in order, apart)."""
+    joined: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if joined and start <= joined[-1][1]:
+            joined[-1] = (joined[-1][0], max(end, joined[-1][1]))
+        else:
+            joined.append((start, end))
+    return joined
 
 
 class RowPainter:
@@ -152,8 +204,10 @@ class RowPainter:
         self.listing: dict[str, int] = {}  # servers still listing: items so far (the root says so)
         self.stale: frozenset[str] = frozenset()  # failed servers: what only they list is dimmed
         self.marks: dict[str, str] = {}  # uri -> "following" or "changed"
-        self._badges: dict[str, str] = {}  # by server, for the servers in `_badge_names`
+        self.badge_cells = BADGE_CELLS  # set by the view when its width changes (`badge_cells`)
+        self._badges: dict[str, str] = {}  # by server, for the servers in `_badge_names` at `_badge_width`
         self._badge_names: frozenset[str] = frozenset()
+        self._badge_width = BADGE_CELLS
 
     def paint(self, row: Row, cursor: bool, palette: Palette) -> Strip:
         extra = palette.cursor if cursor else None
@@ -305,9 +359,17 @@ class RowPainter:
         label = row.label
         if active is None or not label or row.virtual or not is_clean(label, multiline=False):
             return []
-        if needle:
-            return _find_all(label, needle)
         node = row.node
+        if needle:
+            spans = _find_all(label, needle)
+            if isinstance(node, PatternNode) and node.placed_text is not node.uri_template:
+                # A template is matched by its placed text too (``a%20b`` in ``t://x/a b{y}``): a hit there
+                # lights the characters of the label it stands for, none when it is in the ancestors'.
+                placed = node.placed_text
+                hits = _find_all(placed, needle)
+                if hits:
+                    spans = _merged(spans + _placed_spans(node.uri_template, placed, label, hits))
+            return spans
         # A template is matched by its placed text (its literal prefix as expansions write it).
         full = node.placed_text if isinstance(node, PatternNode) else node.prefix
         text = active.text
@@ -340,15 +402,18 @@ class RowPainter:
             segments.append(Segment(self._badge(server), badge))
 
     def _badge(self, server: str) -> str:
-        """`server`'s badge, cut so that it never reads like another's (`raw_se…er.py`, `raw_se….py-2`):
-        labelled among every server in the tree, again when that set changes (a line painted before is
-        painted anew when the rows change, and compared)."""
+        """`server`'s badge, at most `badge_cells` wide, cut so that it never reads like another's
+        (`raw_se…er.py`, `raw_se….py-2`): labelled among every server in the tree, again when that set
+        or the width changes (a line painted before is painted anew when the rows change, and compared;
+        the view drops its painted lines when the width changes)."""
         tree = self._rows.tree
         names = tree.subtree_servers(tree.root)
         if server not in names:  # never expected: a badge is of a server in the tree
             names = names | {server}
-        if names is not self._badge_names and names != self._badge_names:
+        cells = self.badge_cells
+        if cells != self._badge_width or (names is not self._badge_names and names != self._badge_names):
             self._badge_names = names
-            labels = distinct_labels(names, _BADGE_CELLS)
+            self._badge_width = cells
+            labels = distinct_labels(names, cells)
             self._badges = {name: f" {label} " for name, label in labels.items()}
         return self._badges[server]

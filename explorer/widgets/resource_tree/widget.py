@@ -25,7 +25,9 @@ Every server string (segments, names, titles, server names) goes through `saniti
 `rich.segment.Segment`s with explicit styles: nothing here parses markup.
 
 Server badges (`show_servers`): a prefix row shows every server with something below it
-(`UriTree.subtree_servers`, O(1) from the model's bitmasks), a leaf or template row its own servers.
+(`UriTree.subtree_servers`, O(1) from the model's bitmasks), a leaf or template row its own servers. A
+badge is as wide as the view allows (`render.badge_cells`: 12 cells in a narrow tree, up to 28 in a wide
+one), set on a resize, which then paints the lines anew.
 
 Incomplete listings: `incomplete_servers` names the servers whose listing stopped early; the root row
 (the top line, "All resources") then carries a `⚠ incomplete: <servers>` marker.
@@ -61,7 +63,7 @@ from explorer.model.uri_tree import PatternNode, UriNode, UriTree
 from explorer.widgets.line_cache import LineCache
 from explorer.widgets.resource_tree import messages
 from explorer.widgets.resource_tree.filter_runs import FilterRuns
-from explorer.widgets.resource_tree.render import Palette, RowPainter, palette_of
+from explorer.widgets.resource_tree.render import Palette, RowPainter, badge_cells, palette_of
 from explorer.widgets.resource_tree.scroll_bar import TreeScrollBar
 
 __all__ = ["ResourceTree"]
@@ -266,7 +268,20 @@ exactly as the server sent them.
         return self._vertical_scrollbar
 
     def on_resize(self, event: events.Resize) -> None:
+        self._fit_badges()
         self._update_virtual_size()
+
+    def _fit_badges(self) -> None:
+        """Size the server badges to the view's width (`render.badge_cells`), once a resize: a new width
+        drops the painted lines (their badges were cut to the old one) and the widest line seen."""
+        cells = badge_cells(self.content_region.width)
+        painter = self._painter
+        if cells == painter.badge_cells:
+            return
+        painter.badge_cells = cells
+        if self.show_servers:
+            self._content_width = 0  # narrower badges make narrower lines: measured again as painted
+            self._invalidate()
 
     # -------------------------------------------------------------------------------- public API
 
