@@ -100,6 +100,9 @@ class MainScreen(Screen[None]):
         # is in the tree after a read. One id, so a keymap that moves the key moves both.
         Binding("a", "load_all", "Load all", show=False, id="preview.load_all"),
     ]
+    # Hidden keys the key bar shows while the focus is in the preview, after the preview's own (`a`, `w`,
+    # `s` for a markdown source, each where it acts): `s` Follow, there when the preview's `s` is not.
+    PANE_KEYS: ClassVar[dict[str, frozenset[str]]] = {"preview": frozenset({"main.pin"})}
     HELP = """
 ## mcp-url-explorer
 Every server's resources and templates as one URI-prefix tree.

@@ -8,6 +8,11 @@ the right, the footer's theme colours) and works the same (a click on a key pres
 is dim and rings the bell, hovering a key shows its tooltip), but it only recomputes a list of tuples and
 repaints one line when the bindings change.
 
+A screen may name hidden keys of its own that act on one pane (`PANE_KEYS`: a widget id to binding ids):
+the bar shows them while the focus is in that pane, after the pane's own keys, and nowhere else (the
+main screen's `s`, Follow, is named beside the preview's keys, and the tree's bar stays short). A
+binding cannot carry that itself: Textual rebuilds every binding as a plain `Binding`.
+
 When the keys do not fit with the footer's padding they are packed closer (one space apart), as the stock
 compact footer does; when they do not fit even then, the last ones are cut and an ellipsis says so,
 leaving the palette's key in sight.
@@ -15,6 +20,7 @@ leaving the palette's key in sight.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 from rich.cells import cell_len
@@ -27,6 +33,9 @@ if TYPE_CHECKING:
     from textual.screen import Screen
 
 ELLIPSIS = "…"
+PANE_KEYS = "PANE_KEYS"
+"""The screen's class attribute, if any, of its hidden keys shown while the focus is in a pane:
+`{widget id: frozenset of binding ids}`."""
 SEPARATOR = "▏"  # before the palette's key, as the stock footer's left border draws it
 
 
@@ -109,20 +118,28 @@ class KeyBar(Widget, can_focus=False):
         active = self.screen.active_bindings
         keys: list[Key] = []
         seen_actions: set[str] = set()
+        shown_here = self._pane_keys()
+        pane_keys: list[Key] = []  # the screen's keys for the focused pane, after the pane's own
+        own = 0  # keys of the focused widget and its parents below the screen, which come first
         for active_binding in active.values():
             binding = active_binding.binding
-            if not binding.show or binding.action in seen_actions:
+            if not (binding.show or binding.id in shown_here) or binding.action in seen_actions:
                 continue  # one key per action, the first bound (as the stock footer)
             seen_actions.add(binding.action)
-            keys.append(
-                Key(
-                    binding.key,
-                    app.get_key_display(binding),
-                    binding.description,
-                    active_binding.enabled,
-                    active_binding.tooltip or "",
-                )
+            key = Key(
+                binding.key,
+                app.get_key_display(binding),
+                binding.description,
+                active_binding.enabled,
+                active_binding.tooltip or "",
             )
+            if not binding.show:
+                pane_keys.append(key)
+                continue
+            keys.append(key)
+            if active_binding.node is not self.screen and active_binding.node is not app:
+                own = len(keys)
+        keys[own:own] = pane_keys
         palette: Key | None = None
         palette_binding = active.get(app.COMMAND_PALETTE_BINDING) if app.ENABLE_COMMAND_PALETTE else None
         if palette_binding is not None:
@@ -139,6 +156,22 @@ class KeyBar(Widget, can_focus=False):
             self.keys = tuple(keys)
             self.palette_key = palette
             self.refresh()
+
+    def _pane_keys(self) -> frozenset[str]:
+        """Ids of the screen's hidden bindings that act on a pane the focus is in (`PANE_KEYS`)."""
+        screen = self.screen
+        panes: Mapping[str, frozenset[str]] = getattr(screen, PANE_KEYS, None) or {}
+        if not panes:
+            return frozenset()
+        focused = screen.focused
+        if focused is None:
+            return frozenset()
+        ids: set[str] = set()
+        for node in focused.ancestors_with_self:
+            pane = panes.get(node.id) if node.id is not None else None
+            if pane:
+                ids |= pane
+        return frozenset(ids)
 
     # ------------------------------------------------------------------------------ painting
     def render(self) -> Text:

@@ -333,8 +333,9 @@ source of rendered markdown (raw HTML, which is not rendered, and link targets s
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a", "load_all", "Load all", id="preview.load_all"),
-        Binding("w", "toggle_wrap", "Wrap", show=False, id="preview.wrap"),
-        Binding("s", "toggle_source", "Source", show=False, id="preview.source"),
+        # Shown in the key bar while the focus is in the preview, each only where it acts (`check_action`).
+        Binding("w", "toggle_wrap", "Wrap", id="preview.wrap"),
+        Binding("s", "toggle_source", "Source", id="preview.source"),
     ]
 
     DEFAULT_CSS = """
