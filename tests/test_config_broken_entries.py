@@ -17,7 +17,7 @@ from explorer.app import ExplorerApp
 from explorer.cli.settings import Settings
 from explorer.config.variables import HostContext
 from tests.app_helpers import SIZE, main_screen, wait_for, wait_settled
-from tests.helpers.cli import CliResult, run_cli
+from tests.helpers.cli import run_cli_at_home, warnings_of
 
 DEMO = {"command": sys.executable, "args": ["-m", "explorer", "demo-server"]}
 
@@ -42,17 +42,6 @@ def own_config(*entries: str) -> Path:
     return path
 
 
-def run(tmp_path: Path, *args: str) -> CliResult:
-    """The CLI with a fake HOME and XDG config, so no config of the machine's clients is read."""
-    home = tmp_path / "home"
-    home.mkdir(exist_ok=True)
-    return run_cli(*args, env={"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")})
-
-
-def warnings_of(result: CliResult) -> list[str]:
-    return [line for line in result.stderr.splitlines() if line.startswith("warning: ")]
-
-
 BAD_COMMAND = 'server "bad": "command" must be a non-empty string, not a number'
 
 
@@ -62,7 +51,7 @@ BAD_COMMAND = 'server "bad": "command" must be a non-empty string, not a number'
 @pytest.mark.parametrize("command", [["servers"], ["tree", "--depth", "1"]])
 def test_a_broken_entry_is_left_out_and_the_others_run(tmp_path: Path, command: list[str]) -> None:
     config = own_config(toml_entry("demo", **DEMO), toml_entry("bad", command=42))
-    result = run(tmp_path, *command)
+    result = run_cli_at_home(tmp_path, *command)
     assert result.code == 0, result
     assert warnings_of(result) == [f"warning: {config}: {BAD_COMMAND}; the server is left out"]
     assert ("# demo" if command[0] == "servers" else "docs://") in result.stdout
@@ -70,26 +59,26 @@ def test_a_broken_entry_is_left_out_and_the_others_run(tmp_path: Path, command: 
 
 def test_s_names_a_good_entry_whatever_the_others_are(tmp_path: Path) -> None:
     own_config(toml_entry("demo", **DEMO), toml_entry("bad", command=42))
-    result = run(tmp_path, "-s", "demo", "tree", "--depth", "1")
+    result = run_cli_at_home(tmp_path, "-s", "demo", "tree", "--depth", "1")
     assert result.code == 0, result
     assert "docs://" in result.stdout
 
 
 def test_s_names_the_broken_entry_exit_2_with_why(tmp_path: Path) -> None:
     config = own_config(toml_entry("demo", **DEMO), toml_entry("bad", command=42))
-    result = run(tmp_path, "-s", "bad", "tree")
+    result = run_cli_at_home(tmp_path, "-s", "bad", "tree")
     assert result.code == 2, result
     assert result.stderr == f"error: {config}: {BAD_COMMAND}\n"
 
 
 def test_a_file_none_of_whose_entries_can_be_used_is_still_an_error(tmp_path: Path) -> None:
     config = own_config(toml_entry("bad", command=42), toml_entry("worse", url="ftp://h"))
-    result = run(tmp_path, "tree")
+    result = run_cli_at_home(tmp_path, "tree")
     assert result.code == 2, result
     assert result.stderr.startswith(f"error: {config}: {BAD_COMMAND}"), result
     assert "(1 more server entries cannot be used either)" in result.stderr
     own_config("servers = 5\n")
-    result = run(tmp_path, "tree")
+    result = run_cli_at_home(tmp_path, "tree")
     assert result.code == 2 and '"servers" must be a table of servers, not a number' in result.stderr
 
 
@@ -109,7 +98,7 @@ def test_a_file_none_of_whose_entries_can_be_used_is_still_an_error(tmp_path: Pa
 def test_another_clients_json_keeps_its_good_servers(tmp_path: Path, entry: object, why: str) -> None:
     path = tmp_path / "mcp.json"
     path.write_text(json.dumps({"mcpServers": {"other": entry, "demo": DEMO}}), encoding="utf-8")
-    result = run(tmp_path, "-c", str(path), "tree", "--depth", "1")
+    result = run_cli_at_home(tmp_path, "-c", str(path), "tree", "--depth", "1")
     assert result.code == 0, result
     assert warnings_of(result) == [f"warning: {path}: {why}; the server is left out"]
     assert "docs://" in result.stdout
@@ -118,12 +107,12 @@ def test_another_clients_json_keeps_its_good_servers(tmp_path: Path, entry: obje
 def test_a_missing_cwd_leaves_that_server_out_naming_the_file(tmp_path: Path) -> None:
     gone = tmp_path / "gone"
     config = own_config(toml_entry("demo", **DEMO), toml_entry("gone", **DEMO, cwd=str(gone)))
-    result = run(tmp_path, "tree", "--depth", "1")
+    result = run_cli_at_home(tmp_path, "tree", "--depth", "1")
     assert result.code == 0, result
     why = f'{config}: server "gone": cwd {gone} does not exist'
     assert warnings_of(result) == [f"warning: {why}; the server is left out"]
     assert "docs://" in result.stdout
-    asked = run(tmp_path, "-s", "gone", "tree")
+    asked = run_cli_at_home(tmp_path, "-s", "gone", "tree")
     assert (asked.code, asked.stderr) == (2, f"error: {why}\n")
 
 
@@ -132,7 +121,7 @@ def test_a_command_that_is_a_directory_is_said_to_be_one(tmp_path: Path) -> None
     folder.mkdir()
     path = tmp_path / "mcp.json"
     path.write_text(json.dumps({"mcpServers": {"d": {"command": str(folder)}}}), encoding="utf-8")
-    result = run(tmp_path, "-c", str(path), "tree")
+    result = run_cli_at_home(tmp_path, "-c", str(path), "tree")
     assert result.code == 1, result
     assert f"the command {folder} is a directory, not a program" in result.stderr
     assert "permission denied" not in result.stderr
@@ -149,7 +138,7 @@ def test_a_command_that_is_a_directory_is_said_to_be_one(tmp_path: Path) -> None
 def test_a_nul_character_is_named_where_it_is(tmp_path: Path, values: dict[str, object], why: str) -> None:
     entry = {"command": "run", **values}
     config = own_config(toml_entry("demo", **DEMO), toml_entry("nul", **entry))
-    result = run(tmp_path, "-s", "nul", "tree")
+    result = run_cli_at_home(tmp_path, "-s", "nul", "tree")
     assert (result.code, result.stderr) == (2, f'error: {config}: server "nul": {why}\n'), result
     assert "hunter2" not in result.stderr  # the value is never shown
 

@@ -15,7 +15,7 @@ import pytest
 from explorer.cli.settings import Settings
 from explorer.config import ListingBounds
 from tests.app_helpers import SIZE, main_screen, wait_for, wait_settled
-from tests.helpers.cli import CliResult, demo_server, run_cli
+from tests.helpers.cli import CliResult, demo_server, run_cli_at_home, warnings_of
 from tests.test_config_broken_entries import DEMO, isolated_host, own_config, toml_entry, tui_app
 
 BAD_SETTINGS = """theme = 3
@@ -29,17 +29,6 @@ filter = 1
 NOT_TOML = "[servers.a\ncommand = \n"
 TOML_ERROR = "invalid TOML (Expected ']' at the end of a table declaration (at line 1, column 11))"
 NOT_APPLIED = "the explorer's own settings were not applied: "
-
-
-def run(tmp_path: Path, *args: str) -> CliResult:
-    """The CLI with a fake HOME and XDG config, so no config of the machine's clients is read."""
-    home = tmp_path / "home"
-    home.mkdir(exist_ok=True)
-    return run_cli(*args, env={"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")})
-
-
-def warnings_of(result: CliResult) -> list[str]:
-    return [line for line in result.stderr.splitlines() if line.startswith("warning: ")]
 
 
 def bad_settings_warnings(config: Path) -> list[str]:
@@ -62,14 +51,14 @@ def assert_demo_tree(result: CliResult) -> None:
 
 def test_invalid_settings_warn_and_a_dash_s_command_runs(tmp_path: Path) -> None:
     config = own_config(BAD_SETTINGS)
-    result = run(tmp_path, "-s", demo_server(), "tree", "--depth", "1")
+    result = run_cli_at_home(tmp_path, "-s", demo_server(), "tree", "--depth", "1")
     assert_demo_tree(result)
     assert warnings_of(result) == bad_settings_warnings(config), result
 
 
 def test_invalid_settings_warn_and_the_files_own_servers_run(tmp_path: Path) -> None:
     config = own_config(BAD_SETTINGS, toml_entry("demo", **DEMO))
-    result = run(tmp_path, "tree", "--depth", "1")
+    result = run_cli_at_home(tmp_path, "tree", "--depth", "1")
     assert_demo_tree(result)
     assert warnings_of(result) == bad_settings_warnings(config), result
 
@@ -110,14 +99,14 @@ async def test_the_tui_starts_and_says_which_setting_is_not_used(tmp_path: Path)
 
 def test_not_toml_with_every_server_from_s_is_a_warning(tmp_path: Path) -> None:
     config = own_config(NOT_TOML)
-    result = run(tmp_path, "-s", demo_server(), "tree", "--depth", "1")
+    result = run_cli_at_home(tmp_path, "-s", demo_server(), "tree", "--depth", "1")
     assert_demo_tree(result)
     assert warnings_of(result) == [f"warning: {NOT_APPLIED}{config}: {TOML_ERROR}"], result
 
 
 def test_not_toml_without_s_is_still_an_error(tmp_path: Path) -> None:
     config = own_config(NOT_TOML)
-    result = run(tmp_path, "tree")
+    result = run_cli_at_home(tmp_path, "tree")
     assert result.code == 2, result
     assert result.stderr == f"error: {config}: {TOML_ERROR}\n", result
 
@@ -126,7 +115,7 @@ def test_not_toml_with_an_s_that_may_name_a_configured_server_is_still_an_error(
     """`-s a` may be a server of the file that cannot be read: what is wrong with the file is the answer."""
     config = own_config(NOT_TOML)
     for spec in ("a", "no-such-program-here --stdio"):
-        result = run(tmp_path, "-s", demo_server(), "-s", spec, "tree")
+        result = run_cli_at_home(tmp_path, "-s", demo_server(), "-s", spec, "tree")
         assert result.code == 2, result
         assert result.stderr == f"error: {config}: {TOML_ERROR}\n", result
 

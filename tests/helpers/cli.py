@@ -9,6 +9,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 from tests.helpers.paths import FIXTURES, ROOT
 
@@ -26,6 +27,19 @@ class CliResult:
 def run_cli(*args: str, timeout: float = 90.0, env: dict[str, str] | None = None) -> CliResult:
     """Run `python -m explorer ARGS` as a user would, and capture what it printed."""
     return _explorer(["-m", "explorer", *args], timeout, env)
+
+
+def run_cli_at_home(tmp_path: Path, *args: str) -> CliResult:
+    """The CLI with a fake HOME and XDG config under `tmp_path`, so no config of the machine's clients is
+    read (the config files a test writes go under `tmp_path / "home"`)."""
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    return run_cli(*args, env={"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")})
+
+
+def warnings_of(result: CliResult) -> list[str]:
+    """The `warning: ` lines the CLI printed on stderr."""
+    return [line for line in result.stderr.splitlines() if line.startswith("warning: ")]
 
 
 def run_cli_patched(prelude: str, *args: str, timeout: float = 90.0) -> CliResult:
