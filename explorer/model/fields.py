@@ -17,6 +17,7 @@ dict: `{?params*}` with `a=1,b=2` expands to `?a=1&b=2`. A non-explode variable 
 one string: `a,b` in `{x}` expands to `a%2Cb`. So does a variable used anywhere with a prefix modifier,
 whatever its first use: RFC 6570 2.4.1 gives a prefix no list or map, and `{/x*}` with a string expands
 as `{/x}` does, so `d://r{/x*}/p/{x:3}` with `abcdef` is `d://r/abcdef/p/abc` (a list was refused).
+Its hint names every use: "one value; {/x*} keeps the whole, {x:3} its first 3 characters".
 
 Checks
 ------
@@ -42,6 +43,7 @@ from explorer.model.templates import (
     match,
     round_trips,
 )
+from explorer.sanitize import sanitize_line
 
 __all__ = [
     "FieldSpec",
@@ -60,7 +62,8 @@ _OPTIONAL_OPERATORS = frozenset("#./;?&")
 
 @dataclass(frozen=True, slots=True)
 class FieldSpec:
-    """One input of a form. `variable` is set for template fields, `separator` for list-valued ones."""
+    """One input of a form. `variable` (the first use) and `uses` (every distinct use, in order) are set for
+    template fields, `separator` for list-valued ones."""
 
     name: str
     label: str
@@ -69,10 +72,13 @@ class FieldSpec:
     description: str | None = None
     variable: Variable | None = None
     separator: str | None = None
+    uses: tuple[Variable, ...] = ()
 
     @property
     def hint(self) -> str:
         """A short note on how to type the value ("" when it is a plain string)."""
+        if len(self.uses) > 1 and any(var.prefix for var in self.uses):
+            return _shared_hint(self.uses)
         if self.separator is None:
             if self.variable is not None and self.variable.prefix:
                 return f"only the first {self.variable.prefix} characters go into the URI"
@@ -111,14 +117,28 @@ def _label(var: Variable) -> str:
     return "{" + var.operator + str(var) + "}"
 
 
+def _shared_hint(uses: Sequence[Variable]) -> str:
+    """The hint of a variable used several ways, one with a prefix: it takes one string, and each use
+    keeps all of it or its first characters (a label says `{x:3}` alone, which is not the whole story)."""
+    parts = [
+        sanitize_line(_label(var), 40)
+        + (" keeps " if index == 0 else " ")
+        + (f"its first {var.prefix} characters" if var.prefix else "the whole")
+        for index, var in enumerate(uses)
+    ]
+    return "one value; " + ", ".join(parts)
+
+
 def template_fields(parsed: ParsedTemplate) -> list[FieldSpec]:
     """One field per distinct variable, in order of first appearance; one used with a prefix anywhere
     takes one string (no separator), even when its first use is exploded (module docstring)."""
     first: dict[str, Variable] = {}
     required: dict[str, bool] = {}
     prefixed: set[str] = set()
+    uses: dict[str, dict[Variable, None]] = {}
     for var in parsed.variables:
         first.setdefault(var.name, var)
+        uses.setdefault(var.name, {})[var] = None
         required[var.name] = required.get(var.name, False) or var.operator not in _OPTIONAL_OPERATORS
         if var.prefix:
             prefixed.add(var.name)
@@ -129,6 +149,7 @@ def template_fields(parsed: ParsedTemplate) -> list[FieldSpec]:
             required[name],
             variable=var,
             separator=None if name in prefixed else _separator(var),
+            uses=tuple(uses[name]),
         )
         for name, var in first.items()
     ]
