@@ -62,21 +62,22 @@ def list_command() -> int:
 
 def logout_command(server: str, config_path: Path | None) -> int:
     """Forget `server` (a URL, or a configured server's name) and say what was forgotten."""
-    from explorer.auth.store import forget, scan_logins, shown_url
+    from explorer.auth.store import forget, shown_url
 
+    # A URL needs no config: an unreadable config.toml does not stop it, and is not said (nothing of it
+    # would be used). A NAME needs it: when it cannot be read, say so, and what to type instead.
     url = server if server.lower().startswith(("http://", "https://")) else None
     if url is None:
         try:
             url = _configured_url(server, config_path)
         except ConfigError as exc:
-            error(str(exc))
+            error(
+                f"{server}: cannot be looked up, the config cannot be read: {exc}; "
+                f"give the server's URL instead; {_stored_logins()}"
+            )
             return EXIT_USAGE
     if url is None:
-        logins, broken = scan_logins()
-        known = ", ".join(shown_url(login.server_url) for login in logins) or "none"
-        unread = ", ".join(str(bad.path) for bad in broken)
-        unread = f"; token files that cannot be read: {unread}" if unread else ""
-        error(f"{server}: not a configured HTTP server nor a URL; stored logins: {known}{unread}")
+        error(f"{server}: not a configured HTTP server nor a URL; {_stored_logins()}")
         return EXIT_USAGE
     try:
         forgotten = forget(url)
@@ -89,6 +90,16 @@ def logout_command(server: str, config_path: Path | None) -> int:
     why = f" (its token file {forgotten.path} {forgotten.broken}: deleted)" if forgotten.broken else ""
     out(safe_line(f"forgot the OAuth login of {shown_url(url)}{why}", limit=600))
     return EXIT_OK
+
+
+def _stored_logins() -> str:
+    """The URLs a logout can be given (and the token files that cannot be read), for an error."""
+    from explorer.auth.store import scan_logins, shown_url
+
+    logins, broken = scan_logins()
+    known = ", ".join(shown_url(login.server_url) for login in logins) or "none"
+    unread = ", ".join(str(bad.path) for bad in broken)
+    return f"stored logins: {known}" + (f"; token files that cannot be read: {unread}" if unread else "")
 
 
 def _configured_url(name: str, config_path: Path | None) -> str | None:
