@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import Callable, Sequence
 from contextlib import suppress
 from pathlib import Path
@@ -138,6 +139,7 @@ class ExplorerApp(App[int]):
         self._shortened = False  # `lock_handoff.shorten` was called (on mount): `restore` on unmount
         self.idle_thaw = IdleThaw()
         self.signal_exit_code: int | None = None  # 128 + SIGTERM once a SIGTERM ended the app
+        self.exit_notes: list[str] = []  # warnings known only as the app closes, printed after it
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         try:
@@ -419,4 +421,6 @@ def launch_tui(
         from explorer.connection.stdio import stop_leftover_servers
 
         stop_leftover_servers()
+        for note in app.exit_notes:
+            print(f"warning: {note}", file=sys.stderr)
     return app.signal_exit_code or app.return_code or 0  # 1 when the app stopped on an error

@@ -105,9 +105,18 @@ class Bookmarks:
     @property
     def servers(self) -> dict[str, list[str]]:
         """Each server's bookmarks, most recent first; read again when the file changed since."""
-        if file_signature(self.path) != self._seen:
-            self._read_again()
+        self.refresh()
         return self._servers
+
+    def refresh(self) -> None:
+        """Read the file again when it changed since, unless a save is running: that save shows the file
+        as it wrote it when it ends, and a read meanwhile could show the file from before it with its
+        changes already forgotten."""
+        if file_signature(self.path) != self._seen and self._saving.acquire(blocking=False):
+            try:
+                self._read_again()
+            finally:
+                self._saving.release()
 
     def _read(self) -> tuple[dict[str, Any] | None, str | None]:
         """The file's object (None when nothing in it can be read) and why it must not be written over."""
@@ -153,8 +162,9 @@ class Bookmarks:
 
     def toggle(self, server: str, uri: str) -> bool:
         """Add or remove one bookmark (remembered as a change until saved); returns whether it is marked."""
-        shown = self.servers  # read again first when the file changed
-        with self._state:
+        self.refresh()
+        with self._state:  # `_servers` as of now: a save's end may have just put a new one in its place
+            shown = self._servers
             uris = shown.setdefault(server, [])
             marked = uri not in uris
             self._changes.pop((server, uri), None)  # the latest change of a bookmark is the one that counts
@@ -177,23 +187,29 @@ class Bookmarks:
         """(server, uri) of every bookmark, server by server."""
         return [(server, uri) for server, uris in self.servers.items() for uri in uris]
 
-    def save(self) -> bool:
+    def save(self, *, wait: float | None = None) -> bool:
         """Merge this run's changes into the file as it is now and write it; False when that failed, or
-        when the file (or a server's entry in it) must not be written over (`problem`). May run in a
-        thread; may wait up to `storage.LOCK_WAIT` for another process's save."""
-        with self._saving, update_lock(self.path) as busy:
+        when the file (or a server's entry in it) must not be written over (`problem`)."""
+        return self.save_saying(wait=wait)[0]
+
+    def save_saying(self, *, wait: float | None = None) -> tuple[bool, str | None]:
+        """`save`, with why it did not write (None when it did, or when the write itself failed): from
+        this save, where `problem` may be changed meanwhile by a read on another thread. May run in a
+        thread; waits up to `wait` seconds (`storage.LOCK_WAIT`) for another process's save."""
+        with self._saving, update_lock(self.path, wait=wait) as busy:
             if busy is not None:
-                self.problem = f"{busy}; this change is kept and saved with the next one"
-                return False
+                self.problem = busy  # the changes are kept for the next save
+                return False, self.problem
             self._seen = file_signature(self.path)
-            document, self.problem = self._read()
+            document, problem = self._read()
+            self.problem = problem
             with self._state:
                 changes = dict(self._changes)
             servers, left = self._merge(document, changes)
-            if document is None or self.problem is not None:
-                return False
+            if document is None or problem is not None:
+                return False, problem
             if not write_json_atomically(self.path, {**document, "version": _VERSION, "servers": servers}):
-                return False
+                return False, None
             self._seen = file_signature(self.path)
             with self._state:  # written: forget them, unless changed again while this save ran
                 for key, added in changes.items():
@@ -205,5 +221,5 @@ class Bookmarks:
                 f"in {self.path}, the bookmarks of {names} are not a list of URIs: that entry is kept as it "
                 "is, and this bookmark is saved once it is fixed"
             )
-            return False
-        return True
+            return False, self.problem
+        return True, None

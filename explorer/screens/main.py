@@ -233,7 +233,10 @@ Every server's resources and templates as one URI-prefix tree.
                     await worker.wait()
         await settle_server_stops()  # a cancelled worker leaves its server's stop running on its own
         with contextlib.suppress(Exception):  # a bookmark a failed save kept: one more try, in a thread
-            await anyio.to_thread.run_sync(self.places.save_unsaved)
+            failed = await anyio.to_thread.run_sync(self.places.save_unsaved)
+            notes = getattr(self.app, "exit_notes", None)  # `ExplorerApp`'s: printed after the terminal
+            if failed is not None and isinstance(notes, list):  # is given back
+                notes.append(failed)
 
     @property
     def tree_widget(self) -> ResourceTree:

@@ -6,6 +6,8 @@ bookmarks file) with its own messages; the screen's key actions delegate here.
 
 from __future__ import annotations
 
+import contextlib
+import threading
 from typing import TYPE_CHECKING
 
 from explorer.bookmarks import Bookmarks
@@ -24,6 +26,9 @@ class Places:
         self.screen = screen
         self.navigation = Navigation()
         self.bookmarks = Bookmarks()
+        self._save_flags = threading.Lock()  # `_save_running` and `_save_again`, the UI's and the saver's
+        self._save_running = False
+        self._save_again = False
 
     def back(self) -> None:
         self._revisit(self.navigation.back())
@@ -63,31 +68,50 @@ class Places:
         marked = self.bookmarks.toggle(server, uri)
         verb = "Bookmarked" if marked else "Bookmark removed:"
         screen.notify(f"{verb} {sanitize_line(uri, 200)}", markup=False)
-        self._save_in_background(uri)
+        self._save_in_background()
 
-    def _save_in_background(self, uri: str) -> None:
+    def _save_in_background(self) -> None:
         """Write the bookmarks in a thread: a save waits for another explorer's save of the same folder
-        (up to `storage.LOCK_WAIT`), which must not freeze the keys; a failure is said when it is known."""
-        app = self.screen.app
-        bookmarks = self.bookmarks
-
-        def save() -> None:
-            if bookmarks.save():
+        (up to `storage.LOCK_WAIT`), which must not freeze the keys. One save runs at a time, and the
+        toggles made while it runs are written by one more after it (a key per toggle queued as many
+        waits, each holding a thread the other workers share); a failure is said when it is known."""
+        with self._save_flags:
+            if self._save_running:
+                self._save_again = True
                 return
-            why = f": {bookmarks.problem}" if bookmarks.problem else ""
-            app.call_from_thread(
-                app.notify,
-                f"Could not save the bookmarks file{why} ({sanitize_line(uri, 200)})",
-                markup=False,
-                severity="warning",
-            )
+            self._save_running = True
+        app = self.screen.app
+        app.run_worker(self._save_until_done, thread=True, group="bookmark-save", exit_on_error=False)
 
-        app.run_worker(save, thread=True, group="bookmark-save", exit_on_error=False)
+    def _save_until_done(self) -> None:
+        app = self.screen.app
+        while True:
+            saved, why = self.bookmarks.save_saying()
+            if not saved:
+                with contextlib.suppress(Exception):  # the app may be closing: the save at quit says it
+                    app.call_from_thread(
+                        app.notify,
+                        f"Could not save the bookmarks file{f': {why}' if why else ''} (the change is kept: "
+                        "tried again with the next bookmark, and as the app closes)",
+                        markup=False,
+                        severity="warning",
+                    )
+            with self._save_flags:
+                if not self._save_again:
+                    self._save_running = False
+                    return
+                self._save_again = False
 
-    def save_unsaved(self) -> None:
-        """At quit, one more try for changes a failed save kept (the file may be free or fixed now)."""
-        if self.bookmarks.unsaved:
-            self.bookmarks.save()
+    def save_unsaved(self) -> str | None:
+        """At quit, one more try for changes a failed save kept (the file may be free or fixed now);
+        why it failed again (the app is gone by then: its caller prints it), else None."""
+        if not self.bookmarks.unsaved:
+            return None
+        saved, why = self.bookmarks.save_saying()
+        if saved:
+            return None
+        why = why or "the write failed"
+        return f"bookmarks made in this run were not saved to {self.bookmarks.path}: {why}"
 
     def open_bookmark(self, server: str, uri: str) -> None:
         """Go to a bookmark; a resource listed there is read."""
