@@ -28,7 +28,7 @@ filter = 1
 """
 NOT_TOML = "[servers.a\ncommand = \n"
 TOML_ERROR = "invalid TOML (Expected ']' at the end of a table declaration (at line 1, column 11))"
-NOT_APPLIED = "the explorer's own settings were not applied: "
+NOT_READ = ": the file was not read, so the -s servers run with the default settings"
 
 
 def bad_settings_warnings(config: Path) -> list[str]:
@@ -101,7 +101,7 @@ def test_not_toml_with_every_server_from_s_is_a_warning(tmp_path: Path) -> None:
     config = own_config(NOT_TOML)
     result = run_cli_at_home(tmp_path, "-s", demo_server(), "tree", "--depth", "1")
     assert_demo_tree(result)
-    assert warnings_of(result) == [f"warning: {NOT_APPLIED}{config}: {TOML_ERROR}"], result
+    assert warnings_of(result) == [f"warning: {config}: {TOML_ERROR}{NOT_READ}"], result
 
 
 def test_not_toml_without_s_is_still_an_error(tmp_path: Path) -> None:
@@ -114,7 +114,8 @@ def test_not_toml_without_s_is_still_an_error(tmp_path: Path) -> None:
 def test_not_toml_with_an_s_that_may_name_a_configured_server_is_still_an_error(tmp_path: Path) -> None:
     """`-s a` may be a server of the file that cannot be read: what is wrong with the file is the answer."""
     config = own_config(NOT_TOML)
-    for spec in ("a", "no-such-program-here --stdio"):
+    # `time` is a program too, but a name of the file wins over a program: with the file unread, it may be
+    for spec in ("a", "no-such-program-here --stdio", "time", "python3"):
         result = run_cli_at_home(tmp_path, "-s", demo_server(), "-s", spec, "tree")
         assert result.code == 2, result
         assert result.stderr == f"error: {config}: {TOML_ERROR}\n", result
@@ -131,5 +132,5 @@ def test_a_fifo_config_toml_with_a_url_from_s_is_a_warning(tmp_path: Path) -> No
         isolated_host(tmp_path)
     )
     assert [spec.url for spec in prepared.specs] == [url, None]
-    assert prepared.warnings == [f"{NOT_APPLIED}{path}: is a FIFO, not a file"]
+    assert prepared.warnings == [f"{path}: is a FIFO, not a file{NOT_READ}"]
     assert prepared.config is None

@@ -219,7 +219,7 @@ def test_a_failed_write_says_why_and_leaves_the_file_as_it_was(
     assert notice.failed
     assert notice.message == (
         f"Removed alpha for this session only: {own}: cannot write the file (Read-only file system); "
-        "not changed. It will come back from there at next start."
+        "not changed. The entry is still in that file."
     )
     assert own.read_text() == text
     assert sorted(p.name for p in own.parent.iterdir()) == ["config.toml"]  # no temporary file left

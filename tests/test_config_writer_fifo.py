@@ -73,7 +73,7 @@ def test_deleting_from_a_fifo_config_toml_says_why_in_the_notice(tmp_path: Path)
     assert done.returncode == 1, done
     assert done.stdout == (
         f"Removed demo for this session only: {path}: is a FIFO, not a file; not changed. "
-        "It will come back from there at next start.\n"
+        "The entry is still in that file.\n"
     ), done
 
 

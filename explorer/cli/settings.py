@@ -171,7 +171,9 @@ class Settings:
             if not (own_only and self.servers and all(map(names_no_configured_server, self.servers))):
                 raise
             config = None
-            not_applied.append(f"{_NOT_APPLIED}{problem}")
+            not_applied.append(
+                f"{problem}: the file was not read, so the -s servers run with the default settings"
+            )
         headers = dict(parse_header(h) for h in self.headers)
         env = parse_env_options(self.env)
         given = parse_input_options(self.inputs)
@@ -223,6 +225,7 @@ class Settings:
 
 
 _NOT_APPLIED = "the explorer's own settings were not applied: "
+_NOT_READ = "the file was not read, so the -s servers run with the default settings"
 
 
 def ask_inputs(

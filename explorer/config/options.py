@@ -126,7 +126,9 @@ def parse_server_option(
 
 def names_no_configured_server(value: str) -> bool:
     """Whether a `-s` value is a server of its own, whatever a config file says: an http(s) URL, or a
-    command line whose program exists. Anything else may be the name of a configured server."""
+    command line whose program exists and which no name could be: words and arguments, or a path. A lone
+    word (`time`, `git`) may be the name of a configured server even when a program of that name exists:
+    a name wins over a program, so with the config unread it cannot be told."""
     text = value.strip()
     if text.lower().startswith(("http://", "https://")):
         return True
@@ -134,7 +136,11 @@ def names_no_configured_server(value: str) -> bool:
         argv = shlex.split(text)
     except ValueError:
         return False
-    return bool(argv) and bool(argv[0]) and _is_runnable(os.path.expanduser(argv[0]))
+    if not argv or not argv[0]:
+        return False
+    program = argv[0]
+    path_like = "/" in program or program.startswith((".", "~"))
+    return (len(argv) > 1 or path_like) and _is_runnable(os.path.expanduser(program))
 
 
 def _is_runnable(command: str) -> bool:

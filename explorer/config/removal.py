@@ -66,8 +66,8 @@ def forget_server(spec: ServerSpec, own_config: Path, *, delete: bool = False) -
         removed = remove_server(own_config, entry_name, only_if=only_if)
     except ConfigError as exc:
         return Forgotten(
-            f"Removed {name} for this session only: {sanitize_line(str(exc), 300)}. It will come back "
-            "from there at next start.",
+            f"Removed {name} for this session only: {sanitize_line(str(exc), 300)}. The entry is still in "
+            "that file.",
             failed=True,
         )
     if removed:
