@@ -86,3 +86,58 @@ async def test_the_main_screen_shows_the_whole_name_at_220_columns_and_cuts_it_a
         await pilot.resize_terminal(220, 30)
         await wait_for(pilot, lambda: any(line.endswith(f" {LONG}") for line in tree_lines(app)))
         assert not any("filesystem-…" in line for line in tree_lines(app)), tree_lines(app)
+
+
+FOUR = (
+    "filesystem-production-eu",
+    "filesystem-production-us",
+    "github-enterprise-cloud",
+    "postgres-analytics",
+)
+
+
+def four_servers_tree() -> UriTree:
+    """Four servers with long names, one resource each, all under `fs://data`."""
+    tree = UriTree()
+    for name in FOUR:
+        tree.add_resources([res(name, f"fs://data/{name[-2:]}.txt")])
+    return tree
+
+
+def cut_forms(line: str) -> dict[str, str]:
+    """The cut badges of `line` (`filesy…on-eu`), each by the one of `FOUR` it reads as."""
+    found: dict[str, str] = {}
+    for word in line.split():
+        head, cut, tail = word.partition("…")
+        if cut and (head or tail):
+            readers = [name for name in FOUR if name.startswith(head) and name.endswith(tail)]
+            if len(readers) == 1:
+                found[readers[0]] = word
+    return found
+
+
+async def test_a_row_with_many_badges_keeps_them_narrow_to_fit_and_a_leaf_row_widens() -> None:
+    """At 100 columns a badge may be 28 cells: the prefix row's four badges would then need 124 columns,
+    so they stay at 12 cells (the row fits, no horizontal scrollbar); a leaf row's one badge shows the whole
+    name. Wide enough, the prefix row shows whole names too, and back at 100 cut ones again."""
+    app = TreeApp(four_servers_tree(), show_servers=True)
+    async with app.run_test(size=(100, 12)) as pilot:
+        view = app.query_one(ResourceTree)
+        data = view.uri_tree.node_for("fs://data")
+        assert data is not None
+        view.expand_node(data)
+        await pilot.pause()
+        await pilot.pause()
+        prefix = row(view, "fs://data")
+        assert sorted(cut_forms(prefix)) == sorted(FOUR), prefix
+        assert all(cell_len(word) <= BADGE_CELLS for word in cut_forms(prefix).values()), prefix
+        assert not view.horizontal_scrollbar.display, screen_lines(view)
+        assert row(view, "eu.txt").endswith(f" {FOUR[0]}"), row(view, "eu.txt")
+        await pilot.resize_terminal(200, 12)
+        await wait_for(pilot, lambda: all(name in row(view, "fs://data") for name in FOUR))
+        assert not cut_forms(row(view, "fs://data")), row(view, "fs://data")
+        await pilot.resize_terminal(100, 12)
+        await wait_for(pilot, lambda: sorted(cut_forms(row(view, "fs://data"))) == sorted(FOUR))
+        await pilot.pause()
+        assert not view.horizontal_scrollbar.display, screen_lines(view)
+        assert row(view, "eu.txt").endswith(f" {FOUR[0]}"), row(view, "eu.txt")

@@ -12,6 +12,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
@@ -34,7 +35,8 @@ WIDE_BADGE_CELLS = 28
 BADGE_FROM = 60
 """Tree columns from which badges grow, a cell every two columns: 28 cells from a 92-column tree. The
 main screen gives the tree 45% of the terminal, so a badge grows from about 135 terminal columns, and at
-200 (an 89-column tree, 26 cells) `filesystem-production-eu` shows whole."""
+200 (an 89-column tree, 26 cells) `filesystem-production-eu` shows whole. A row whose badges would not
+fit at that width keeps them at `BADGE_CELLS` (`RowPainter.room`)."""
 
 
 def badge_cells(width: int) -> int:
@@ -205,9 +207,11 @@ class RowPainter:
         self.stale: frozenset[str] = frozenset()  # failed servers: what only they list is dimmed
         self.marks: dict[str, str] = {}  # uri -> "following" or "changed"
         self.badge_cells = BADGE_CELLS  # set by the view when its width changes (`badge_cells`)
-        self._badges: dict[str, str] = {}  # by server, for the servers in `_badge_names` at `_badge_width`
+        self.room = 0  # the columns a row shows, set with `badge_cells`: wider badges only on a row they fit
+        # Badge texts and their cells, by server, for the servers in `_badge_names`, by badge width: at
+        # most `BADGE_CELLS` and the current `badge_cells`.
+        self._badge_sets: dict[int, dict[str, tuple[str, int]]] = {}
         self._badge_names: frozenset[str] = frozenset()
-        self._badge_width = BADGE_CELLS
 
     def paint(self, row: Row, cursor: bool, palette: Palette) -> Strip:
         extra = palette.cursor if cursor else None
@@ -253,8 +257,9 @@ class RowPainter:
             if names:
                 first = names[min(names)]
                 self._add_name(segments, first.name, row.label, styled(palette.muted), match, needle)
-            self._add_badges(segments, tree.servers(node), styled(palette.badge), styled(palette.base))
-            return Strip(segments)
+            owners = tree.servers(node)
+            cells = self._add_badges(segments, owners, styled(palette.badge), styled(palette.base))
+            return Strip(segments, cells)
 
         is_root = row.parent is None
         has_items = bool(node.child_count or node.pattern_count)
@@ -305,9 +310,11 @@ class RowPainter:
             if is_root and count == 0 and active is not None and not active.partial:
                 add(Segment("  no match", styled(palette.muted)))
         if self.show_servers and not is_root:
-            # A prefix: every server with something below it; a leaf: the servers that list it.
+            # A prefix: every server with something below it; a leaf: the servers that list it. The last
+            # segments of a row that is not the root: their cells, when measured, are the row's.
             owners = tree.subtree_servers(node) if has_items else tree.servers(node)
-            self._add_badges(segments, owners, styled(palette.badge), styled(palette.base))
+            cells = self._add_badges(segments, owners, styled(palette.badge), styled(palette.base))
+            return Strip(segments, cells)
         if is_root and self.listing:
             items = sum(self.listing.values())
             add(Segment(f"  listing… ({items:,} items)", styled(palette.muted)))
@@ -394,26 +401,51 @@ class RowPainter:
         segments.append(Segment("  ", style))
         _add_text(segments, text, style, match, _find_all(text, needle) if needle else [])
 
-    def _add_badges(self, segments: list[Segment], servers: Iterable[str], badge: Style, gap: Style) -> None:
+    def _add_badges(
+        self, segments: list[Segment], servers: Iterable[str], badge: Style, gap: Style
+    ) -> int | None:
+        """Append the badges of `servers`, each `badge_cells` wide at most when all of them fit in `room`
+        after the row so far, else `BADGE_CELLS` (a prefix row has one a server below it: four wide ones
+        overflowed an 80-column tree where four narrow ones fit). Returns the row's cells when it measured
+        them (the `Strip` then need not again), else None: a narrow tree's rows are not measured here."""
         if not self.show_servers:
-            return
-        for server in sorted(servers):
+            return None
+        names = sorted(servers)
+        cells = self.badge_cells
+        used: int | None = None
+        if cells > BADGE_CELLS and names:
+            badges = [self._badge(server, cells) for server in names]
+            used = sum(segment.cell_length for segment in segments)
+            wide = used + sum(1 + width for _text, width in badges)  # a gap before each
+            if wide > self.room:
+                badges = [self._badge(server, BADGE_CELLS) for server in names]
+                wide = used + sum(1 + width for _text, width in badges)
+            used = wide
+        else:
+            badges = [self._badge(server, BADGE_CELLS) for server in names]
+        for text, _width in badges:
             segments.append(Segment(" ", gap))
-            segments.append(Segment(self._badge(server), badge))
+            segments.append(Segment(text, badge))
+        return used
 
-    def _badge(self, server: str) -> str:
-        """`server`'s badge, at most `badge_cells` wide, cut so that it never reads like another's
+    def _badge(self, server: str, cells: int) -> tuple[str, int]:
+        """`server`'s badge and its cells, at most `cells` wide, cut so that it never reads like another's
         (`raw_se…er.py`, `raw_se….py-2`): labelled among every server in the tree, again when that set
-        or the width changes (a line painted before is painted anew when the rows change, and compared;
-        the view drops its painted lines when the width changes)."""
+        changes (a line painted before is painted anew when the rows change, and compared; the view drops
+        its painted lines when its width changes). A set of labels a width, for two widths at most."""
         tree = self._rows.tree
         names = tree.subtree_servers(tree.root)
         if server not in names:  # never expected: a badge is of a server in the tree
             names = names | {server}
-        cells = self.badge_cells
-        if cells != self._badge_width or (names is not self._badge_names and names != self._badge_names):
+        if names is not self._badge_names and names != self._badge_names:
             self._badge_names = names
-            self._badge_width = cells
+            self._badge_sets.clear()
+        badges = self._badge_sets.get(cells)
+        if badges is None:
+            kept = (BADGE_CELLS, self.badge_cells)
+            for width in [width for width in self._badge_sets if width not in kept]:
+                del self._badge_sets[width]
             labels = distinct_labels(names, cells)
-            self._badges = {name: f" {label} " for name, label in labels.items()}
-        return self._badges[server]
+            badges = {name: (f" {label} ", cell_len(label) + 2) for name, label in labels.items()}
+            self._badge_sets[cells] = badges
+        return badges[server]

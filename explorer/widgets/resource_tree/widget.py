@@ -27,7 +27,8 @@ Every server string (segments, names, titles, server names) goes through `saniti
 Server badges (`show_servers`): a prefix row shows every server with something below it
 (`UriTree.subtree_servers`, O(1) from the model's bitmasks), a leaf or template row its own servers. A
 badge is as wide as the view allows (`render.badge_cells`: 12 cells in a narrow tree, up to 28 in a wide
-one), set on a resize, which then paints the lines anew.
+one) on a row whose badges all fit that wide, else 12 cells; set on a resize, which then paints the lines
+anew.
 
 Incomplete listings: `incomplete_servers` names the servers whose listing stopped early; the root row
 (the top line, "All resources") then carries a `⚠ incomplete: <servers>` marker.
@@ -63,7 +64,7 @@ from explorer.model.uri_tree import PatternNode, UriNode, UriTree
 from explorer.widgets.line_cache import LineCache
 from explorer.widgets.resource_tree import messages
 from explorer.widgets.resource_tree.filter_runs import FilterRuns
-from explorer.widgets.resource_tree.render import Palette, RowPainter, badge_cells, palette_of
+from explorer.widgets.resource_tree.render import BADGE_CELLS, Palette, RowPainter, badge_cells, palette_of
 from explorer.widgets.resource_tree.scroll_bar import TreeScrollBar
 
 __all__ = ["ResourceTree"]
@@ -273,12 +274,18 @@ exactly as the server sent them.
 
     def _fit_badges(self) -> None:
         """Size the server badges to the view's width (`render.badge_cells`), once a resize: a new width
-        drops the painted lines (their badges were cut to the old one) and the widest line seen."""
-        cells = badge_cells(self.content_region.width)
+        drops the painted lines (their badges were cut to the old one, or chosen for the old room) and the
+        widest line seen. The room is the width less the vertical scrollbar, there or not: a row fits
+        either way (one a few columns short of the room keeps narrow badges)."""
+        width = self.content_region.width
+        cells = badge_cells(width)
+        room = width - self.styles.scrollbar_size_vertical
         painter = self._painter
-        if cells == painter.badge_cells:
-            return
+        old_cells, old_room = painter.badge_cells, painter.room
         painter.badge_cells = cells
+        painter.room = room
+        if cells == old_cells and (room == old_room or cells == BADGE_CELLS):
+            return  # a narrow tree's badges do not depend on the room
         if self.show_servers:
             self._content_width = 0  # narrower badges make narrower lines: measured again as painted
             self._invalidate()
