@@ -71,3 +71,21 @@ async def test_the_preview_keys_are_in_the_bar_while_the_preview_has_the_focus()
 
         screen.tree_widget.focus()
         await wait_for(pilot, lambda: bar_text(app) == tree_bar)
+
+
+async def test_w_on_rendered_markdown_is_not_offered_and_does_nothing() -> None:
+    """`w` on a rendered markdown document stopped the app (AttributeError: 'Static' object has no
+    attribute 'wrap'): with no text view shown, the query for them returned every other widget."""
+    async with settled_app(demo_spec(), size=(160, 36)) as (app, pilot):
+        preview = await read(pilot, app, "docs://faq")  # markdown, rendered: no text view at all
+        preview.focus_contents()
+        await wait_for(pilot, lambda: "s Source" in bar_text(app))
+        assert "Wrap" not in bar_text(app), bar_text(app)
+        await pilot.press("w")
+        await pilot.pause()
+        assert app.is_running and preview.state == "contents"
+        await pilot.press("s")  # its source: a text view, which `w` wraps
+        await wait_for(pilot, lambda: "w Wrap" in bar_text(app))
+        await pilot.press("w")
+        await pilot.pause()
+        assert app.is_running

@@ -485,7 +485,7 @@ source of rendered markdown (raw HTML, which is not rendered, and link targets s
         if action == "load_all":
             return self.can_load_all
         if action == "toggle_wrap":
-            return self.state == "contents" and bool(self.query(TextView).exclude(".hex"))
+            return self.state == "contents" and bool(self._text_views())
         if action == "toggle_source":
             return self.state == "contents" and any(v.renders_markdown for v in self.query(_ContentView))
         return True
@@ -529,8 +529,14 @@ source of rendered markdown (raw HTML, which is not rendered, and link targets s
         if self.can_load_all and self.uri is not None:
             self.post_message(self.LoadAllRequested(self, self.uri))
 
+    def _text_views(self) -> list[TextView]:
+        """The text views shown (hex dumps apart). Not `query(TextView).exclude(".hex")`: when no
+        `TextView` is there, Textual's `exclude` drops the type too, and every other widget came back
+        (`w` on rendered markdown then took a `Static` for a text view and stopped the app)."""
+        return [view for view in self.query(TextView) if not view.has_class("hex")]
+
     def action_toggle_wrap(self) -> None:
-        views = list(self.query(TextView).exclude(".hex"))
+        views = self._text_views()
         if views:
             wrap = not views[0].wrap
             for view in views:
