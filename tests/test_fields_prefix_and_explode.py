@@ -56,3 +56,11 @@ def test_a_list_for_a_prefixed_variable_is_still_refused_and_others_still_split(
     [spec] = template_fields(parse_template("d://r{/x*}/p/{x}"))  # no prefix: the explode splits
     assert spec.separator == "/" and parse_text(spec, "a/b") == ["a", "b"]
     assert expand("d://r{/x*}/p/{x}", {"x": ["a", "b"]}) == "d://r/a/b/p/a,b"
+
+
+def test_expand_refuses_a_variable_given_twice() -> None:
+    """`x=a/b x=c`: the last word silently won, where the user may have meant two items."""
+    result = run_cli("expand", "d://r{/x*}", "x=a", "x=b")
+    assert result.code == 2, result
+    assert result.stdout == ""
+    assert result.stderr.startswith("error: x is given twice: give each variable once"), result

@@ -34,12 +34,18 @@ from explorer.sanitize import sanitize_line
 
 
 def parse_assignments(pairs: Sequence[str]) -> dict[str, str]:
-    """NAME=VALUE words; raises ValueError naming the bad word."""
+    """NAME=VALUE words; raises ValueError naming the bad word. A name given twice is refused: the
+    last one silently won, where the user may have meant two items of a list."""
     values: dict[str, str] = {}
     for pair in pairs:
         name, sep, value = pair.partition("=")
         if not sep or not name:
             raise ValueError(f"expected NAME=VALUE, got {pair!r}")
+        if name in values:
+            raise ValueError(
+                f"{name} is given twice: give each variable once (the items of an explode variable go in "
+                "one word, separated as the template form takes them: x=a/b for {/x*})"
+            )
         values[name] = value
     return values
 
