@@ -50,6 +50,7 @@ if TYPE_CHECKING:  # the connection layer is imported when servers connect, afte
 
 
 USER_INPUT = (events.Key, events.MouseDown, events.Paste)
+CONFIG_WARNING_SECONDS = 30.0  # how long the start-up config warnings stay up (Textual: 5 s)
 """What the user does that asks for a frame: a running listing waits for it (`InputFirst`). Not the
 wheel: a trackpad sends 60 to 120 steps a second, each would owe a frame, and a listing would run at
 about 5% of its speed while the user scrolls (measured in a simulation)."""
@@ -236,8 +237,14 @@ class ExplorerApp(App[int]):
         if len(notices) > len(shown):
             shown.append(f"… and {len(notices) - len(shown)} more")
         warned = any(line.startswith("warning:") for line in notices)
+        # A warning stays up longer than Textual's 5 s: it is said once, at start, while the eye is on
+        # the first rows (a click dismisses it).
         self.notify(
-            "\n".join(shown), title="Config", severity="warning" if warned else "information", markup=False
+            "\n".join(shown),
+            title="Config",
+            severity="warning" if warned else "information",
+            markup=False,
+            timeout=CONFIG_WARNING_SECONDS if warned else None,
         )
 
     def _load_themes(self) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from explorer.app import CONFIG_WARNING_SECONDS
 from explorer.cli.settings import Settings
 from explorer.config import ListingBounds
 from tests.app_helpers import SIZE, main_screen, wait_for, wait_settled
@@ -89,6 +90,8 @@ async def test_the_tui_starts_and_says_which_setting_is_not_used(tmp_path: Path)
         # Polled from the start: a notification expires after a few seconds. The notices come as one.
         said = "\n".join(bad_settings_warnings(config))
         await wait_for(pilot, lambda: said in [str(n.message) for n in app._notifications])
+        [note] = [n for n in app._notifications if str(n.message) == said]
+        assert note.timeout == CONFIG_WARNING_SECONDS  # up long enough to be read, not Textual's 5 s
         await wait_settled(pilot, app)
         servers = main_screen(app).catalogue.servers
         assert list(servers) == ["demo"] and servers["demo"].state == "ready"
