@@ -185,3 +185,16 @@ async def test_why_completion_gave_nothing_is_shown_where_the_suggestions_would_
                 == "2 suggestions from the server not offered: they hold control characters"
             ),
         )
+
+
+async def test_values_the_server_sent_that_cannot_be_offered_are_counted_under_the_field() -> None:
+    async def complete(name: str, value: str, context: dict[str, str]) -> Suggestions:
+        return Suggestions(["eu-west"], dropped=2)  # `parse_completion` of ["eu-west", "", 7]
+
+    form = ArgumentForm(FIELDS, complete=complete)
+    app = FormApp(form)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+space")
+        await wait_for(pilot, lambda: form.suggestions_shown and form.completion_note is not None)
+        assert form.suggestion_values == ["eu-west"]
+        assert form.completion_note == "2 values from the server not offered: not text, or empty"

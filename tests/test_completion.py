@@ -112,7 +112,8 @@ class FakeSource:
     [
         ({}, "no 'values' list"),
         ({"values": "abc"}, "no 'values' list"),
-        ({"values": [1, 2]}, "not strings"),
+        ({"values": [1, 2]}, "not text"),
+        ({"values": ["", "  "]}, "not text"),
         ("nonsense", "not a JSON object"),
     ],
 )
@@ -147,3 +148,9 @@ async def test_errors_never_escape_but_cancellation_does() -> None:
     with anyio.move_on_after(0.05) as scope:
         await Completer(FakeSource({"values": ["late"]}, delay=5)).template("x://{a}", "a", "")
     assert scope.cancelled_caught
+
+
+async def test_values_that_offer_nothing_are_dropped_and_counted() -> None:
+    """An empty value emptied the field when picked, and a number was dropped without a word."""
+    found = await Completer(FakeSource({"values": ["a", "", " ", 3, None, "b"]})).template("x://{a}", "a", "")
+    assert found.ok and found.values == ["a", "b"] and found.dropped == 4

@@ -24,6 +24,7 @@ class Suggestions:
     total: int | None = None
     has_more: bool = False
     reason: str | None = None
+    dropped: int = 0  # values sent that cannot be offered (not strings, or empty): said beside the rest
 
     @property
     def ok(self) -> bool:
@@ -36,14 +37,18 @@ def parse_completion(completion: Mapping[str, Any]) -> Suggestions:
     raw = completion.get("values")
     if not isinstance(raw, list):
         return Suggestions(reason="the server's completion has no 'values' list")
-    values = list(dict.fromkeys(v for v in raw if isinstance(v, str)))
-    dropped = len(raw) - sum(1 for v in raw if isinstance(v, str))
+    # An empty (or blank) value offers nothing to type: picking it emptied the field.
+    usable = [v for v in raw if isinstance(v, str) and v.strip()]
+    values = list(dict.fromkeys(usable))
+    dropped = len(raw) - len(usable)
     total = completion.get("total")
     if isinstance(total, bool) or not isinstance(total, int):
         total = None
     has_more = completion.get("hasMore") is True or len(values) > MAX_SUGGESTIONS
-    reason = f"the server sent {dropped} value(s) that are not strings" if dropped and not values else None
-    return Suggestions(values[:MAX_SUGGESTIONS], total, has_more, reason)
+    reason = None
+    if dropped and not values:
+        reason = f"the server sent {dropped} value(s) that are not text to offer"
+    return Suggestions(values[:MAX_SUGGESTIONS], total, has_more, reason, dropped if values else 0)
 
 
 def suggestions_source(unavailable: str | None, last: Suggestions | None, *, earlier: bool) -> str:

@@ -414,10 +414,16 @@ One line per variable or argument. The label shows how the template writes the v
         nothing needs saying. The reason is the server's or the connection's words: sanitized, cut."""
         if found.reason is not None:
             return f"No suggestions: {sanitize_line(found.reason, 100)}"
+        said = []
         if self.hidden_unclean:
             what = "suggestion" if self.hidden_unclean == 1 else "suggestions"
-            return f"{self.hidden_unclean} {what} from the server not offered: they hold control characters"
-        return None
+            said.append(
+                f"{self.hidden_unclean} {what} from the server not offered: they hold control characters"
+            )
+        if found.dropped:
+            what = "value" if found.dropped == 1 else "values"
+            said.append(f"{found.dropped} {what} from the server not offered: not text, or empty")
+        return "; ".join(said) or None
 
     @property
     def completion_note(self) -> str | None:
