@@ -4,10 +4,11 @@ Follows the resource in either protocol era (`resources/subscribe` in the handsh
 stream's resource set in the modern era), and ends the subscription before it exits, whether it stops after
 `--count N` new versions, after `--for SECONDS`, or on Ctrl-C. Announcements that arrive while a version is
 being read cost one more read, not one each. Exit codes: 0 when at least one new version arrived (or
-`--count` was reached), 3 when none did within `--for` (a `warning:` line says so), 1 when the resource
-cannot be read or followed or the server goes away (said at once, with how its process ended), 130 on
-Ctrl-C (`read`'s `Interrupt`: the versions printed stay; before the first one, the error says the read
-was stopped).
+`--count` was reached), 3 when none did within `--for` (a `warning:` line says so: how many changes were
+announced, when only the re-reads were late), 1 when the resource cannot be read or followed or the server
+goes away (said at once, with how its process ended), 130 on Ctrl-C (`read`'s `Interrupt`: the versions
+printed stay; before the first one, the error says the read was stopped). The unsubscribe's answer is
+waited for 2 s at most: it may be queued behind a storm of announcements.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ from explorer.connection.errors import ServerFault
 from explorer.connection.live import FollowTrouble, News, ResourceChanged
 from explorer.connection.session import ServerConnection
 
+_UNFOLLOW_WAIT = 2.0  # at most, for the server's answer to the unsubscribe sent before exit
+
 
 async def watch_command(
     spec: ServerSpec,
@@ -53,7 +56,7 @@ async def watch_command(
 ) -> int:
     """Read and follow `uri` on `spec`; `show(result)` prints one version's contents as text. A stop of
     `interrupt` (Ctrl+C) abandons the job; its subscription is still ended."""
-    state = {"versions": 0}
+    state = {"versions": 0, "announced": 0}  # versions printed; changes of `uri` the server announced
 
     def print_version(result: dict[str, Any]) -> None:
         state["versions"] += 1
@@ -77,6 +80,7 @@ async def watch_command(
         def on_news(news: News) -> None:
             nonlocal changed
             if isinstance(news, ResourceChanged) and news.uri == uri:
+                state["announced"] += 1
                 changed.set()
             elif isinstance(news, FollowTrouble):
                 why.append(news.message)
@@ -100,13 +104,22 @@ async def watch_command(
                     changed = anyio.Event()  # announcements from here on ask for one more read
                     print_version(await conn.read_resource(uri))
         finally:
-            with anyio.CancelScope(shield=True), anyio.move_on_after(timeout):
+            # Bounded short: its answer may be queued behind a storm of announcements, and the connection
+            # closes next anyway (which ends the subscription); the request is sent all the same.
+            with anyio.CancelScope(shield=True), anyio.move_on_after(min(timeout, _UNFOLLOW_WAIT)):
                 await conn.unfollow(uri)
         if state["versions"] > 1 or (count is not None and count == 0):
             return EXIT_OK
         seconds = "1 second" if duration == 1 else f"{duration:g} seconds"
         within = f"within {seconds} (--for)" if duration is not None else "before it stopped"
-        note(f"warning: server {spec.name}: no new version of {safe_line(uri, 300)} came {within}")
+        shown, announced = safe_line(uri, 300), state["announced"]
+        if announced:  # the server did announce changes: it is the re-read that did not finish
+            changes = "1 change of" if announced == 1 else f"{announced:,} changes of"
+            was = "was" if announced == 1 else "were"
+            said = f"{changes} {shown} {was} announced, but no re-read finished {within}"
+        else:
+            said = f"no new version of {shown} came {within}"
+        note(f"warning: server {spec.name}: {said}")
         return EXIT_INCOMPLETE
 
     [outcome] = await run_on_servers([spec], job, protocol=protocol, timeout=timeout, interrupt=interrupt)
