@@ -10,7 +10,9 @@ It sits between the protocol log's tap and the session, on every transport (`wat
   flight goes on as before.
 - A request of the server's the SDK cannot read (params that are not an object, a bad envelope) is
   answered at once with a JSON-RPC error (-32602 or -32600), written back to the server: it waits for an
-  answer, and the SDK dropped such a request without one. It is counted in `ProtocolProblems`.
+  answer, and the SDK dropped such a request without one. It is counted in `ProtocolProblems`. One whose
+  id is no string or integer (1.5, true, null, an object) is answered -32600 with the id null, as
+  JSON-RPC 2.0 says: the SDK took it for a notification, unanswered and unsaid.
 - A log entry the SDK would refuse (a level that is none, no level, no data, no params) is counted and
   not handed on: the SDK dropped it with a traceback in its log, and the user never learnt the server
   logged anything. One whose params are not an object is no JSON-RPC message: counted as such. A
@@ -161,20 +163,24 @@ class ServerMessages:
             return exc
         if isinstance(sent, dict) and isinstance(sent.get("method"), str):
             ident = _request_id(sent.get("id"))
-            if ident is not None:
+            if ident is not None or "id" in sent:  # an id that is none (1.5, true, null): answered to null
                 self._answer_unread_request(ident, sent["method"], sent)
                 return None
         self._problems.bad_line(quoted(sent))
         return None
 
-    def _answer_unread_request(self, ident: RequestId, method: str, sent: dict[str, Any]) -> None:
-        """Answer a request the SDK cannot read with an error (a task of its own), and count it."""
+    def _answer_unread_request(self, ident: RequestId | None, method: str, sent: dict[str, Any]) -> None:
+        """Answer a request the SDK cannot read with an error (a task of its own), and count it. One whose
+        id is neither a string nor an integer is answered -32600 with the id null, as JSON-RPC 2.0 says."""
         import mcp_types as types
         from mcp.shared.message import SessionMessage
 
         shown = sanitize_line(method, 60)
         params = sent.get("params")
-        if "params" in sent and not isinstance(params, dict):
+        if ident is None:
+            what = f"{shown} whose id {_shown_value(sent.get('id'))} is no string or integer"
+            code, text = INVALID_REQUEST, "Invalid Request"
+        elif "params" in sent and not isinstance(params, dict):
             code, text, what = INVALID_PARAMS, "Invalid params", f"{shown} with params that are not an object"
         elif sent.get("jsonrpc") != "2.0":
             code, text, what = INVALID_REQUEST, "Invalid Request", f'{shown} whose "jsonrpc" is not "2.0"'

@@ -88,7 +88,24 @@ def parse_line(line: bytes | bytearray, problems: ProtocolProblems, *, cut: bool
         if lenient is None:
             problems.bad_line(text[:200].strip())
         return lenient
+    if isinstance(message, types.JSONRPCNotification) and b'"id"' in line and len(line) <= _LENIENT_UP_TO:
+        return _bad_id_request(text) or SessionMessage(message)
     return SessionMessage(message)
+
+
+def _bad_id_request(text: str) -> UnreadableMessage | None:
+    """A request whose id is no string or integer (1.5, true, null, an object), which the SDK's parser
+    takes for a notification (it drops the id): an `UnreadableMessage`, so the connection answers it (an
+    error to id null) and counts it. None when the message has no id: a notification indeed."""
+    import json
+
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    if isinstance(data, dict) and "id" in data and isinstance(data.get("method"), str):
+        return UnreadableMessage(data)
+    return None
 
 
 _HEAD_ID = re.compile(
@@ -175,13 +192,19 @@ def _message_of(data: dict[str, Any], surrogates: bool) -> Any:
     if surrogates:
         _without_lone_surrogates(data)
     try:
-        return SessionMessage(types.jsonrpc_message_adapter.validate_python(data, by_name=False))
+        message = types.jsonrpc_message_adapter.validate_python(data, by_name=False)
     except ValueError:
         pass
+    else:
+        if isinstance(message, types.JSONRPCNotification) and "id" in data:
+            return UnreadableMessage(data)  # a request whose id is none: `_bad_id_request`
+        return SessionMessage(message)
     ident = data.get("id")
     if type(ident) is float and ident.is_integer():
         ident = int(ident)
     if not isinstance(ident, int | str) or isinstance(ident, bool):
+        if "id" in data and isinstance(data.get("method"), str):
+            return UnreadableMessage(data)  # a request whose id is none: answered to id null
         return None  # a notification, or no id to answer: nothing waits for it (counted as a line)
     if "method" in data:
         if isinstance(data["method"], str):
