@@ -536,6 +536,7 @@ class ProtocolProblems:
         self.progress = _Unread()  # progress notifications the explorer could not read
         self.strays = 0  # answers naming a request never sent, failing no request (`stray_answers`)
         self.stray_sample: str | None = None  # the first one's id, as `shown_id` shows it
+        self.later_endpoints = 0  # legacy SSE endpoint events after the first, not used (`http_limits`)
 
     def dropped_notification(self, method: str) -> None:
         """A notification that came faster than `connection.flood.RATE` a second, not handed on."""
@@ -610,6 +611,10 @@ class ProtocolProblems:
             many = "an answer to a request" if self.strays == 1 else f"{self.strays:,} answers to requests"
             first = "" if self.strays == 1 else "first: "
             parts.append(f"{many} never sent ({first}id {self.stray_sample}), which it ignored")
+        if self.later_endpoints:
+            later = self.later_endpoints
+            many = "another endpoint event" if later == 1 else f"{later:,} more endpoint events"
+            parts.append(f"{many} after the first, which the explorer did not use (it posts to the first)")
         parts += self.logs.said("log message", "log messages")
         parts += self.progress.said("progress notification", "progress notifications")
         if self.dropped:

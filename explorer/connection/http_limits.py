@@ -25,9 +25,9 @@ request it answers (`answer_checks.ANSWERING`), for an id the first and last byt
 (`stray_answers`). An event stream's notifications past the connection's rate are taken out of its bytes
 before the SDK parses them (`flood.EventGate`). A body in a declared charset other than UTF-8
 is made UTF-8 first (`http_text.Transcoder`). The legacy SSE transport is guarded in two places: its
-endpoint event is checked as the event stream is read (`watch_endpoint`), and its message POSTs never
-raise (`guard_posts`; a success's body is not read on, `_accepted`); a 431 there names the user's own
-headers (`given_headers`, `errors.headers_too_large`).
+event stream's first endpoint event is checked as it is read, and a later one is kept from the SDK
+(`watch_endpoint`); and its message POSTs never raise (`guard_posts`; a success's body is not read on,
+`_accepted`); a 431 there names the user's own headers (`given_headers`, `errors.headers_too_large`).
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ import orjson
 from explorer.connection.answer_checks import ANSWERING, AnswerCheck
 from explorer.connection.errors import (  # REFUSED_PREFIX: see there
     REFUSED_PREFIX,
+    ProtocolProblems,
     ServerSentence,
     UnreadableAnswer,
     describe_exception,
@@ -452,7 +453,6 @@ class _CappedStream(httpx2.AsyncByteStream):
 FailedPost = Callable[[RequestId, str], Awaitable[None]]
 """Fails the request `ident` at once with a sentence (the legacy SSE transport's merged read stream)."""
 _HOPS = "explorer.redirects_followed"  # kept in the extensions a redirect's next request shares
-_ENDPOINT_SCAN = 64 * 1024  # bytes of the event stream looked at for the endpoint event
 _LINE_END = re.compile(rb"\r\n|\r|\n")
 
 
@@ -569,13 +569,17 @@ def _status(response: httpx2.Response) -> str:
     return f"the server answered HTTP {response.status_code}{reason}"
 
 
-def watch_endpoint(url: str) -> Callable[[httpx2.Response], Awaitable[None]]:
-    """Response hook of the legacy SSE transport: its event stream's `endpoint` event is checked as it is
-    read, and one the SDK or the HTTP client would refuse fails connecting at once with what it named and
-    why (`EndpointRefused`). Why: the SDK waited for another endpoint, unbounded (the explorer's wait then
-    said no endpoint came), when the one that came was on another origin; and it took one the HTTP client
-    cannot post to (a control character in it), whose first POST ended the writer ("the server closed
-    the connection"). Only the first `_ENDPOINT_SCAN` bytes are looked at; the rest goes by untouched."""
+def watch_endpoint(
+    url: str, problems: ProtocolProblems | None = None
+) -> Callable[[httpx2.Response], Awaitable[None]]:
+    """Response hook of the legacy SSE transport: its event stream's first `endpoint` event is checked as
+    it is read, wherever it comes, and one the SDK or the HTTP client would refuse fails connecting at
+    once with what it named and why (`EndpointRefused`). Why: the SDK waited for another endpoint,
+    unbounded (the explorer's wait then said no endpoint came), when the one that came was on another
+    origin; and it took one the HTTP client cannot post to (a control character in it), whose first POST
+    ended the writer (every request then waited for its timeout). A later endpoint event reaches the SDK
+    renamed, an event it ignores (`_EndpointWatch`), and is counted in `problems`: the SDK's reader failed
+    on it ("called 'started' twice"), which ended the connection."""
 
     async def hook(response: httpx2.Response) -> None:
         kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
@@ -583,64 +587,122 @@ def watch_endpoint(url: str) -> Callable[[httpx2.Response], Awaitable[None]]:
             return
         inner = response.stream
         assert isinstance(inner, httpx2.AsyncByteStream)  # the async client's
-        response.stream = _EndpointWatch(inner, url)
+        response.stream = _EndpointWatch(inner, url, problems)
 
     return hook
 
 
-class _EndpointWatch(httpx2.AsyncByteStream):
-    """An event stream's bytes, handed on unchanged, its events parsed until the endpoint event."""
+_ENDPOINT_LINE = re.compile(rb"(?<![^\r\n])event: ?endpoint(?=[\r\n])")
+"""A line naming an event `endpoint` (at the start of the bytes searched, or after a line's end)."""
+_ENDPOINT_NAMES = (b"event: endpoint", b"event:endpoint")
+_RENAMED = b"event: endpoint-not-used"  # an event the SDK does not know: it ignores it (and logs its name)
 
-    def __init__(self, inner: httpx2.AsyncByteStream, url: str) -> None:
+
+class _EndpointWatch(httpx2.AsyncByteStream):
+    """An event stream's bytes on their way to the SDK: its events parsed until the first endpoint event
+    (checked, `_check_endpoint`), with no bound on how far (before it, the SDK does nothing else with the
+    stream, and a comment line is not kept). After it, each piece is searched for `endpoint` (in C), and
+    only a piece that holds it is looked at: an `event: endpoint` line is renamed, so the SDK ignores
+    that event as one it does not know. A line that may become one is held until it ends (15 bytes)."""
+
+    def __init__(self, inner: httpx2.AsyncByteStream, url: str, problems: ProtocolProblems | None) -> None:
         self._inner = inner
         self._url = url
-        self._line = bytearray()  # the line not ended yet
+        self._problems = problems
+        self._line = bytearray()  # the line not ended yet (a comment's first byte only)
         self._after_cr = False  # the last line ended with CR: a LF first in the next bytes belongs to it
         self._event = ""
         self._data: list[str] = []
-        self._seen = 0
-        self._done = False
+        self._taken = False  # the first endpoint event came, and was checked
+        self._held = b""  # after it: the start of a line that may name an endpoint event
+        self._at_line_start = True  # after it: the bytes handed on end with a line's end
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         async for chunk in self._inner:
-            if not self._done:
-                self._scan(chunk)
-            yield chunk
+            if not self._taken:
+                at = self._scan(chunk)  # raises for an endpoint refused, before its bytes go on
+                if at is None:
+                    yield chunk
+                    continue
+                self._taken = True
+                if out := chunk[:at] + self._later(chunk[at:]):
+                    yield out
+            elif out := self._later(chunk):
+                yield out
+        if self._held:
+            yield self._held
 
     async def aclose(self) -> None:
         await self._inner.aclose()
 
-    def _scan(self, chunk: bytes) -> None:
-        self._seen += len(chunk)
-        if self._after_cr and chunk.startswith(b"\n"):
-            chunk = chunk[1:]
+    def _scan(self, chunk: bytes) -> int | None:
+        """Read the lines `chunk` ends; where in it the first endpoint event ended (checked), else None."""
+        skip = 1 if self._after_cr and chunk.startswith(b"\n") else 0
         self._after_cr = chunk.endswith(b"\r")
-        if _LINE_END.search(chunk) is None:
-            self._line += chunk
-        else:
-            *lines, rest = _LINE_END.split(bytes(self._line) + chunk)
-            self._line = bytearray(rest)
-            for line in lines:
-                self._field(line.decode("utf-8", errors="replace"))
-                if self._done:
-                    return
-        if self._seen > _ENDPOINT_SCAN:
-            self._done = True
+        if _LINE_END.search(chunk, skip) is None:
+            if self._line[:1] != b":":
+                self._line += chunk[skip:]
+                if self._line[:1] == b":":  # a comment: what it says is of no use
+                    del self._line[1:]
+            return None
+        kept = len(self._line)
+        text = bytes(self._line) + chunk[skip:]
+        start = 0
+        for end in _LINE_END.finditer(text):
+            line, start = text[start : end.start()], end.end()
+            if self._field(line):
+                self._line = bytearray()
+                return start - kept + skip
+        rest = text[start:]
+        self._line = bytearray(b":" if rest.startswith(b":") else rest)
+        return None
 
-    def _field(self, line: str) -> None:
-        """One line of the event stream (the WHATWG rules): a field, or the blank line ending an event."""
+    def _field(self, line: bytes) -> bool:
+        """One line of the event stream (the WHATWG rules): a field, or the blank line ending an event.
+        True when it ended the first endpoint event (the SDK's), and that was checked."""
+        if line.startswith(b":"):
+            return False
         if not line:
-            if self._event == "endpoint":
-                self._done = True
+            ended = self._event == "endpoint"
+            if ended:
                 _check_endpoint(self._url, "\n".join(self._data))
             self._event, self._data = "", []
-            return
-        name, _, value = line.lstrip("\ufeff").partition(":")
+            return ended
+        name, _, value = line.decode("utf-8", errors="replace").lstrip("\ufeff").partition(":")
         value = value[1:] if value.startswith(" ") else value
         if name == "event":
             self._event = value
         elif name == "data":
             self._data.append(value)
+        return False
+
+    def _later(self, chunk: bytes) -> bytes:
+        """What of `chunk` goes on, after the first endpoint event: an `event: endpoint` line renamed."""
+        text = self._held + chunk if self._held else chunk
+        at_start, self._held = self._at_line_start, b""
+        if b"endpoint" in text:
+            text = _ENDPOINT_LINE.sub(lambda found: self._renamed(found, at_start), text)
+        tail = text[-len(_ENDPOINT_NAMES[0]) - 1 :]  # the longest name, and the line's end before it
+        cut = max(tail.rfind(b"\n"), tail.rfind(b"\r"))
+        begins = len(text) - len(tail) + cut + 1 if cut >= 0 else None  # where its last line begins
+        if begins is None and len(tail) == len(text) and at_start:
+            begins = 0
+        if (
+            begins is not None
+            and begins < len(text)
+            and any(name.startswith(text[begins:]) for name in _ENDPOINT_NAMES)
+        ):
+            text, self._held = text[:begins], text[begins:]  # held: it may end as `event: endpoint`
+        if text:
+            self._at_line_start = text.endswith((b"\n", b"\r"))
+        return text
+
+    def _renamed(self, found: re.Match[bytes], at_start: bool) -> bytes:
+        if found.start() == 0 and not at_start:
+            return found.group()  # the end of a longer line, not a field of its own
+        if self._problems is not None:
+            self._problems.later_endpoints += 1
+        return _RENAMED
 
 
 def _check_endpoint(url: str, data: str) -> None:

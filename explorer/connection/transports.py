@@ -172,16 +172,16 @@ def _http_client(
     *,
     wait: float,
     sizes: ResponseSizes | None = None,
-    legacy: tuple[str, _PostFailures] | None = None,
+    legacy: tuple[str, _PostFailures, ProtocolProblems] | None = None,
     flood: FloodGate | None = None,
 ) -> httpx2.AsyncClient:
     """The SDK's HTTP client, each answer read within the message cap (`http_limits`; with `sizes`, its
     size told by request id), waited for at most `wait` seconds between two reads (`_waits_at_most`) and,
     with `answers`, the server's error statuses recorded; with `flood` (the connection's gate), each event
     stream's notifications past the rate are taken out before the SDK parses them. Streamable HTTP: a JSON
-    answer's head is checked against its request's id. `legacy` (the legacy SSE transport: its URL, and
-    where failed POSTs go): its endpoint event is checked and its message POSTs never raise
-    (`http_limits`)."""
+    answer's head is checked against its request's id. `legacy` (the legacy SSE transport: its URL, where
+    failed POSTs go, and the connection's problems): its endpoint event is checked (a later one is counted
+    there) and its message POSTs never raise (`http_limits`)."""
     from explorer.connection.http_limits import (
         ACCEPT_ENCODING,
         cap_answer,
@@ -198,7 +198,7 @@ def _http_client(
     hooks = dict(client.event_hooks)
     recorded = answers.hooks()["response"] if answers is not None else []
     capped = functools.partial(cap_answer, sizes=sizes, heads=legacy is None, flood=flood)
-    watched = [watch_endpoint(legacy[0])] if legacy is not None else []  # reads what the cap hands on
+    watched = [watch_endpoint(legacy[0], legacy[2])] if legacy else []  # reads what the cap hands on
     resumptions = Resumptions()  # one budget a connection (`resumptions`)
     # Statuses first: the cap raises. The resumption budget last: its refusal wraps what the cap made.
     hooks["response"] = [*hooks.get("response", []), *recorded, capped, *watched, resumptions.on_response]
@@ -348,8 +348,8 @@ async def open_transport(
         login_auth = auth
         wait = timeout
         failures = _PostFailures()
-        legacy = (spec.url, failures)
         counted = problems if problems is not None else ProtocolProblems()
+        legacy = (spec.url, failures, counted)
         gate = FloodGate(counted)
 
         def factory(
