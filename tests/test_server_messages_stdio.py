@@ -112,6 +112,45 @@ def test_requests_with_params_that_are_not_objects_are_answered_with_an_error(tm
     assert "not JSON-RPC messages" not in result.stderr and "not a JSON-RPC message" not in result.stderr
 
 
+# ------------------------------------------------------------ requests for what the explorer does not offer
+
+ASKS_UNDECLARED = """
+import json
+def answered(ident):
+    for line in sys.stdin:
+        message = json.loads(line)
+        if message.get("id") == ident and "method" not in message:
+            return message
+    return {}
+
+def answer(method, params):
+    if method != "resources/list":
+        return listed(method)
+    codes = []
+    asks = [("s1", "sampling/createMessage", {"messages": [], "maxTokens": 5}),
+            ("s2", "sampling/createMessage", {"messages": [], "maxTokens": 5}),
+            ("r1", "roots/list", {})]
+    for ident, asked, params_ in asks:
+        send({"jsonrpc": "2.0", "id": ident, "method": asked, "params": params_})
+        codes.append(str(answered(ident).get("error", {}).get("code")))
+    return {"resources": [{"uri": "x://answered/" + "/".join(codes), "name": "answered"}]}
+"""
+
+
+def test_requests_for_sampling_or_roots_are_refused_and_said(tmp_path: Path) -> None:
+    """The explorer declares neither: the SDK refuses each with an error, and the user was never told that
+    the server asked (a server that needed it then failed with words of its own)."""
+    result = explore(tmp_path, ASKS_UNDECLARED, "tree")
+    assert result.code == 0, result
+    assert "x://answered/-32600/-32600/-32600" in result.stdout, result
+    said = result.stderr
+    assert (
+        "asked 2 times for sampling/createMessage, which the explorer does not offer (it declares no such "
+        "capability): refused with an error" in said
+    ), result
+    assert "asked once for roots/list, which the explorer does not offer" in said, result
+
+
 # -------------------------------------------------------------------------- log entries it cannot read
 
 LOGS_BADLY = """

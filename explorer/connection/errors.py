@@ -537,6 +537,7 @@ class ProtocolProblems:
         self.strays = 0  # answers naming a request never sent, failing no request (`stray_answers`)
         self.stray_sample: str | None = None  # the first one's id, as `shown_id` shows it
         self.later_endpoints = 0  # legacy SSE endpoint events after the first, not used (`http_limits`)
+        self.undeclared: dict[str, int] = {}  # requests for what the explorer does not declare, by method
 
     def dropped_notification(self, method: str) -> None:
         """A notification that came faster than `connection.flood.RATE` a second, not handed on."""
@@ -579,6 +580,11 @@ class ProtocolProblems:
         """A `notifications/progress` the SDK would refuse (`why`), not handed on to it."""
         self.progress.add(why)
 
+    def undeclared_request(self, method: str) -> None:
+        """The server asked for sampling, elicitation or roots, which the explorer does not declare: the
+        SDK refuses it with an error, and a server that needed it fails with words of its own."""
+        self.undeclared[method] = self.undeclared.get(method, 0) + 1
+
     def stray_answer(self, shown: str) -> None:
         """An answer naming a request never sent (`shown`: its id as `shown_id` shows it) that fails no
         request (none waited, or the one it was meant for cannot be told): the session drops it."""
@@ -615,6 +621,12 @@ class ProtocolProblems:
             later = self.later_endpoints
             many = "another endpoint event" if later == 1 else f"{later:,} more endpoint events"
             parts.append(f"{many} after the first, which the explorer did not use (it posts to the first)")
+        for method, count in self.undeclared.items():
+            times = "once" if count == 1 else f"{count:,} times"
+            parts.append(
+                f"asked {times} for {method}, which the explorer does not offer (it declares no such "
+                "capability): refused with an error"
+            )
         parts += self.logs.said("log message", "log messages")
         parts += self.progress.said("progress notification", "progress notifications")
         if self.dropped:

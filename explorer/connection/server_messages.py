@@ -59,6 +59,8 @@ __all__ = ["LOG_LEVELS", "ServerMessages", "log_fault", "progress_fault"]
 LOG_LEVELS = frozenset({"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"})
 _WRITE_WAIT = 10.0  # at most, for an error answer to a request to be written back
 _LISTEN = "subscriptions/listen"
+UNDECLARED = frozenset({"sampling/createMessage", "elicitation/create", "roots/list"})
+"""Requests for capabilities the explorer does not declare: the SDK refuses them; counted, so said."""
 
 
 class ServerMessages:
@@ -125,6 +127,8 @@ class ServerMessages:
                     self._problems.stray_answer(shown_id(message.id))  # the session drops it unsaid
         elif isinstance(message, types.JSONRPCRequest):
             keep_latest(self._theirs, coerced(message.id), None)
+            if message.method in UNDECLARED:
+                self._problems.undeclared_request(message.method)
         elif isinstance(message, types.JSONRPCNotification):
             if message.method == "notifications/cancelled":
                 return self._cancelled(item, message.params)
