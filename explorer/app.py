@@ -6,16 +6,18 @@ import asyncio
 import sys
 from collections.abc import Callable, Sequence
 from contextlib import suppress
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import events
-from textual.app import App
+from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.css.errors import StylesheetError
 from textual.css.stylesheet import Stylesheet
 from textual.css.tokenizer import TokenError
 from textual.theme import Theme
+from textual.widget import Widget
 
 from explorer import lock_handoff
 from explorer.auth.options import AuthOptions
@@ -372,6 +374,11 @@ class ExplorerApp(App[int]):
         else:
             self.action_show_help_panel()
 
+    def action_show_help_panel(self) -> None:
+        """`?` and the palette's Keys: the explorer's help panel (`help_panel_class`), not Textual's."""
+        if not self.screen.query("HelpPanel"):
+            self.screen.mount(help_panel_class()())
+
     def action_screenshot(self, filename: str | None = None, path: str | None = None) -> None:
         """The palette's Screenshot: Textual saves to the Downloads folder, and said only "Failed to save
         screenshot" where there is none (a server, a container); then the explorer's data folder."""
@@ -388,6 +395,55 @@ class ExplorerApp(App[int]):
                 except OSError:
                     pass  # Textual then says it failed, as before
         super().action_screenshot(filename, path)
+
+
+@cache
+def help_panel_class() -> type[Widget]:
+    """Textual's help panel showed the help of the nearest focused widget that has one: with the tree
+    focused, the main screen's (`b` bookmarks, `p`, `i`, `L`, `n`, `[`/`]`) never appeared. This one
+    shows every help from the focused widget up to its screen, the widget's first; the help and the key
+    list each scroll and take the focus (`tab`), so every line is in reach at any size, while the help
+    stays that of the widget focused before. Built on first use: the panel imports the markdown parser,
+    which start-up does without."""
+    from textwrap import dedent
+
+    from textual.containers import ScrollableContainer
+    from textual.widgets import HelpPanel, KeyPanel, Markdown
+
+    class HelpText(Markdown, can_focus=True):
+        BINDINGS: ClassVar[list[BindingType]] = ScrollableContainer.BINDINGS
+
+    class HelpKeys(KeyPanel, can_focus=True):
+        pass
+
+    class ExplorerHelpPanel(HelpPanel):
+        DEFAULT_CSS = """
+        ExplorerHelpPanel > #widget-help {
+            overflow-y: auto;
+            scrollbar-size-vertical: 1;
+        }
+        """
+
+        def compose(self) -> ComposeResult:
+            yield HelpText(id="widget-help")
+            yield HelpKeys(id="keys-help")
+
+        def update_help(self, focused_widget: Widget | None) -> None:
+            if not self.app.app_focus or not self.screen.is_active:
+                return
+            if focused_widget is not None and self in focused_widget.ancestors:
+                return  # reading the help: it stays
+            helps: list[str] = []
+            for node in (focused_widget or self.screen).ancestors_with_self:
+                text = dedent(node.HELP).strip() if isinstance(node, Widget) and node.HELP else ""
+                if text and text not in helps:
+                    helps.append(text)
+            self.set_class(bool(helps), "-show-help")
+            help_text = self.query_one("#widget-help", Markdown)
+            help_text.update("\n\n---\n\n".join(helps))
+            help_text.scroll_home(animate=False)
+
+    return ExplorerHelpPanel
 
 
 def launch_tui(
