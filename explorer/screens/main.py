@@ -640,6 +640,14 @@ Every server's resources and templates as one URI-prefix tree.
 
         copy_resource_as(self, self.highlighted_resource() or self._previewing)
 
+    def binding_description(self, action: str) -> str | None:
+        """The key bar's word for `s` when what it acts on is followed already: it stops following."""
+        if action == "toggle_pin":
+            target = self.highlighted_resource() or self._previewing
+            if target is not None and target in self.supervisor.pinned:
+                return "Unfollow"
+        return None
+
     def action_toggle_pin(self) -> None:
         """Follow the highlighted resource until toggled off (the tree marks it); with none highlighted,
         the previewed one: a URI read through a template or go-to's "read anyway", or one the server has
@@ -661,6 +669,7 @@ Every server's resources and templates as one URI-prefix tree.
         async def toggle() -> None:
             outcome = await self.supervisor.toggle_pin(server, uri)
             self.events.mark_resources()
+            self.refresh_bindings()  # the key bar's `s`: Follow or Unfollow (`binding_description`)
             if outcome in (
                 "failed",
                 "withdrawn",

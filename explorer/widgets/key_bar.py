@@ -16,6 +16,11 @@ binding cannot carry that itself: Textual rebuilds every binding as a plain `Bin
 When the keys do not fit with the footer's padding they are packed closer (one space apart), as the stock
 compact footer does; when they do not fit even then, the last ones are cut and an ellipsis says so,
 leaving the palette's key in sight.
+
+A toggle's key says what it will do now (`s Source`, then `s Rendered`): the node that owns a binding
+may have `binding_description(action) -> str | None`, asked whenever the bar recomputes (the bindings
+changed); None keeps the binding's own description. A `check_action` cannot say it (it only enables or
+hides a key), so the owner calls `refresh_bindings()` after a toggle.
 """
 
 from __future__ import annotations
@@ -37,6 +42,15 @@ PANE_KEYS = "PANE_KEYS"
 """The screen's class attribute, if any, of its hidden keys shown while the focus is in a pane:
 `{widget id: frozenset of binding ids}`."""
 SEPARATOR = "▏"  # before the palette's key, as the stock footer's left border draws it
+DESCRIBE = "binding_description"
+"""The method, if any, of a binding's owner that says what its key does now: `(action) -> str | None`."""
+
+
+def _description(node: object, action: str, description: str) -> str:
+    """What the binding's owner says its key does now (`DESCRIBE`), else the binding's description."""
+    describe = getattr(node, DESCRIBE, None)
+    said = describe(action) if callable(describe) else None
+    return said if isinstance(said, str) and said else description
 
 
 class Key(NamedTuple):
@@ -129,7 +143,7 @@ class KeyBar(Widget, can_focus=False):
             key = Key(
                 binding.key,
                 app.get_key_display(binding),
-                binding.description,
+                _description(active_binding.node, binding.action, binding.description),
                 active_binding.enabled,
                 active_binding.tooltip or "",
             )

@@ -523,6 +523,16 @@ source of rendered markdown (raw HTML, which is not rendered, and link targets s
         """Switch rendered markdown to its (highlighted, sanitized) source and back."""
         for view in self.query(_ContentView):
             view.toggle_source()
+        self.refresh_bindings()  # the key bar's `s` says what it does now (`binding_description`)
+
+    def binding_description(self, action: str) -> str | None:
+        """The key bar's word for `s` while the source is shown: it goes back to the rendered markdown."""
+        if action == "toggle_source" and any(
+            view.renders_markdown and any(source.display for source in view.query(TextView))
+            for view in self.query(_ContentView)
+        ):
+            return "Rendered"
+        return None
 
     def action_load_all(self) -> None:
         """Ask the screen to read the resource again without a cap."""
