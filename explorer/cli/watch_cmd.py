@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections import Counter
 from typing import Any
 
 import anyio
@@ -56,7 +57,8 @@ async def watch_command(
 ) -> int:
     """Read and follow `uri` on `spec`; `show(result)` prints one version's contents as text. A stop of
     `interrupt` (Ctrl+C) abandons the job; its subscription is still ended."""
-    state = {"versions": 0, "announced": 0}  # versions printed; changes of `uri` the server announced
+    state = {"versions": 0}  # versions printed
+    announced = Counter[str]()  # changes of `uri` the server announced (a counter: no JSON key)
 
     def print_version(result: dict[str, Any]) -> None:
         state["versions"] += 1
@@ -80,7 +82,7 @@ async def watch_command(
         def on_news(news: News) -> None:
             nonlocal changed
             if isinstance(news, ResourceChanged) and news.uri == uri:
-                state["announced"] += 1
+                announced[uri] += 1
                 changed.set()
             elif isinstance(news, FollowTrouble):
                 why.append(news.message)
@@ -112,10 +114,10 @@ async def watch_command(
             return EXIT_OK
         seconds = "1 second" if duration == 1 else f"{duration:g} seconds"
         within = f"within {seconds} (--for)" if duration is not None else "before it stopped"
-        shown, announced = safe_line(uri, 300), state["announced"]
-        if announced:  # the server did announce changes: it is the re-read that did not finish
-            changes = "1 change of" if announced == 1 else f"{announced:,} changes of"
-            was = "was" if announced == 1 else "were"
+        shown, changes_of = safe_line(uri, 300), announced[uri]
+        if changes_of:  # the server did announce changes: it is the re-read that did not finish
+            changes = "1 change of" if changes_of == 1 else f"{changes_of:,} changes of"
+            was = "was" if changes_of == 1 else "were"
             said = f"{changes} {shown} {was} announced, but no re-read finished {within}"
         else:
             said = f"no new version of {shown} came {within}"
