@@ -407,25 +407,30 @@ def help_panel_class() -> type[Widget]:
     which start-up does without."""
     from textwrap import dedent
 
-    from textual.containers import ScrollableContainer
+    from textual.containers import VerticalScroll
     from textual.widgets import HelpPanel, KeyPanel, Markdown
-
-    class HelpText(Markdown, can_focus=True):
-        BINDINGS: ClassVar[list[BindingType]] = ScrollableContainer.BINDINGS
 
     class HelpKeys(KeyPanel, can_focus=True):
         pass
 
     class ExplorerHelpPanel(HelpPanel):
+        # The help text scrolls in a container of its own (its keys are Textual's, remapped as theirs).
         DEFAULT_CSS = """
         ExplorerHelpPanel > #widget-help {
-            overflow-y: auto;
+            height: auto;
+            max-height: 50%;
             scrollbar-size-vertical: 1;
+        }
+        ExplorerHelpPanel > #widget-help > Markdown {
+            height: auto;
+            padding: 0;
+            margin: 0;
         }
         """
 
         def compose(self) -> ComposeResult:
-            yield HelpText(id="widget-help")
+            with VerticalScroll(id="widget-help"):
+                yield Markdown()
             yield HelpKeys(id="keys-help")
 
         def update_help(self, focused_widget: Widget | None) -> None:
@@ -439,9 +444,8 @@ def help_panel_class() -> type[Widget]:
                 if text and text not in helps:
                     helps.append(text)
             self.set_class(bool(helps), "-show-help")
-            help_text = self.query_one("#widget-help", Markdown)
-            help_text.update("\n\n---\n\n".join(helps))
-            help_text.scroll_home(animate=False)
+            self.query_one("#widget-help > Markdown", Markdown).update("\n\n---\n\n".join(helps))
+            self.query_one("#widget-help", VerticalScroll).scroll_home(animate=False)
 
     return ExplorerHelpPanel
 
