@@ -282,3 +282,39 @@ def test_the_file_is_not_read_again_while_a_save_of_this_run_runs(tmp_path: Path
         assert not marks.has("demo", "docs://other")  # read once that save ends, not in its middle
         assert marks.has("demo", "docs://a")
     assert marks.has("demo", "docs://other") and marks.has("demo", "docs://a")
+
+
+def test_a_lone_surrogate_in_the_file_is_written_back_as_its_escape(tmp_path: Path) -> None:
+    """A hand-edited `\\ud800` is no UTF-8: the write raised UnicodeEncodeError (not an OSError), which
+    escaped the save, left a temporary file each time, and no bookmark was ever saved again."""
+    path = tmp_path / "bookmarks.json"
+    path.write_text('{"version": 1, "servers": {"env": ["t://odd/\\ud800x"]}}')
+    marks = Bookmarks(path)
+    assert marks.toggle("demo", "docs://") and marks.save()
+    assert _file(path)["servers"] == {"env": ["t://odd/\ud800x"], "demo": ["docs://"]}
+    assert [p.name for p in tmp_path.iterdir()] == ["bookmarks.json"]
+
+
+@pytest.mark.anyio
+@pytest.mark.slow
+async def test_a_save_that_raises_is_said_and_the_next_toggle_saves_again(
+    isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = isolated_home / "data" / "bookmarks.json"
+    async with settled_app(demo_spec()) as (app, pilot):
+        screen = main_screen(app)
+        marks = screen.places.bookmarks
+        save_saying = marks.save_saying
+
+        def fails_once(*, wait: float | None = None) -> tuple[bool, str | None]:
+            monkeypatch.setattr(marks, "save_saying", save_saying)
+            raise RuntimeError("disk on fire")
+
+        monkeypatch.setattr(marks, "save_saying", fails_once)
+        screen.tree_widget.select_prefix("docs://handbook/welcome")
+        await pilot.press("b")
+        await wait_for(pilot, lambda: any("disk on fire" in str(n.message) for n in app._notifications))
+        await pilot.press("down", "b")  # the saver is not left marked as running: this one is written
+        await wait_for(
+            pilot, lambda: path.exists() and len(_file(path).get("servers", {}).get("demo", [])) == 2
+        )

@@ -86,7 +86,16 @@ class Places:
     def _save_until_done(self) -> None:
         app = self.screen.app
         while True:
-            saved, why = self.bookmarks.save_saying()
+            try:
+                saved, why = self.bookmarks.save_saying()
+            except Exception as exc:  # never expected: said, and the saver does not stay marked running
+                with self._save_flags:
+                    self._save_running = self._save_again = False
+                why = sanitize_line(f"{type(exc).__name__}: {exc}", 300)
+                said = f"Could not save the bookmarks file: {why}"
+                with contextlib.suppress(Exception):
+                    app.call_from_thread(app.notify, said, markup=False, severity="error")
+                return
             if not saved:
                 with contextlib.suppress(Exception):  # the app may be closing: the save at quit says it
                     app.call_from_thread(
