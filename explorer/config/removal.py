@@ -81,9 +81,8 @@ def _own_entry(spec: ServerSpec, own_config: Path) -> tuple[str, dict[str, Any] 
     origin = spec.origin
     if origin is not None:
         return (origin.entry, None) if _same_file(origin.file, own_config) else None
-    if _saved_there(spec, own_config):
-        return spec.name, saved_table(spec)
-    return None
+    table = _saved_there(spec, own_config)
+    return None if table is None else (spec.name, table)
 
 
 _NAME_WIDTH = 60
@@ -122,11 +121,18 @@ def _shown(path: Path) -> str:
     return sanitize_line(str(path), 200)
 
 
-def _saved_there(spec: ServerSpec, own_config: Path) -> bool:
-    """Whether `own_config` holds this very server under its name, as the connect dialog saves it."""
+def _saved_there(spec: ServerSpec, own_config: Path) -> dict[str, Any] | None:
+    """The table `own_config` holds for this very server under its name, as the connect dialog saves it;
+    None when it holds none. Never raises: the palette asks this of every server (`deletable`)."""
     try:
         data = read_regular_file(own_config, limit=MAX_CONFIG_BYTES)  # a FIFO: refused, not waited on
         servers = tomllib.loads(data.decode("utf-8-sig")).get("servers")
     except (OSError, ValueError):  # missing, unreadable, not UTF-8, not TOML: nothing saved there to find
-        return False
-    return isinstance(servers, dict) and servers.get(spec.name) == saved_table(spec)
+        return None
+    if not isinstance(servers, dict) or spec.name not in servers:
+        return None
+    try:
+        table = saved_table(spec)
+    except ConfigError:  # a value no TOML file can hold (a lone surrogate): the dialog could not save it
+        return None
+    return table if servers[spec.name] == table else None

@@ -2,9 +2,11 @@
 
 Why append text rather than rewrite the file: the user's file keeps its comments, order and formatting;
 only a new `[servers."NAME"]` table (and its `oauth` table) is added at the end. Every key and string is
-written as a TOML basic string with JSON's escapes (ASCII only), which TOML reads back exactly. A name
-that the file already has is refused, never overwritten. The text is parsed with the new table before it
-is written, and a file the table cannot extend (an inline `servers = {...}`) is left unchanged.
+written as a TOML basic string in ASCII only (`_string`: TOML's own escapes, `\\UXXXXXXXX` above
+U+FFFF), which TOML reads back exactly; a lone surrogate, which no TOML file can hold, is refused with a
+ConfigError. A name that the file already has is refused, never overwritten. The text is parsed with the
+new table before it is written, and a file the table cannot extend (an inline `servers = {...}`) is left
+unchanged.
 
 Removing cuts the server's tables and pairs out of the text (`toml_entries`), checks that what is left
 parses to the old file minus that server, and replaces the file atomically (its symlink and mode kept).
@@ -13,7 +15,6 @@ parses to the old file minus that server, and replaces the file atomically (its 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import re
 import stat
@@ -28,34 +29,64 @@ from explorer.config.spec import ConfigError, ServerSpec
 from explorer.config.toml_entries import InlineServers, Unreadable, cut_server
 from explorer.storage import FileTooLargeError, NotAFileError, read_regular_file
 
+# TOML's short escapes; every other control character (U+0000-U+001F, U+007F) is written `\uXXXX`.
+_SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
 
-def _string(value: str) -> str:
-    return json.dumps(value, ensure_ascii=True)
+
+def _string(value: str, field: str) -> str:
+    """`value` as a TOML basic string, ASCII only, so the file stays readable whatever its reader's
+    encoding and the diff shows every character. JSON's escapes are not TOML's above U+FFFF: JSON writes a
+    surrogate pair (`\\ud83d\\ude00`), which TOML refuses, so such a character is `\\UXXXXXXXX` here.
+    A lone surrogate (an undecodable byte in argv, say) is not a character TOML can hold at all:
+    ConfigError naming `field`, the part of the server it is in."""
+    out = ['"']
+    for char in value:
+        code = ord(char)
+        if char in _SHORT_ESCAPES:
+            out.append(_SHORT_ESCAPES[char])
+        elif 0x20 <= code < 0x7F:
+            out.append(char)
+        elif 0xD800 <= code <= 0xDFFF:
+            raise ConfigError(
+                f"a lone surrogate (U+{code:04X}) in the server's {field} is not a character a TOML "
+                "file can hold"
+            )
+        elif code <= 0xFFFF:
+            out.append(f"\\u{code:04X}")
+        else:
+            out.append(f"\\U{code:08X}")
+    out.append('"')
+    return "".join(out)
 
 
 def server_toml(spec: ServerSpec) -> str:
-    """The TOML tables describing `spec` (inputs already filled in)."""
-    key = f"servers.{_string(spec.name)}"
+    """The TOML tables describing `spec` (inputs already filled in); ConfigError when a value holds what
+    no TOML file can (a lone surrogate)."""
+    key = f"servers.{_string(spec.name, 'name')}"
     lines = [f"[{key}]"]
     if spec.transport == "stdio":
-        lines.append(f"command = {_string(spec.command or '')}")
+        lines.append(f"command = {_string(spec.command or '', 'command')}")
         if spec.args:
-            lines.append("args = [" + ", ".join(_string(arg) for arg in spec.args) + "]")
+            lines.append("args = [" + ", ".join(_string(arg, "arguments") for arg in spec.args) + "]")
         if spec.cwd:
-            lines.append(f"cwd = {_string(spec.cwd)}")
+            lines.append(f"cwd = {_string(spec.cwd, 'working directory')}")
         if spec.env:
-            lines.append(
-                "env = { " + ", ".join(f"{_string(k)} = {_string(v)}" for k, v in spec.env.items()) + " }"
+            pairs = ", ".join(
+                f"{_string(k, 'env names')} = {_string(v, 'env values')}" for k, v in spec.env.items()
             )
+            lines.append("env = { " + pairs + " }")
     else:
-        lines.append(f"url = {_string(spec.url or '')}")
+        lines.append(f"url = {_string(spec.url or '', 'url')}")
         if spec.transport == "sse":
             lines.append('transport = "sse"')
         if spec.headers:
-            pairs = ", ".join(f"{_string(k)} = {_string(v)}" for k, v in spec.headers.items())
+            pairs = ", ".join(
+                f"{_string(k, 'header names')} = {_string(v, 'header values')}"
+                for k, v in spec.headers.items()
+            )
             lines.append("headers = { " + pairs + " }")
         if spec.oauth is not None and spec.oauth.flow is not None:
-            lines += ["", f"[{key}.oauth]", f"flow = {_string(spec.oauth.flow)}"]
+            lines += ["", f"[{key}.oauth]", f"flow = {_string(spec.oauth.flow, 'OAuth flow')}"]
     return "\n".join(lines) + "\n"
 
 
@@ -106,7 +137,10 @@ def save_server(path: Path, spec: ServerSpec) -> None:
     existing = before.get("servers", {})
     if isinstance(existing, dict) and spec.name in existing:
         raise ConfigError(f'{path} already has a server "{spec.name}"; not changed')
-    wanted = tomllib.loads(server_toml(spec))["servers"][spec.name]
+    try:
+        wanted = saved_table(spec)
+    except ConfigError as exc:
+        raise ConfigError(f"{path}: {exc}; not changed") from None
     same = [name for name, table in existing.items() if table == wanted] if isinstance(existing, dict) else []
     if same:
         raise ConfigError(f'{path} already has this server, as "{same[0]}"; not changed')
@@ -140,7 +174,7 @@ def _read_back_problem(text: str, before: dict[str, Any], spec: ServerSpec) -> s
         after = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         return f"the server cannot be added to this file (it would make it invalid TOML: {exc})"
-    wanted = tomllib.loads(server_toml(spec))["servers"][spec.name]
+    wanted = saved_table(spec)
     servers = after.get("servers")
     if not isinstance(servers, dict) or servers.get(spec.name) != wanted:
         return "the server would not read back as saved"
@@ -153,8 +187,12 @@ def _read_back_problem(text: str, before: dict[str, Any], spec: ServerSpec) -> s
 
 
 def saved_table(spec: ServerSpec) -> dict[str, Any]:
-    """The table `save_server` writes for `spec`, as TOML reads it back."""
-    table: dict[str, Any] = tomllib.loads(server_toml(spec))["servers"][spec.name]
+    """The table `save_server` writes for `spec`, as TOML reads it back; ConfigError (never a TOML parse
+    error, which no caller expects) when it cannot be written or read back."""
+    try:
+        table: dict[str, Any] = tomllib.loads(server_toml(spec))["servers"][spec.name]
+    except (ValueError, KeyError) as exc:  # TOMLDecodeError is a ValueError
+        raise ConfigError(f"the server cannot be written as TOML ({exc})") from None
     return table
 
 
