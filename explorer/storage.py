@@ -330,9 +330,13 @@ def create_new_file(path: Path | str) -> BinaryIO:
     is neither opened nor written: a new export never overwrites an earlier one, nor waits on a FIFO.
     """
     descriptor = os.open(os.fspath(path), _CREATE_FLAGS, 0o666)
-    if _NONBLOCK:
-        os.set_blocking(descriptor, True)
-    return os.fdopen(descriptor, "wb")
+    try:
+        if _NONBLOCK:
+            os.set_blocking(descriptor, True)
+        return os.fdopen(descriptor, "wb")
+    except BaseException:
+        os.close(descriptor)
+        raise
 
 
 def _is_stream(mode: int) -> bool:

@@ -22,6 +22,7 @@ resources. A line too short to hold a big string is kept as it is. Frames of kno
 
 from __future__ import annotations
 
+import errno
 import io
 import json
 import threading
@@ -34,11 +35,12 @@ from typing import IO, Any
 from explorer.config import ServerSpec
 from explorer.connection.stream_wrappers import ReceiveWrapper, SendWrapper
 from explorer.model.frames import BIG_STRING, Direction, Frame, describe, iso_time, lighten, lighten_json
-from explorer.storage import open_for_append
+from explorer.storage import create_new_file, open_for_append
 
 RELEASE_ID = "mcp-url-explorer:release"  # a response to this id is the stdio reader's, not the server's
 DEFAULT_MAX_FRAMES = 5_000
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
+EXPORT_NAMES = 100  # names an export tries in one second (`STEM.jsonl`, `STEM-2.jsonl`, ...)
 
 
 Listener = Callable[[Frame], None]
@@ -160,13 +162,30 @@ class WireLog:
         return chosen
 
     def export(self, path: Path, frames: Iterable[Frame] | None = None) -> int:
-        """Write frames (all by default) as JSON Lines; returns how many."""
+        """Write frames (all by default) as JSON Lines into a new file at `path`; returns how many.
+
+        The file is created, never opened: a taken name (an earlier export, a FIFO whose open would wait
+        for a reader for good) raises FileExistsError and what is there is left as it was.
+        """
         count = 0
-        with path.open("w", encoding="utf-8") as handle:
+        with create_new_file(path) as handle:
             for frame in frames if frames is not None else list(self.frames):
-                handle.write(record_line(frame) + "\n")
+                handle.write(record_line(frame).encode("utf-8") + b"\n")
                 count += 1
         return count
+
+    def export_new(self, folder: Path, stem: str, frames: Iterable[Frame] | None = None) -> tuple[Path, int]:
+        """Export into `folder` as `STEM.jsonl`, or `STEM-2.jsonl`, `STEM-3.jsonl`... when that is taken
+        (two exports in one second share a stem); returns the file written and how many frames."""
+        chosen = list(frames if frames is not None else self.frames)  # iterated again after a taken name
+        for number in range(1, EXPORT_NAMES + 1):
+            path = folder / (f"{stem}.jsonl" if number == 1 else f"{stem}-{number}.jsonl")
+            try:
+                return path, self.export(path, chosen)
+            except FileExistsError:
+                continue
+        taken = f"that name and the next {EXPORT_NAMES - 1} are taken"
+        raise FileExistsError(errno.EEXIST, taken, str(folder / f"{stem}.jsonl"))
 
 
 def record_line(frame: Frame) -> str:

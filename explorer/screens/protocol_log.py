@@ -9,6 +9,7 @@ must appear in the frame. `e` exports what is shown as JSON Lines into the log f
 
 from __future__ import annotations
 
+import os
 import time
 from typing import ClassVar
 
@@ -138,11 +139,24 @@ are kept as their length only.
         self.dismiss(None)
 
     def action_export(self) -> None:
-        path = log_dir(create=True) / f"protocol-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
+        """Export what is shown into a new file in the log folder; a failure is said, never a crash."""
+        folder = log_dir()
         try:
-            count = self.wire.export(path, self.shown)
+            folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            self.notify(f"Export failed: {sanitize_line(str(exc), 200)}", severity="error", markup=False)
+            if os.path.lexists(folder) and not folder.is_dir():
+                why = f"the log folder {folder} is not a folder"
+            else:
+                why = f"the log folder {folder} could not be created ({exc.strerror or exc})"
+            self.notify(f"Export failed: {sanitize_line(why, 400)}", severity="error", markup=False)
+            return
+        stem = f"protocol-{time.strftime('%Y%m%d-%H%M%S')}"
+        try:
+            path, count = self.wire.export_new(folder, stem, self.shown)
+        except OSError as exc:
+            where = exc.filename if exc.filename is not None else folder
+            why = f"{where} could not be written ({exc.strerror or exc})"
+            self.notify(f"Export failed: {sanitize_line(why, 400)}", severity="error", markup=False)
             return
         self.notify(f"Exported {count:,} frames to {sanitize_line(str(path), 300)}", markup=False, timeout=10)
 
