@@ -41,7 +41,8 @@ def test_demo_settings_are_shown_and_a_secret_named_one_is_masked(knobs: None) -
         f"EXPLORER_DEMO_CHANGE_SECONDS={COUNT}",
         f"EXPLORER_DEMO_NOTES={FOLDER}",
     ]
-    assert words[0] == "env" and sorted(words[1:4]) == shown
+    settings = [words[i + 1] for i, word in enumerate(words) if word == "-e"]  # the explorer passes them on
+    assert words[0] == "mcp-url-explorer" and sorted(settings) == shown
     assert TOKEN not in command
     described = spec.describe()
     assert f"EXPLORER_DEMO_CHANGE_SECONDS={COUNT}" in described and "EXPLORER_DEMO_API_TOKEN=***" in described

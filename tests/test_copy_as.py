@@ -64,8 +64,8 @@ def test_http_command_masks_header_values() -> None:
     line = read_command(spec, "docs://x", protocol="legacy")
     assert "s3cr3t" not in line
     assert shlex.split(line) == [
-        "mcp-url-explorer", "read", "docs://x", "-s", "https://x.test/mcp", "-H", "Authorization: ***",
-        "--protocol", "legacy",
+        "mcp-url-explorer", "read", "-s", "https://x.test/mcp", "-H", "Authorization: ***",
+        "--protocol", "legacy", "--", "docs://x",
     ]  # fmt: skip
 
 
@@ -85,7 +85,17 @@ def test_config_servers_are_named_through_the_file() -> None:
         "files",
     ]
     bare = read_command(spec, "x://y")
-    assert bare.startswith("env TOKEN=*** ") and "abc123456" not in bare
+    assert shlex.split(bare) == [
+        "mcp-url-explorer",
+        "read",
+        "-s",
+        "npx srv",
+        "-e",
+        "TOKEN=***",
+        "--",
+        "x://y",
+    ]
+    assert "abc123456" not in bare
 
 
 @pytest.mark.slow
@@ -132,7 +142,12 @@ def test_the_copied_command_line_carries_no_control_character_and_no_url_secret(
     stdio = ServerSpec(name="s", transport="stdio", command="srv")
     line = read_command(stdio, HOSTILE_URI)
     assert all(ord(c) >= 0x20 for c in line)
-    assert shlex.split(line)[2] == uri_for_clipboard(HOSTILE_URI).text
+    pasted = subprocess.run(  # as bash reads the pasted line: the URI exact, from a $'...' word
+        ["bash", "-c", "printf '%s\\0' " + line.removeprefix("mcp-url-explorer ")],
+        capture_output=True,
+        check=True,
+    )
+    assert pasted.stdout.decode().split("\0")[-3:-1] == ["--", HOSTILE_URI]
     prompt = prompt_command(stdio, "evil\x1b[2J", {"who": "Ada\nLovelace"})
     assert "\x1b" not in prompt and "\n" not in prompt and "$'evil\\x1b[2J'" in prompt
     remote = ServerSpec(

@@ -175,7 +175,7 @@ class ServerSpec:
     def describe(self) -> str:
         """One short, safe line for people: `stdio: python -m x`, `http: https://h/mcp (headers: A: ***)`."""
         if self.transport == "stdio":
-            text = f"stdio: {shlex.join([self.command or '', *self.args])}"
+            text = f"stdio: {self.shown_command()}"
         else:
             text = f"{self.transport}: {mask_url(self.url or '')}"
         extras = []
@@ -192,6 +192,19 @@ class ServerSpec:
         if extras:
             text += " (" + "; ".join(extras) + ")"
         return sanitize_line(self.mask_secrets(text), limit=None)
+
+    def shown_command(self) -> str:
+        """The command and its args as one shell line, the filled-in inputs masked in each word before it
+        is quoted: quoting first would hide a secret holding `'` (`'"'"'`) from the masking after it."""
+        return " ".join(self._shown_word(word) for word in [self.command or "", *self.args])
+
+    def _shown_word(self, word: str) -> str:
+        """`word` masked, then quoted like `shlex.quote`; a masked word that needs quotes only for its `***`
+        stays bare (`--key=***`), as this line is for reading (a `-s` value is split without globbing)."""
+        masked = self.mask_secrets(word)
+        if masked != word and _BARE_MASKED.fullmatch(masked):
+            return masked
+        return shlex.quote(masked)
 
     def __repr__(self) -> str:
         env = {key: self.shown_env(key) for key in self.env}
@@ -219,6 +232,10 @@ class ServerSpec:
             if len(secret) >= _MIN_SECRET_LENGTH:
                 text = text.replace(secret, MASK)
         return text
+
+
+# The characters `shlex.quote` leaves bare, and the `*` of `***`.
+_BARE_MASKED = re.compile(r"[\w@%+=:,./*-]+", re.ASCII)
 
 
 def mask_url(url: str) -> str:
@@ -337,7 +354,8 @@ def runtime_secrets() -> tuple[int, frozenset[str]]:
 def secret_forms(secret: str) -> set[str]:
     """`secret` as a server may echo it back: raw, JSON-escaped (once and twice, ASCII-only or not),
     percent-encoded (`quote` and `quote_plus`, upper- and lower-case hex), base64 (standard and
-    URL-safe, with and without padding) and shown by the sanitizer.
+    URL-safe, with and without padding), shown by the sanitizer, and inside `shlex.quote`'s quotes (each
+    `'` as `'"'"'`, for a line quoted before it was masked).
 
     Base64 of a secret inside a longer base64 text depends on where the secret starts (its offset
     modulo 3): for each of the three alignments the characters that encode the secret alone are a
@@ -361,6 +379,8 @@ def secret_forms(secret: str) -> set[str]:
         for fragment in fragments:
             forms.update((fragment, fragment.translate(_URLSAFE)))
     forms.update((sanitize(secret, limit=None), sanitize_line(secret, limit=None)))
+    shell = secret.replace("'", "'\"'\"'")  # inside `shlex.quote`'s quotes: each `'` as `'"'"'`
+    forms.update((shell, sanitize_line(shell, limit=None)))
     return {form for form in forms if len(form) >= _MIN_SECRET_LENGTH}
 
 

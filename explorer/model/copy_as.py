@@ -15,8 +15,9 @@ these, and the UI says when it changed something:
   the server should have sent; printable characters, a plain space included, are kept as they are.
 - a shell word (the command line): `shell_word` quotes like `shlex.quote`, but a word holding such a
   character is written in ANSI-C quoting, `$'greet\\x1bX'` (bash, zsh, ksh), which gives back the
-  exact string when run. A prompt argument whose name that word form cannot carry (an `=` in it, a
-  leading `-`, NUL) goes in an `--arg-json` object instead (`prompt_command`).
+  exact string when run: the `read` command carries the exact URI (one holding NUL, which no
+  command-line word can, percent-encoded). A prompt argument whose name that word form cannot carry
+  (an `=` in it, a leading `-`, NUL) goes in an `--arg-json` object instead (`prompt_command`).
 - other text (a prompt name): `text_for_clipboard` shows those characters as the escapes the screen
   shows (`\\x1b`).
 - JSON-RPC requests are JSON with every non-ASCII and control character escaped (`\\u001b`): exact and
@@ -150,8 +151,7 @@ def server_words(spec: ServerSpec, *, config_path: Path | None = None, in_config
     if config_path is not None and in_config:
         return ["-c", str(config_path), "-s", spec.name]
     if spec.transport == "stdio":
-        assert spec.command is not None
-        words = ["-s", shlex.join([spec.command, *spec.args])]
+        words = ["-s", spec.shown_command()]  # each word masked before it is quoted (a secret may hold `'`)
     else:
         assert spec.url is not None
         words = ["-s", mask_url(spec.url)] + (["--sse"] if spec.transport == "sse" else [])
@@ -168,24 +168,26 @@ def command_line(
     config_path: Path | None = None,
     in_config: bool = False,
 ) -> str:
-    """`mcp-url-explorer ARGS -s SPEC` (with `env K=***` for a stdio server's environment).
+    """`mcp-url-explorer ARGS -s SPEC` (with `-e 'K=***'` for a stdio server's environment).
 
     Each word is quoted by `shell_word`, so a server string in ARGS reaches the shell exact and inert.
     """
     words = ["mcp-url-explorer", *args, *server_words(spec, config_path=config_path, in_config=in_config)]
+    if spec.env and not in_config:
+        words += _env_words(spec)
     if protocol != "auto":
         words += ["--protocol", protocol]
-    prefix = ""
-    if spec.env and not in_config:
-        prefix = "env " + " ".join(_env_word(spec, name) for name in spec.env) + " "
-    return prefix + shell_join(words)
+    return shell_join(words)
 
 
-def _env_word(spec: ServerSpec, name: str) -> str:
-    """`NAME=***`, or `NAME=VALUE` quoted for a plain setting such as the demo's knobs."""
-    if name in spec.plain_env:
-        return shell_word(f"{name}={spec.env[name]}")
-    return f"{name}={MASK}"
+def _env_words(spec: ServerSpec) -> list[str]:
+    """`-e NAME=***` for each variable (`NAME=VALUE` for a plain setting such as the demo's knobs): the
+    explorer's own option, as it passes a stdio server only a few variables of its own environment (an
+    `env NAME=...` in front would never reach the server)."""
+    words: list[str] = []
+    for name in spec.env:
+        words += ["-e", spec.mask_secrets(f"{name}={spec.shown_env(name)}")]
+    return words
 
 
 def read_command(
@@ -196,9 +198,15 @@ def read_command(
     config_path: Path | None = None,
     in_config: bool = False,
 ) -> str:
-    """The `read` command line; the URI is the one `uri_for_clipboard` gives (control characters encoded)."""
-    words = ["read", uri_for_clipboard(uri).text]
-    return command_line(spec, words, protocol=protocol, config_path=config_path, in_config=in_config)
+    """The `read` command line, which reads the same URI again.
+
+    The URI comes last, after `--` (one starting with `-` would read as an option), exact: `shell_word`
+    quotes its control characters (`$'...'`). One no command-line word can hold (NUL, a lone surrogate)
+    goes as `uri_for_clipboard` gives it, percent-encoded.
+    """
+    exact = uri if _argv_safe(uri) else uri_for_clipboard(uri).text
+    head = command_line(spec, ["read"], protocol=protocol, config_path=config_path, in_config=in_config)
+    return head + " " + shell_join(["--", exact])
 
 
 def prompt_command(
