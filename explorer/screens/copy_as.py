@@ -92,12 +92,16 @@ def copy_resource_as(screen: MainScreen, target: tuple[str, str] | None) -> None
     command = read_command(spec, uri, protocol=screen.protocol, config_path=source, in_config=in_config)
     request = jsonrpc_read(uri, modern_version=modern_version(status.identity))
     forms = [("URI", clip.text), ("JSON-RPC request", request), ("Command line", command)]
-    notes = {"URI": clip.notice().strip(" ()"), "Command line": clip.notice().strip(" ()")}
+    # The command line carries the exact URI in a $'...' word (escapes, no raw control character); only a
+    # URI no argument can hold (a NUL) is percent-encoded there as in the URI form.
+    escaped = clip.changed and clip.text not in command
+    command_notice = " (control or invisible characters as escapes)" if escaped else clip.notice()
+    notes = {"URI": clip.notice().strip(" ()"), "Command line": command_notice.strip(" ()")}
 
     def copy(text: str | None) -> None:
         if text is not None:
             screen.app.copy_to_clipboard(text)
-            notice = clip.notice() if text in (clip.text, command) else ""
+            notice = clip.notice() if text == clip.text else command_notice if text == command else ""
             screen.notify("Copied: " + sanitize_line(text, 120) + notice, markup=False)
 
     dialog = CopyAsDialog(uri, forms, notes={key: value for key, value in notes.items() if value})
