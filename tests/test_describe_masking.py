@@ -72,3 +72,12 @@ def test_the_output_masking_catches_a_secret_quoted_before_it_was_masked(secret:
     masked = Redactor([secret]).text(line)
     assert secret not in masked
     assert shlex.split(masked) == ["srv", "--key", "***", "--token=***", "pre *** post"]
+
+
+@pytest.mark.parametrize("secret", ["sec\\ret-token-1", "two\nlines-token", "quo'te-token-1"])
+def test_the_repr_of_a_spec_masks_a_secret_repr_would_escape(secret: str) -> None:
+    """`repr` writes `\\` and a newline escaped: masking its text afterwards missed the secret."""
+    spec = ServerSpec(name="s", transport="stdio", command="tool", args=("--key", secret), secrets=(secret,))
+    shown = repr(spec)
+    assert repr(secret)[1:-1] not in shown and secret not in shown
+    assert "'--key', '***'" in shown

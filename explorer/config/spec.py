@@ -209,11 +209,17 @@ class ServerSpec:
     def __repr__(self) -> str:
         env = {key: self.shown_env(key) for key in self.env}
         headers = {key: MASK for key in self.headers}
-        url = None if self.url is None else mask_url(self.url)
+        url = None if self.url is None else self.mask_secrets(mask_url(self.url))
         inputs = [prompt.id for prompt in self.inputs]
-        return self.mask_secrets(
-            f"ServerSpec(name={self.name!r}, transport={self.transport!r}, command={self.command!r}, "
-            f"args={self.args!r}, env={env!r}, cwd={self.cwd!r}, url={url!r}, headers={headers!r}, "
+        # Each value masked before `repr` quotes it: a secret holding `\` or a newline is written escaped
+        # by `repr`, and a mask applied after that no longer found it.
+        command = None if self.command is None else self.mask_secrets(self.command)
+        args = tuple(self.mask_secrets(arg) for arg in self.args)
+        cwd = None if self.cwd is None else self.mask_secrets(self.cwd)
+        name = self.mask_secrets(self.name)
+        return (
+            f"ServerSpec(name={name!r}, transport={self.transport!r}, command={command!r}, "
+            f"args={args!r}, env={env!r}, cwd={cwd!r}, url={url!r}, headers={headers!r}, "
             f"inputs={inputs!r})"
         )
 
