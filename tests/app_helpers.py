@@ -100,5 +100,12 @@ def preview_text(app: ExplorerApp) -> str:
     return "\n".join(parts)
 
 
+def key_bar_text(app: ExplorerApp) -> str:
+    """The main screen's key bar as shown."""
+    from explorer.widgets.key_bar import KeyBar
+
+    return str(main_screen(app).query_one(KeyBar).render())
+
+
 def static_text(app: ExplorerApp, selector: str) -> str:
     return "\n".join(str(w.render()) for w in app.screen.query(selector).results(Static))

@@ -16,16 +16,8 @@ import pytest
 from explorer.config import ServerSpec
 from explorer.model.copy_as import read_command
 from tests.helpers.cli import run_cli
+from tests.helpers.hostile_secrets import SECRETS
 from tests.helpers.tiny_server import tiny_server
-
-SECRETS = [
-    "s3cr'et-token",
-    'say"hi"-token',
-    "pa$$word-$(id)",
-    "back\\slash-tok",
-    "'edge-quotes'",
-    "nl\ntok`x`",
-]
 
 
 def argv_of(line: str, folder: Path) -> list[str]:

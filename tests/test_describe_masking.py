@@ -13,16 +13,8 @@ from explorer.config import ServerSpec
 from explorer.config.spec import Redactor
 from explorer.sanitize import sanitize_line
 from tests.helpers.cli import run_cli_at_home
+from tests.helpers.hostile_secrets import SECRETS
 from tests.helpers.tiny_server import tiny_server
-
-SECRETS = [
-    "s3cr'et-token",
-    'say"hi"-token',
-    "pa$$word-$(id)",
-    "back\\slash-tok",
-    "'edge-quotes'",
-    "nl\ntok`x`",
-]
 
 
 @pytest.mark.parametrize("secret", SECRETS)

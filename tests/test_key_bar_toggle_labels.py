@@ -10,9 +10,8 @@ import pytest
 from textual.pilot import Pilot
 
 from explorer.app import ExplorerApp
-from explorer.widgets.key_bar import KeyBar
 from explorer.widgets.preview import ContentPreview
-from tests.app_helpers import demo_spec, main_screen, settled_app, wait_for
+from tests.app_helpers import demo_spec, key_bar_text, main_screen, settled_app, wait_for
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -20,10 +19,6 @@ pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
-def bar_text(app: ExplorerApp) -> str:
-    return str(main_screen(app).query_one(KeyBar).render())
 
 
 async def read_and_focus(pilot: Pilot[Any], app: ExplorerApp, uri: str) -> ContentPreview:
@@ -38,21 +33,21 @@ async def read_and_focus(pilot: Pilot[Any], app: ExplorerApp, uri: str) -> Conte
 async def test_s_says_rendered_while_the_markdown_source_is_shown() -> None:
     async with settled_app(demo_spec(), size=(160, 36)) as (app, pilot):
         await read_and_focus(pilot, app, "docs://handbook/welcome")
-        await wait_for(pilot, lambda: "s Source" in bar_text(app))
+        await wait_for(pilot, lambda: "s Source" in key_bar_text(app))
         await pilot.press("s")
-        await wait_for(pilot, lambda: "s Rendered" in bar_text(app))
-        assert "Source" not in bar_text(app), bar_text(app)
+        await wait_for(pilot, lambda: "s Rendered" in key_bar_text(app))
+        assert "Source" not in key_bar_text(app), key_bar_text(app)
         await pilot.press("s")
-        await wait_for(pilot, lambda: "s Source" in bar_text(app))
-        assert "Rendered" not in bar_text(app), bar_text(app)
+        await wait_for(pilot, lambda: "s Source" in key_bar_text(app))
+        assert "Rendered" not in key_bar_text(app), key_bar_text(app)
 
 
 async def test_s_says_unfollow_while_the_resource_is_followed() -> None:
     async with settled_app(demo_spec(), size=(160, 36)) as (app, pilot):
         await read_and_focus(pilot, app, "docs://glossary")
-        await wait_for(pilot, lambda: "s Follow" in bar_text(app))
+        await wait_for(pilot, lambda: "s Follow" in key_bar_text(app))
         await pilot.press("s")
-        await wait_for(pilot, lambda: "s Unfollow" in bar_text(app))
+        await wait_for(pilot, lambda: "s Unfollow" in key_bar_text(app))
         await pilot.press("s")
-        await wait_for(pilot, lambda: "s Follow" in bar_text(app))
-        assert "Unfollow" not in bar_text(app), bar_text(app)
+        await wait_for(pilot, lambda: "s Follow" in key_bar_text(app))
+        assert "Unfollow" not in key_bar_text(app), key_bar_text(app)

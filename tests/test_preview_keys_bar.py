@@ -10,9 +10,8 @@ import pytest
 from textual.pilot import Pilot
 
 from explorer.app import ExplorerApp
-from explorer.widgets.key_bar import KeyBar
 from explorer.widgets.preview import ContentPreview
-from tests.app_helpers import demo_spec, main_screen, settled_app, wait_for
+from tests.app_helpers import demo_spec, key_bar_text, main_screen, settled_app, wait_for
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -20,10 +19,6 @@ pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
-def bar_text(app: ExplorerApp) -> str:
-    return str(main_screen(app).query_one(KeyBar).render())
 
 
 async def read(pilot: Pilot[Any], app: ExplorerApp, uri: str, cap: int | None = None) -> ContentPreview:
@@ -40,37 +35,37 @@ async def read(pilot: Pilot[Any], app: ExplorerApp, uri: str, cap: int | None = 
 async def test_the_preview_keys_are_in_the_bar_while_the_preview_has_the_focus() -> None:
     async with settled_app(demo_spec(), size=(160, 36)) as (app, pilot):
         screen = main_screen(app)
-        tree_bar = bar_text(app)
+        tree_bar = key_bar_text(app)
         for hidden in ("Wrap", "Follow", "Source", "Load all"):
             assert hidden not in tree_bar, tree_bar
 
         preview = await read(pilot, app, "docs://glossary")  # plain text, all of it read
         screen.tree_widget.focus()
         await pilot.pause()
-        assert bar_text(app) == tree_bar  # the tree's bar is no noisier after a read
+        assert key_bar_text(app) == tree_bar  # the tree's bar is no noisier after a read
         preview.focus_contents()
-        await wait_for(pilot, lambda: "w Wrap" in bar_text(app))
-        text = bar_text(app)
+        await wait_for(pilot, lambda: "w Wrap" in key_bar_text(app))
+        text = key_bar_text(app)
         assert "s Follow" in text and "/ Filter" in text, text  # the screen's keys stay
         assert text.index("w Wrap") < text.index("s Follow") < text.index("/ Filter"), text  # pane's first
         assert "Load all" not in text and "Source" not in text, text  # nothing more to load; not markdown
 
         screen.tree_widget.focus()
-        await wait_for(pilot, lambda: bar_text(app) == tree_bar)
+        await wait_for(pilot, lambda: key_bar_text(app) == tree_bar)
 
         await read(pilot, app, "docs://handbook/welcome", cap=10)  # markdown, cut at 10 bytes
         preview.focus_contents()
-        await wait_for(pilot, lambda: "a Load all" in bar_text(app))
-        text = bar_text(app)
+        await wait_for(pilot, lambda: "a Load all" in key_bar_text(app))
+        text = key_bar_text(app)
         assert "w Wrap" in text, text  # shown as source: it is cut, so it cannot be rendered
         await read(pilot, app, "docs://handbook/welcome")  # rendered whole: `s` shows its source
         preview.focus_contents()
-        await wait_for(pilot, lambda: "s Source" in bar_text(app))
-        text = bar_text(app)
+        await wait_for(pilot, lambda: "s Source" in key_bar_text(app))
+        text = key_bar_text(app)
         assert "Follow" not in text and "Load all" not in text, text
 
         screen.tree_widget.focus()
-        await wait_for(pilot, lambda: bar_text(app) == tree_bar)
+        await wait_for(pilot, lambda: key_bar_text(app) == tree_bar)
 
 
 async def test_w_on_rendered_markdown_is_not_offered_and_does_nothing() -> None:
@@ -79,13 +74,13 @@ async def test_w_on_rendered_markdown_is_not_offered_and_does_nothing() -> None:
     async with settled_app(demo_spec(), size=(160, 36)) as (app, pilot):
         preview = await read(pilot, app, "docs://faq")  # markdown, rendered: no text view at all
         preview.focus_contents()
-        await wait_for(pilot, lambda: "s Source" in bar_text(app))
-        assert "Wrap" not in bar_text(app), bar_text(app)
+        await wait_for(pilot, lambda: "s Source" in key_bar_text(app))
+        assert "Wrap" not in key_bar_text(app), key_bar_text(app)
         await pilot.press("w")
         await pilot.pause()
         assert app.is_running and preview.state == "contents"
         await pilot.press("s")  # its source: a text view, which `w` wraps
-        await wait_for(pilot, lambda: "w Wrap" in bar_text(app))
+        await wait_for(pilot, lambda: "w Wrap" in key_bar_text(app))
         await pilot.press("w")
         await pilot.pause()
         assert app.is_running
