@@ -445,6 +445,17 @@ def test_url_becomes_streamable_http_named_by_host() -> None:
     assert (local.transport, local.name, local.headers) == ("sse", "localhost:8000", {"A": "b"})
 
 
+@pytest.mark.parametrize("pasted", ['"https://api.example.test/mcp"', "'https://api.example.test/mcp'"])
+def test_a_url_pasted_with_its_quotes_is_the_url(pasted: str) -> None:
+    """It was taken for a command line: "command not found: https://api.example.test/mcp"."""
+    spec = parse_server_option(pasted, config=None, sse=False, headers={})
+    assert (spec.transport, spec.url, spec.name) == (
+        "http",
+        "https://api.example.test/mcp",
+        "api.example.test",
+    )
+
+
 @pytest.mark.parametrize(
     ("value", "problem"),
     [

@@ -115,6 +115,9 @@ def parse_server_option(
         raise ConfigError(f"{option} {quoted(text)}: cannot split the command line ({exc})") from None
     if not argv or not argv[0]:
         raise ConfigError(f"{option} {quoted(text)}: the command is empty")
+    if len(argv) == 1 and argv[0].lower().startswith(("http://", "https://")):
+        # A URL pasted with its quotes ("https://x/mcp"): one word, a URL; no program is named so.
+        return _url_spec(argv[0], sse=sse, headers=headers, option=option)
     command = os.path.expanduser(argv[0])
     if config is not None and len(argv) == 1 and not _is_runnable(command):
         names = ", ".join(config.servers) or "none"
