@@ -164,3 +164,13 @@ def test_text_for_clipboard_shows_escapes() -> None:
     clip = text_for_clipboard("evil\x1b[2J\u202e")
     assert clip.text == "evil\\x1b[2J\\u202e" and clip.changed == 2
     assert text_for_clipboard("greet") == Clip("greet")
+
+
+def test_a_config_file_given_relative_is_copied_absolute(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The copied line may be pasted in another folder, where `-c mcp.json` names nothing."""
+    monkeypatch.chdir(tmp_path)
+    spec = ServerSpec(name="files", transport="stdio", command="npx")
+    line = read_command(spec, "x://y", config_path=Path("mcp.json"), in_config=True)
+    assert shlex.split(line)[2:6] == ["-c", str(tmp_path / "mcp.json"), "-s", "files"]

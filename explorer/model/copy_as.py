@@ -29,6 +29,7 @@ these, and the UI says when it changed something:
 from __future__ import annotations
 
 import json
+import os
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -148,8 +149,8 @@ def _jsonrpc(method: str, params: dict[str, object], modern_version: str | None)
 
 def server_words(spec: ServerSpec, *, config_path: Path | None = None, in_config: bool = False) -> list[str]:
     """The options that select this server again, secrets masked."""
-    if config_path is not None and in_config:
-        return ["-c", str(config_path), "-s", spec.name]
+    if config_path is not None and in_config:  # absolute: the line may be pasted in another folder
+        return ["-c", os.path.abspath(config_path), "-s", spec.name]
     if spec.transport == "stdio":
         words = ["-s", spec.shown_command()]  # each word masked before it is quoted (a secret may hold `'`)
     else:
