@@ -16,12 +16,22 @@ SDK (`http_limits`): an event is told a notification from its bytes (a small eve
 a few microseconds) and one past the rate is taken out there, never parsed by the SDK. The gate also
 wraps the transport's read stream (`watched`) for what the bytes do not tell (an event too big to look
 at); a notification admitted from its bytes is not charged there again.
+
+The same look at an event's bytes finds a request whose id is no string or integer (1.5, true, null, an
+object), which the SDK's parser takes for a notification (it drops the id): unanswered and unsaid, the
+server waited. Such an event is handed on as a notification of a method of this gate's own (`mark`, with
+a number only this gate knows), which `watched` turns back into the message as the server sent it, an
+`UnreadableMessage`: the connection answers it (an error to id null) and counts it, as the stdio reader
+has it do (`stdio_lines`). Not made unreadable for the SDK: on a request's own event stream the SDK fails
+the request on an event it cannot parse, and reads no further.
 """
 
 from __future__ import annotations
 
 import re
+import secrets
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -30,7 +40,7 @@ import orjson
 from explorer.connection.stream_wrappers import ReceiveWrapper
 
 if TYPE_CHECKING:
-    from explorer.connection.errors import ProtocolProblems
+    from explorer.connection.errors import ProtocolProblems, UnreadableMessage
 
 __all__ = ["BURST", "KEPT", "RATE", "EventGate", "FloodGate", "NotificationBudget", "notification_method"]
 
@@ -84,6 +94,11 @@ class FloodGate:
         self._budget = NotificationBudget(clock)
         self._problems = problems
         self._waived = 0  # notifications admitted from their bytes (`admits_method`), not charged again
+        # Requests with an id that is none, taken from events' bytes (`unreadable`) until `watched` hands
+        # them on; an event names one by number, in a method no server can guess.
+        self.mark = f"explorer/unreadable-{secrets.token_hex(8)}"
+        self._unread: OrderedDict[int, dict[str, Any]] = OrderedDict()
+        self._count = 0
 
     def admits(self, item: Any) -> bool:
         """Whether `item` goes on: a notification within the rate, or anything else. A notification past
@@ -111,6 +126,41 @@ class FloodGate:
         self._problems.dropped_notification(method)
         return False
 
+    def unreadable(self, data: bytes) -> bytes | None:
+        """For an event's data that names a method and has an id the SDK reads as none (1.5, true, null,
+        an object: it would take the request for a notification), the data of the event handed on in its
+        place (a notification of `mark`), the request kept for `watched`; else None. The SDK's own parser
+        decides, as the stdio reader's does (a rare event: only one whose id the bytes show is odd)."""
+        import json
+
+        import mcp_types as types
+
+        try:
+            parsed = types.jsonrpc_message_adapter.validate_json(data, by_name=False)
+            sent = json.loads(data)
+        except (ValueError, RecursionError):
+            return None
+        if (
+            not isinstance(parsed, types.JSONRPCNotification)
+            or not isinstance(sent, dict)
+            or "id" not in sent
+        ):
+            return None
+        self._count += 1
+        self._unread[self._count] = sent
+        while len(self._unread) > _MOST_UNREAD:  # bounded: an event the SDK then lost leaves one
+            self._unread.popitem(last=False)
+        return orjson.dumps({"jsonrpc": "2.0", "method": self.mark, "params": {"n": self._count}})
+
+    def unread(self, item: Any) -> UnreadableMessage | None:
+        """The request an event of `mark` stands for (`unreadable`), as the stdio reader hands it on."""
+        from explorer.connection.errors import UnreadableMessage
+
+        params = getattr(getattr(item, "message", None), "params", None)
+        number = params.get("n") if isinstance(params, dict) else None
+        sent = self._unread.pop(number, None) if isinstance(number, int) else None
+        return UnreadableMessage(sent) if sent is not None else None
+
     def events(self) -> EventGate:
         """A gate for the bytes of one event stream (a new one for each HTTP answer)."""
         return EventGate(self)
@@ -130,7 +180,11 @@ class _GatedReceive(ReceiveWrapper):
     async def receive(self) -> Any:
         while True:
             item = await self._inner.receive()
-            if self._gate.admits(item):
+            if notification_method(item) == self._gate.mark:
+                unread = self._gate.unread(item)
+                if unread is not None:
+                    return unread
+            elif self._gate.admits(item):
                 return item
 
 
@@ -138,6 +192,7 @@ _BLANK_LINE = re.compile(rb"(?:\r\n|\r(?!\n)|\n)(?:\r\n|\r(?!\n)|\n)")
 """A line's end, then an empty line's: where an event ends (searched from a line's start). A CR is a line
 end of its own only when no LF follows it (CRLF is one)."""
 _MOST_LOOKED = 64 * 1024  # an event longer than this is not looked at (its message is gated when parsed)
+_MOST_UNREAD = 1024  # requests with an id that is none kept for `watched` at most (one a few, in truth)
 _BOM = b"\xef\xbb\xbf"
 
 
@@ -209,10 +264,20 @@ class EventGate:
 
     def _event(self, event: bytes, out: list[bytes]) -> None:
         """One whole event (up to its empty line): handed on, or left out when it is a notification
-        past the rate."""
+        past the rate, or in another's place when it is a request whose id is none (`unreadable`)."""
         first, self._first = self._first, False
         fields = _fields(event[len(_BOM) :] if first and event.startswith(_BOM) else event)
-        if fields is None or (method := _notification(fields)) is None or self._gate.admits_method(method):
+        message = _message(fields) if fields is not None else None
+        if fields is None or message is None:
+            self._said(out)
+            out.append(event)
+            return
+        if _odd_id(message) and (data := self._gate.unreadable(fields[b""])) is not None:
+            self._said(out)  # the event in its place keeps what it said of the stream (`id`, `retry`)
+            kept = [name + b": " + fields[name] + b"\n" for name in (b"id", b"retry") if name in fields]
+            out.append(b"".join(kept) + b"data: " + data + b"\n\n")
+            return
+        if (method := _notification(message)) is None or self._gate.admits_method(method):
             self._said(out)
             out.append(event)
             return
@@ -258,9 +323,8 @@ def _fields(event: bytes) -> dict[bytes, bytes] | None:
     return fields
 
 
-def _notification(fields: dict[bytes, bytes]) -> str | None:
-    """The method of the notification an event carries (a `message` event whose data is a JSON-RPC
-    notification the SDK reads as one), else None."""
+def _message(fields: dict[bytes, bytes]) -> dict[str, Any] | None:
+    """The JSON object a `message` event carries when it names a method, else None."""
     if (fields.get(b"event") or b"message") != b"message":  # the SDK's rule: no name is `message`
         return None
     data = fields[b""]
@@ -270,7 +334,22 @@ def _notification(fields: dict[bytes, bytes]) -> str | None:
         message = orjson.loads(data)
     except orjson.JSONDecodeError:
         return None
-    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or message.get("id") is not None:
+    return message if isinstance(message, dict) else None
+
+
+def _odd_id(message: dict[str, Any]) -> bool:
+    """Whether a message names a method and has an id that may be none to the SDK (no string, no integer
+    as orjson reads it: a big integer comes as a float, the SDK's parser tells)."""
+    if "id" not in message or not isinstance(message.get("method"), str):
+        return False
+    ident = message["id"]
+    return not isinstance(ident, str) and (not isinstance(ident, int) or isinstance(ident, bool))
+
+
+def _notification(message: dict[str, Any]) -> str | None:
+    """The method of the notification a message is (a JSON-RPC notification the SDK reads as one), else
+    None."""
+    if message.get("jsonrpc") != "2.0" or message.get("id") is not None:
         return None
     method, params = message.get("method"), message.get("params")
     return method if isinstance(method, str) and (params is None or isinstance(params, dict)) else None
