@@ -55,6 +55,19 @@ def _resolve_in_worker(request: ResolveRequest) -> Resolution:
     return resolve(request, stop=lambda: worker.is_cancelled)
 
 
+def _unchecked_note(r: Resolution) -> Content:
+    """What a very long URI was not matched against (`Resolution.unchecked`): "no match" is then
+    only about the templates checked, and the user must know it."""
+    if not r.unchecked:
+        return Content("")
+    more = "more template" if r.unchecked == 1 else "more templates"
+    return Content.styled(
+        f"\nNot checked: the URI is too long ({len(r.uri):,} characters) to match against"
+        f" {r.unchecked:,} {more} (the most specific were checked).",
+        "$warning",
+    )
+
+
 def _values_text(values: dict[str, Any]) -> str:
     return "  ".join(f"{sanitize_line(k, 60)}={sanitize_line(str(v), 120)}" for k, v in values.items())
 
@@ -188,7 +201,7 @@ nearest prefix that exists. `enter` jumps to the first choice; `down` moves into
         if resolution is None:
             summary.update(Content("Type or paste a URI."))
             return
-        summary.update(self._summary(resolution))
+        summary.update(Content.assemble(self._summary(resolution), _unchecked_note(resolution)))
         for target, prompt in self._choices(resolution):
             self._targets.append(target)
             options.add_option(Option(prompt))
