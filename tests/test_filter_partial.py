@@ -229,12 +229,15 @@ def scan_in_thread_refiltering_soon(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(filter_runs, "FIRST_WAIT_SECONDS", 0.0)
 
 
-async def settled(pilot: Pilot[None], view: ResourceTree, rounds: int = 500) -> None:
-    """Let the app run until no scan is pending (at most `rounds` pauses of 20 ms: a bound, not a clock)."""
+async def settled(pilot: Pilot[None], view: ResourceTree, rounds: int = 3000) -> None:
+    """Let the app run until no scan is pending; at most `rounds` pauses of 20 ms, a hang guard that fails
+    saying so. (It was 200 pauses, 4 s, in some tests, then went on as if settled: on a machine busy
+    enough the scan's thread had not run yet, and a later assertion failed without saying why.)"""
     for _ in range(rounds):
         await pilot.pause(0.02)
         if not view.filter_pending:
             return
+    raise AssertionError(f"the filter scan was still pending after {rounds} pauses")
 
 
 async def test_the_view_shows_partial_results_while_the_scan_runs(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -315,7 +318,7 @@ async def test_a_scan_that_fails_says_so_and_ends(monkeypatch: pytest.MonkeyPatc
     async with app.run_test(size=(80, 24)) as pilot:
         view = app.query_one(ResourceTree)
         assert view.set_filter("item 1") is None
-        await settled(pilot, view, 200)
+        await settled(pilot, view)
         assert not view.filter_pending
         notes = [str(n.message) for n in app._notifications if "a bug in the scan" in str(n.message)]
         assert len(notes) == 1 and "\x1b" not in notes[0] and "\n" not in notes[0]
@@ -331,7 +334,7 @@ async def test_pages_after_a_failed_scan_run_neither_it_nor_the_previous_text_ag
         view = app.query_one(ResourceTree)
 
         view.set_filter("item 1")
-        await settled(pilot, view, 200)
+        await settled(pilot, view)
         assert [m.summary.text for m in app.applied if m.summary is not None] == ["item 1"]
 
         def broken(*_args: object, **_kwargs: object) -> FilterResult:
@@ -339,7 +342,7 @@ async def test_pages_after_a_failed_scan_run_neither_it_nor_the_previous_text_ag
 
         monkeypatch.setattr(filter_runs, "compute_filter", broken)
         view.set_filter("item 12")
-        await settled(pilot, view, 200)
+        await settled(pilot, view)
         tree.add_resources([ResourceEntry("a", "x://h/new/file1.txt", "item 1 new", {"uri": "", "name": ""})])
         view.model_changed()
         await pilot.pause(0.1)
