@@ -80,7 +80,7 @@ def test_a_cancel_naming_no_request_in_flight_is_ignored(tmp_path: Path) -> None
 
 # ------------------------------------------------------------------- requests the explorer cannot read
 
-ASKS_BADLY = """
+ANSWERED = """  # the server reads until the explorer's answer to its request `ident`
 import json
 def answered(ident):
     for line in sys.stdin:
@@ -88,7 +88,11 @@ def answered(ident):
         if message.get("id") == ident and "method" not in message:
             return message
     return {}
+"""
 
+ASKS_BADLY = (
+    ANSWERED
+    + """
 def answer(method, params):
     if method != "resources/list":
         return listed(method)
@@ -99,6 +103,7 @@ def answer(method, params):
         codes.append(str(answered(ident).get("error", {}).get("code")))
     return {"resources": [{"uri": "x://answered/" + "/".join(codes), "name": "answered"}]}
 """
+)
 
 
 def test_requests_with_params_that_are_not_objects_are_answered_with_an_error(tmp_path: Path) -> None:
@@ -114,15 +119,9 @@ def test_requests_with_params_that_are_not_objects_are_answered_with_an_error(tm
 
 # ------------------------------------------------------------ requests for what the explorer does not offer
 
-ASKS_UNDECLARED = """
-import json
-def answered(ident):
-    for line in sys.stdin:
-        message = json.loads(line)
-        if message.get("id") == ident and "method" not in message:
-            return message
-    return {}
-
+ASKS_UNDECLARED = (
+    ANSWERED
+    + """
 def answer(method, params):
     if method != "resources/list":
         return listed(method)
@@ -135,6 +134,7 @@ def answer(method, params):
         codes.append(str(answered(ident).get("error", {}).get("code")))
     return {"resources": [{"uri": "x://answered/" + "/".join(codes), "name": "answered"}]}
 """
+)
 
 
 def test_requests_for_sampling_or_roots_are_refused_and_said(tmp_path: Path) -> None:

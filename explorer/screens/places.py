@@ -97,10 +97,11 @@ class Places:
                     app.call_from_thread(app.notify, said, markup=False, severity="error")
                 return
             if not saved:
+                reason = f": {sanitize_line(why, 400)}" if why else ""
                 with contextlib.suppress(Exception):  # the app may be closing: the save at quit says it
                     app.call_from_thread(
                         app.notify,
-                        f"Could not save the bookmarks file{f': {why}' if why else ''} (the change is kept: "
+                        f"Could not save the bookmarks file{reason} (the change is kept: "
                         "tried again with the next bookmark, and as the app closes)",
                         markup=False,
                         severity="warning",
