@@ -62,7 +62,7 @@ async def test_an_embedded_resource_in_a_prompt_result_shows_its_note(tmp_path: 
         await wait_for(pilot, lambda: isinstance(app.screen, PromptFormScreen))
         await pilot.press("enter")
         view = screen.result_view
-        await wait_for(pilot, lambda: app.screen is screen and view.state == "result")
+        await wait_for(pilot, lambda: app.screen is screen and view.state == "result" and view.shown)
         text = view.text
         assert '{"a": NaN}' in text and NAN_NOTE in text
         note = statics(view, "Static")[NAN_NOTE]

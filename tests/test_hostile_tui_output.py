@@ -113,7 +113,7 @@ async def test_malformed_prompt_data_is_shown_with_what_is_wrong() -> None:
         shapes = next(p for p in screen.prompts if p.name == "shapes")
         screen.get_prompt(shapes, {})
         view = screen.result_view
-        await wait_for(pilot, lambda: view.state == "result")
+        await wait_for(pilot, lambda: view.state == "result" and view.shown)
         text = view.text
         for shown in (
             "an embedded resource whose 'resource' is a string, not an object",

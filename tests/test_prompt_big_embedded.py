@@ -69,7 +69,7 @@ async def get_prompt(pilot: object, app: ExplorerApp, name: str) -> PromptResult
     view = screen.result_view
     await wait_for(
         pilot,  # type: ignore[arg-type]
-        lambda: app.screen is screen and view.state == "result" and name in view.text,
+        lambda: app.screen is screen and view.state == "result" and view.shown and name in view.text,
         timeout=HANG_GUARD,
     )
     return view

@@ -107,7 +107,7 @@ async def test_embedded_resource_renders_and_opens_in_the_tree() -> None:
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: isinstance(app.screen, PromptsScreen))
         view = prompts_screen(app).result_view
-        await wait_for(pilot, lambda: view.state == "result")
+        await wait_for(pilot, lambda: view.state == "result" and view.shown)
         text = result_text(app)
         assert "docs://handbook/pagination" in text and "embedded resource" in text
         assert "text/markdown" in text and "1. user" in text
@@ -126,7 +126,7 @@ async def test_image_prompt_shows_format_dimensions_and_picture() -> None:
         await pilot.press("enter")  # no required argument: enter gets it
         await wait_for(pilot, lambda: isinstance(app.screen, PromptsScreen))
         view = prompts_screen(app).result_view
-        await wait_for(pilot, lambda: view.state == "result")
+        await wait_for(pilot, lambda: view.state == "result" and view.shown)
         text = result_text(app)
         assert "image" in text and "image/png" in text and "PNG 64×64" in text
         images = list(view.query(ImageView))
@@ -173,7 +173,7 @@ async def test_server_error_is_shown_with_its_code() -> None:
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: isinstance(app.screen, PromptsScreen))
         view = prompts_screen(app).result_view
-        await wait_for(pilot, lambda: view.state == "error")
+        await wait_for(pilot, lambda: view.state == "error" and view.shown)
         text = result_text(app)
         assert "-32602" in text and "invalid parameters" in text and "unknown chapter" in text
 
@@ -216,7 +216,7 @@ async def test_reference_completable_prompt_names_depend_on_department(reference
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, PromptsScreen))
         view = prompts_screen(app).result_view
-        await wait_for(pilot, lambda: view.state == "result")
+        await wait_for(pilot, lambda: view.state == "result" and view.shown)
         assert "Please promote David to the head of the Sales team." in result_text(app)
 
 
@@ -230,7 +230,7 @@ async def test_reference_prompt_error_is_shown(reference_server: str) -> None:
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: isinstance(app.screen, PromptsScreen))
         view = prompts_screen(app).result_view
-        await wait_for(pilot, lambda: view.state == "error")
+        await wait_for(pilot, lambda: view.state == "error" and view.shown)
         assert view.error is not None and view.error[1] is not None
         assert "Prompt failed" in result_text(app) and "Invalid resourceType" in result_text(app)
 
@@ -293,7 +293,7 @@ async def test_hostile_server_prompt_is_listed_and_shown_escaped() -> None:
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, PromptsScreen))
         view = prompts_screen(app).result_view
-        await wait_for(pilot, lambda: view.state == "result")
+        await wait_for(pilot, lambda: view.state == "result" and view.shown)
         assert "Hello Ann" in view.text and "\\x1b" in view.text and "\x1b" not in view.text
         assert app.is_running
 
@@ -309,7 +309,12 @@ async def test_copy_as_gives_the_command_line_that_runs_the_prompt_again() -> No
         await fill_prompt(pilot, app, "describe-logo")
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, PromptsScreen))
-        await wait_for(pilot, lambda: prompts_screen(app).result_view.state == "result")
+        await wait_for(
+            pilot,
+            lambda: (
+                prompts_screen(app).result_view.state == "result" and prompts_screen(app).result_view.shown
+            ),
+        )
         await pilot.press("y")
         await wait_for(pilot, lambda: isinstance(app.screen, CopyAsDialog))
         dialog = app.screen

@@ -109,7 +109,12 @@ async def test_every_key_of_the_footer_is_in_sight_on_the_prompts_view_with_a_re
         await wait_for(pilot, lambda: isinstance(app.screen, PromptFormScreen) and app.screen.is_mounted)
         app.screen.query_one(ArgumentForm).set_text("chapter", "pagination")
         await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: app.screen is prompts and prompts.result_view.state == "result")
+        await wait_for(
+            pilot,
+            lambda: (
+                app.screen is prompts and prompts.result_view.state == "result" and prompts.result_view.shown
+            ),
+        )
         bar = prompts.query_one(KeyBar)
         # esc, t, r, y, q, ? and the palette's, each painted whole on the bottom line, none cut
         await wait_for(pilot, lambda: len(bar.keys) >= 6 and bar.palette_key is not None and bar.spots)

@@ -189,7 +189,12 @@ def test_prompts_view_with_a_result(snap_compare: Any, size: tuple[int, int]) ->
         await wait_for(pilot, lambda: isinstance(app.screen, PromptFormScreen) and app.screen.is_mounted)
         app.screen.query_one(ArgumentForm).set_text("chapter", "pagination")
         await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: app.screen is prompts and prompts.result_view.state == "result")
+        await wait_for(
+            pilot,
+            lambda: (
+                app.screen is prompts and prompts.result_view.state == "result" and prompts.result_view.shown
+            ),
+        )
         await pilot.pause(0.3)
         await _still(pilot)
 

@@ -137,7 +137,12 @@ async def test_opening_an_embedded_resource_outside_the_filter_clears_the_filter
         await open_prompts(pilot, app)
         await fill_prompt(pilot, app, "summarize-chapter")
         await pilot.press(*"pagination", "ctrl+s")
-        await wait_for(pilot, lambda: prompts_screen(app).result_view.state == "result")
+        await wait_for(
+            pilot,
+            lambda: (
+                prompts_screen(app).result_view.state == "result" and prompts_screen(app).result_view.shown
+            ),
+        )
         await pilot.press("t")
         target = "docs://handbook/pagination"
         await wait_for(pilot, lambda: getattr(tree.cursor_node, "prefix", "") == target)

@@ -169,6 +169,10 @@ the "+N more messages" line) for the next 50.
         self.error: tuple[str, int | None] | None = None
         self._unshown: list[PromptMessage] = []  # messages of the result not mounted yet, in order
         self._next_number = 1
+        self.shown = True
+        """False from a change of state until its widgets are all mounted: `text` then holds a mix of the
+        old state's lines and part of the new one's."""
+        self._replacing = 0
 
     def compose(self) -> ComposeResult:
         yield _static(
@@ -289,8 +293,18 @@ the "+N more messages" line) for the next 50.
         if state != "error":
             self.error = None
         self.remove_children()
-        self.mount_all(widgets)
+        mounting = self.mount_all(widgets)
         self.scroll_home(animate=False)
+        self.shown = False
+        self._replacing += 1
+        this = self._replacing
+
+        async def note_shown() -> None:
+            await mounting
+            if this == self._replacing:  # a later change is not shown yet
+                self.shown = True
+
+        self.call_later(note_shown)
 
     def _message(self, number: int, message: PromptMessage) -> Widget:
         box = Vertical(classes="pr-message")
