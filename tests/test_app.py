@@ -102,7 +102,9 @@ async def test_go_to_a_uri_nothing_lists_or_matches_offers_to_read_it_anyway() -
         assert "read anyway" in str(first.prompt) and "[demo]" in str(first.prompt)
         await pilot.press("enter")
         preview = main_screen(app).query_one(ContentPreview)
-        await wait_for(pilot, lambda: preview.uri == "foo://nothing" and preview.state == "error")
+        await wait_for(
+            pilot, lambda: preview.uri == "foo://nothing" and preview.state == "error" and preview.shown
+        )
         assert "Resource not found: foo://nothing" in preview_text(app)
 
 
@@ -310,7 +312,9 @@ async def test_back_after_go_tos_steps_one_go_to_at_a_time_and_shows_a_templates
         values = {"region": "eu-west", "service": "checkout"}
         template = "metrics://{region}/{service}/latest"
         screen._go_to(GoToTarget(templated, "metrics://", template, "demo", values))
-        await wait_for(pilot, lambda: preview.uri == templated and preview.state == "contents")
+        await wait_for(
+            pilot, lambda: preview.uri == templated and preview.state == "contents" and preview.shown
+        )
         for uri in ("docs://about", "docs://faq", "docs://glossary"):
             screen._go_to(GoToTarget(uri, uri))
             await wait_for(pilot, lambda uri=uri: preview.uri == uri and preview.state == "contents")
@@ -319,12 +323,16 @@ async def test_back_after_go_tos_steps_one_go_to_at_a_time_and_shows_a_templates
             await wait_for(pilot, lambda uri=uri: preview.uri == uri and preview.state == "contents")
             assert screen.tree_widget.cursor_node.prefix == uri  # type: ignore[union-attr]
         await pilot.press("left_square_bracket")
-        await wait_for(pilot, lambda: preview.uri == templated and preview.state == "contents")
+        await wait_for(
+            pilot, lambda: preview.uri == templated and preview.state == "contents" and preview.shown
+        )
         await pilot.pause()
         shown = str(details.render())
         assert templated in shown and "eu-west" in shown  # the target, with its values
         await pilot.press("right_square_bracket")
-        await wait_for(pilot, lambda: preview.uri == "docs://about" and preview.state == "contents")
+        await wait_for(
+            pilot, lambda: preview.uri == "docs://about" and preview.state == "contents" and preview.shown
+        )
 
 
 @pytest.mark.slow
@@ -344,7 +352,9 @@ async def test_load_all_works_from_the_tree_and_keeps_the_focus_in_the_preview()
         await read_capped()
         screen.tree_widget.focus()
         await pilot.press("a")
-        await wait_for(pilot, lambda: preview.state == "contents" and not preview.can_load_all)
+        await wait_for(
+            pilot, lambda: preview.state == "contents" and preview.shown and not preview.can_load_all
+        )
         assert app.focused is screen.tree_widget  # asked from the tree: the focus stays there
 
         await read_capped()
@@ -352,7 +362,9 @@ async def test_load_all_works_from_the_tree_and_keeps_the_focus_in_the_preview()
         await pilot.pause()
         assert preview.has_focus_within
         await pilot.press("a")
-        await wait_for(pilot, lambda: preview.state == "contents" and not preview.can_load_all)
+        await wait_for(
+            pilot, lambda: preview.state == "contents" and preview.shown and not preview.can_load_all
+        )
         await wait_for(pilot, lambda: preview.has_focus_within)
         await pilot.press("a")  # nothing more to load: said, not silent
         await wait_for(

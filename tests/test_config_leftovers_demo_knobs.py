@@ -76,7 +76,9 @@ async def test_the_preview_shows_the_demo_settings_a_server_echoes(knobs: None, 
         screen = main_screen(app)
         screen.read("demo", "echo://knobs")
         preview = screen.query_one(ContentPreview)
-        await wait_for(pilot, lambda: preview.uri == "echo://knobs" and preview.state == "contents")
+        await wait_for(
+            pilot, lambda: preview.uri == "echo://knobs" and preview.state == "contents" and preview.shown
+        )
         assert f"knobs: *** {COUNT} {FOLDER}" in preview_text(app)
 
 

@@ -84,7 +84,9 @@ async def test_help_follows_the_focus_to_the_preview_and_keeps_the_screens() -> 
         screen = main_screen(app)
         preview = screen.query_one(ContentPreview)
         screen.read("demo", "docs://glossary")
-        await wait_for(pilot, lambda: preview.uri == "docs://glossary" and preview.state == "contents")
+        await wait_for(
+            pilot, lambda: preview.uri == "docs://glossary" and preview.state == "contents" and preview.shown
+        )
         help_text = await open_help(pilot, app)
         preview.focus_contents()
         await wait_for(pilot, lambda: "Preview" in painted(app, help_text))

@@ -315,7 +315,7 @@ async def test_a_50_mb_read_is_capped_with_load_all_and_memory_is_bounded() -> N
         peak_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
         main_screen(app).read("big", "big://text")
         preview = main_screen(app).query_one(ContentPreview)
-        await wait_for(pilot, lambda: preview.state == "contents", timeout=60)
+        await wait_for(pilot, lambda: preview.state == "contents" and preview.shown, timeout=60)
         await pilot.pause()
         text = preview_text(app)
         assert "load all" in text.lower() and preview.can_load_all
@@ -334,7 +334,11 @@ async def test_a_50_mb_read_is_capped_with_load_all_and_memory_is_bounded() -> N
         assert peak < 400 * 1024 * 1024, f"the read peaked {peak / 2**20:.0f} MB above the earlier peak"
         # "Load all" is explicit, and then it is all there.
         preview.action_load_all()
-        await wait_for(pilot, lambda: preview.state == "contents" and not preview.can_load_all, timeout=60)
+        await wait_for(
+            pilot,
+            lambda: preview.state == "contents" and preview.shown and not preview.can_load_all,
+            timeout=60,
+        )
         assert sum(len(view.text) for view in preview.query(TextView)) == 50 * 1024 * 1024
         await pilot.press("down")
         assert app.is_running

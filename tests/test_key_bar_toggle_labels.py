@@ -25,7 +25,7 @@ async def read_and_focus(pilot: Pilot[Any], app: ExplorerApp, uri: str) -> Conte
     screen = main_screen(app)
     preview = screen.query_one(ContentPreview)
     screen.read("demo", uri)
-    await wait_for(pilot, lambda: preview.uri == uri and preview.state == "contents")
+    await wait_for(pilot, lambda: preview.uri == uri and preview.state == "contents" and preview.shown)
     preview.focus_contents()
     return preview
 

@@ -154,11 +154,17 @@ async def test_back_forward_and_bookmarks(isolated_home: Path) -> None:
         await pilot.press("left_square_bracket")  # back to the welcome page: read again
         preview = screen.query_one(ContentPreview)
         await wait_for(
-            pilot, lambda: preview.uri == "docs://handbook/welcome" and preview.state == "contents"
+            pilot,
+            lambda: (
+                preview.uri == "docs://handbook/welcome" and preview.state == "contents" and preview.shown
+            ),
         )
         assert screen.tree_widget.cursor_node.prefix == "docs://handbook/welcome"  # type: ignore[union-attr]
         await pilot.press("right_square_bracket", "right_square_bracket")
-        await wait_for(pilot, lambda: preview.uri == "metrics://live/clock" and preview.state == "contents")
+        await wait_for(
+            pilot,
+            lambda: preview.uri == "metrics://live/clock" and preview.state == "contents" and preview.shown,
+        )
         screen.tree_widget.select_prefix("docs://handbook/welcome")
         await pilot.press("b")
         saved = json.loads((isolated_home / "data" / "bookmarks.json").read_text())
@@ -175,7 +181,7 @@ async def test_the_reference_servers_updates_reach_the_preview(reference_server:
         uri = "demo://resource/static/document/architecture.md"
         screen.read("everything", uri)
         preview = screen.query_one(ContentPreview)
-        await wait_for(pilot, lambda: preview.uri == uri and preview.state == "contents")
+        await wait_for(pilot, lambda: preview.uri == uri and preview.state == "contents" and preview.shown)
         await wait_for(pilot, lambda: sent_uris(app, "resources/subscribe") == [uri])
         conn = screen.supervisor.connection("everything")
         assert conn is not None
@@ -245,7 +251,7 @@ async def test_a_resource_read_but_not_highlighted_can_be_followed_and_unfollowe
         uri = "metrics://eu-west/checkout/latest"  # made by a template, listed nowhere
         screen.read("demo", uri)
         preview = screen.query_one(ContentPreview)
-        await wait_for(pilot, lambda: preview.uri == uri and preview.state == "contents")
+        await wait_for(pilot, lambda: preview.uri == uri and preview.state == "contents" and preview.shown)
         assert screen.highlighted_resource() is None  # the cursor is on the root
         await pilot.press("s")
         await wait_for(pilot, lambda: ("demo", uri) in screen.supervisor.pinned)

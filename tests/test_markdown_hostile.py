@@ -224,7 +224,10 @@ async def test_the_app_reading_hostile_markdown_from_a_server_shows_only_escapes
         }
         for uri, escape in expected.items():
             screen.read("md", uri)
-            await wait_for(pilot, lambda: preview.state == "contents" and preview.uri == uri)  # noqa: B023
+            await wait_for(
+                pilot,
+                lambda: preview.state == "contents" and preview.shown and preview.uri == uri,  # noqa: B023
+            )
             await wait_for(pilot, lambda: markdown_settled(preview))
             await pilot.pause()  # not `settle`: the app's connection workers never complete
             await pilot.pause()

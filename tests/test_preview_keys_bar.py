@@ -28,7 +28,7 @@ async def read(pilot: Pilot[Any], app: ExplorerApp, uri: str, cap: int | None = 
         screen.read("demo", uri)
     else:
         screen.read("demo", uri, cap=cap)
-    await wait_for(pilot, lambda: preview.uri == uri and preview.state == "contents")
+    await wait_for(pilot, lambda: preview.uri == uri and preview.state == "contents" and preview.shown)
     return preview
 
 

@@ -33,6 +33,8 @@ async def test_a_secret_echoed_in_a_read_is_masked_in_the_preview(tmp_path: Path
         screen = main_screen(app)
         screen.read("echo", "echo://token")
         preview = screen.query_one(ContentPreview)
-        await wait_for(pilot, lambda: preview.uri == "echo://token" and preview.state == "contents")
+        await wait_for(
+            pilot, lambda: preview.uri == "echo://token" and preview.state == "contents" and preview.shown
+        )
         shown = preview_text(app)
         assert "secret=*** end" in shown and SECRET not in shown

@@ -88,7 +88,7 @@ async def _read(pilot: Pilot[Any], uri: str) -> None:
     assert screen.tree_widget.select_prefix(uri)
     await pilot.press("enter")
     preview = screen.query_one(ContentPreview)
-    await wait_for(pilot, lambda: preview.uri == uri and preview.state == "contents")
+    await wait_for(pilot, lambda: preview.uri == uri and preview.state == "contents" and preview.shown)
     await pilot.pause(0.5)  # markdown lays out after it is mounted
 
 

@@ -70,7 +70,7 @@ async def test_unfollowing_the_previewed_resource_says_it_is_still_followed_whil
         screen = main_screen(app)
         preview = screen.query_one(ContentPreview)
         await go_to(app, pilot, CLOCK)
-        await wait_for(pilot, lambda: preview.uri == CLOCK and preview.state == "contents")
+        await wait_for(pilot, lambda: preview.uri == CLOCK and preview.state == "contents" and preview.shown)
         await pilot.press("s")
         await wait_for(pilot, lambda: f"Following {CLOCK}." in notices(app))
         assert any("◉ following" in line for line in tree_lines(app))

@@ -384,6 +384,10 @@ source of rendered markdown (raw HTML, which is not rendered, and link targets s
         self.state: State = "empty"
         self.error: tuple[str, int | None] | None = None
         self.update_info: Update | None = None  # the last re-read after a change, if the shown one is one
+        self.shown = True
+        """False from a change of state until its widgets are all mounted: until then the body holds the
+        old state's widgets, or part of the new one's."""
+        self._replacing = 0
 
     def compose(self) -> ComposeResult:
         yield Static(Content(""), id="preview-title")
@@ -588,6 +592,16 @@ source of rendered markdown (raw HTML, which is not rendered, and link targets s
         body = self.query_one("#preview-body", Vertical)
         removed = body.remove_children()
         mounted = body.mount_all(widgets)
+        self.shown = False
+        self._replacing += 1
+        this = self._replacing
+
+        async def note_shown() -> None:
+            await mounted
+            if this == self._replacing:  # a later change is not shown yet
+                self.shown = True
+
+        self.call_later(note_shown)
         return AwaitComplete(removed, mounted)
 
     def _load_key(self) -> str:
