@@ -95,6 +95,20 @@ def load_servers_at(
     return config
 
 
+def read_entry(
+    label: str, path: Path, name: str, raw: dict[str, Any], context: HostContext | None = None
+) -> tuple[ServerSpec, list[str]]:
+    """One server entry of the explorer's TOML (`raw`, its table as read), as `load_config` would make
+    it from a file at `path` named `label` in messages; the warnings it gave. ConfigError when the entry
+    cannot be used (or is disabled: nothing to connect)."""
+    loader = _Loader(label, path, context or HostContext.current())
+    loader.table = "table"
+    spec = loader.server(name, raw)
+    if spec is None:
+        raise loader.error(f"server {quoted(name)} is disabled")
+    return spec, loader.warnings
+
+
 def _read_text(path: Path, label: str) -> str:
     try:
         data = read_regular_file(path, limit=MAX_CONFIG_BYTES)  # a FIFO or a device: refused, not waited on

@@ -13,6 +13,7 @@ sanitizer into plain Content, never markup, with the new server's secrets masked
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from typing import TYPE_CHECKING, ClassVar
 
@@ -27,6 +28,7 @@ from textual.widgets import Button, Checkbox, Input, Label, Select, Static, Text
 
 from explorer.config import ConfigError, OAuthSettings, ServerSpec, parse_header, parse_server_option, redact
 from explorer.config.options import parse_env_options
+from explorer.config.read_back import as_read_back
 from explorer.sanitize import sanitize_line
 from explorer.screens.tiny_terminal import mark_tiny
 from explorer.widgets.key_bar import KeyBar
@@ -51,7 +53,9 @@ def spec_from_fields(target: str, headers: str, env: str, flow: str) -> ServerSp
     if spec.transport == "stdio":
         if header_values:
             raise ConfigError("headers are for an http(s) URL; a command line takes env values")
-        return replace(spec, env={**spec.env, **env_values})
+        # No shell runs the line: `~` starting a word is made the home folder here, as a shell would.
+        args = tuple(os.path.expanduser(arg) if arg.startswith("~") else arg for arg in spec.args)
+        return replace(spec, args=args, env={**spec.env, **env_values})
     if env_values:
         raise ConfigError("env values are for a command line; an http(s) URL takes headers")
     if flow in ("browser", "print", "fetch"):
@@ -82,7 +86,10 @@ class ConnectDialog(ModalScreen[None]):
     HELP = """
 ## Connect a server
 An `http(s)://` URL (Streamable HTTP) or a command line (a stdio server). Headers (`Name: value`, one
-per line) go to a URL, env values (`KEY=VALUE`, one per line) to a command. An OAuth login that waits
+per line) go to a URL, env values (`KEY=VALUE`, one per line) to a command. No shell runs the command
+line: `~` at the start of a word is your home folder, and `$NAME` stays as typed; write `${env:NAME}`
+(in any field) for a variable of the explorer's environment, as in a config file: it is expanded to
+connect and saved as written, so a token stays out of config.toml. An OAuth login that waits
 for you shows here with its URL (`Copy login URL` copies it; a command line never logs in, so the
 button is not shown for one). `ctrl+s` connects, `escape` closes.
 """
@@ -187,18 +194,24 @@ button is not shown for one). `ctrl+s` connects, `escape` closes.
     def action_connect(self) -> None:
         target = self.query_one("#target", Input).value.strip()
         flow = str(self.query_one("#flow", Select).value)
+        from explorer import paths
+
         try:
-            spec = spec_from_fields(
+            typed = spec_from_fields(
                 target, self.query_one("#headers", TextArea).text, self.query_one("#env", TextArea).text, flow
             )
+            # Connected as a restart would read it once saved: placeholders expanded (`read_back.py`).
+            spec, warnings = as_read_back(typed, paths.config_file())
         except ConfigError as exc:
             self._say(sanitize_line(str(exc), 400))
             return
+        for warning in warnings:
+            self.notify(sanitize_line(warning, 400), severity="warning", timeout=10, markup=False)
         self.server = self.main.add_servers([spec])[0]
         self._saved = ""
         self._to_save = None
         if self.query_one("#save", Checkbox).value:
-            self._to_save = replace(spec, name=self.server)
+            self._to_save = replace(typed, name=self.server)
             self._saved = " (to be saved to config.toml once connected)"
         self._say(f"{middle_cut(self.server, 60)}: connecting…")
         if self._timer is None:
