@@ -96,7 +96,7 @@ async def test_the_suggestions_line_follows_the_servers_answers(tmp_path: Path) 
             "the server's completion has no 'values' list.",
         )
         await type_and_wait(
-            pilot, screen, "n", "Suggestions: from the server's completions (none for the last value typed)."
+            pilot, screen, "n", "Suggestions: from the server's completions (its last answer offered none)."
         )
         assert "enter reads it · escape cancels" in str(screen.query_one("#tf-status", Static).render())
         assert "ctrl+r" not in str(screen.query_one("#tf-status", Static).render())  # nothing to recall

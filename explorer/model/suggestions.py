@@ -66,7 +66,7 @@ def suggestions_source(unavailable: str | None, last: Suggestions | None, *, ear
         return f"No suggestions from the server: its last answer failed: {_clause(last.reason)}.{also}"
     and_earlier = " and your earlier values" if earlier else ""
     if last is not None and not last.values:
-        return f"Suggestions: from the server's completions{and_earlier} (none for the last value typed)."
+        return f"Suggestions: from the server's completions{and_earlier} (its last answer offered none)."
     return f"Suggestions: from the server's completions{and_earlier}."
 
 
