@@ -40,6 +40,15 @@ def test_template_match_benchmark_quick_prints_a_row_per_size() -> None:
     assert all(len(line.split()) == 8 for line in lines[1:])  # every figure of every row
 
 
+def test_goto_benchmark_quick_prints_a_row_per_shape() -> None:
+    lines = run("bench_goto_templates.py", "--quick").splitlines()
+    assert lines[1].split()[:3] == ["shape", "matched", "shared"]
+    rows = [line.split() for line in lines[2:]]
+    assert [row[0] for row in rows] == ["{+p}", "{x}/{+rest}", "{/p*}"]
+    assert [row[1] for row in rows] == ["100", "100", "0"]  # what each shape matched: all, all, none
+    assert all(len(row) == 6 for row in rows)  # every figure of every row
+
+
 @pytest.mark.slow
 def test_listing_benchmark_quick_compares_every_contender_with_the_sdk_loop(tmp_path: Path) -> None:
     rows_file = tmp_path / "rows.json"
