@@ -32,6 +32,7 @@ from explorer.widgets.content_list import MoreContents
 from explorer.widgets.hex_view import HexView
 from explorer.widgets.image_view import ImageView
 from explorer.widgets.server_labels import middle_cut
+from explorer.widgets.swap_watch import SwapWatch
 from explorer.widgets.text_view import HIGHLIGHT_LIMIT as HIGHLIGHT_LIMIT
 from explorer.widgets.text_view import MIN_WRAP_WIDTH as MIN_WRAP_WIDTH
 from explorer.widgets.text_view import TAB_SIZE as TAB_SIZE
@@ -384,10 +385,7 @@ source of rendered markdown (raw HTML, which is not rendered, and link targets s
         self.state: State = "empty"
         self.error: tuple[str, int | None] | None = None
         self.update_info: Update | None = None  # the last re-read after a change, if the shown one is one
-        self.shown = True
-        """False from a change of state until its widgets are all mounted: until then the body holds the
-        old state's widgets, or part of the new one's."""
-        self._replacing = 0
+        self._swap = SwapWatch()
 
     def compose(self) -> ComposeResult:
         yield Static(Content(""), id="preview-title")
@@ -447,6 +445,11 @@ source of rendered markdown (raw HTML, which is not rendered, and link targets s
             widgets = [changes]
         self.refresh_bindings()
         return self._replace_body(widgets)
+
+    @property
+    def shown(self) -> bool:
+        """False from a change of state until its widgets are all mounted (`SwapWatch`)."""
+        return self._swap.shown
 
     def show_loading(self, uri: str, *, server: str | None = None) -> AwaitComplete:
         """Show that `uri` is being read."""
@@ -592,16 +595,7 @@ source of rendered markdown (raw HTML, which is not rendered, and link targets s
         body = self.query_one("#preview-body", Vertical)
         removed = body.remove_children()
         mounted = body.mount_all(widgets)
-        self.shown = False
-        self._replacing += 1
-        this = self._replacing
-
-        async def note_shown() -> None:
-            await mounted
-            if this == self._replacing:  # a later change is not shown yet
-                self.shown = True
-
-        self.call_later(note_shown)
+        self._swap.started(self, mounted)
         return AwaitComplete(removed, mounted)
 
     def _load_key(self) -> str:

@@ -32,6 +32,7 @@ from explorer.sanitize import sanitize, sanitize_line
 from explorer.widgets.hex_view import HexDumpBlock
 from explorer.widgets.preview import ImageView, server_answered, shown_of
 from explorer.widgets.server_labels import middle_cut
+from explorer.widgets.swap_watch import SwapWatch
 
 __all__ = ["PromptResultView", "ResourceLink", "describe_error"]
 
@@ -169,10 +170,7 @@ the "+N more messages" line) for the next 50.
         self.error: tuple[str, int | None] | None = None
         self._unshown: list[PromptMessage] = []  # messages of the result not mounted yet, in order
         self._next_number = 1
-        self.shown = True
-        """False from a change of state until its widgets are all mounted: `text` then holds a mix of the
-        old state's lines and part of the new one's."""
-        self._replacing = 0
+        self._swap = SwapWatch()
 
     def compose(self) -> ComposeResult:
         yield _static(
@@ -236,6 +234,11 @@ the "+N more messages" line) for the next 50.
         self._replace("result", widgets)
 
     @property
+    def shown(self) -> bool:
+        """False from a change of state until its widgets are all mounted (`SwapWatch`)."""
+        return self._swap.shown
+
+    @property
     def unshown(self) -> int:
         """Messages of the result not shown yet (`action_show_more` shows the next page)."""
         return len(self._unshown)
@@ -295,16 +298,7 @@ the "+N more messages" line) for the next 50.
         self.remove_children()
         mounting = self.mount_all(widgets)
         self.scroll_home(animate=False)
-        self.shown = False
-        self._replacing += 1
-        this = self._replacing
-
-        async def note_shown() -> None:
-            await mounting
-            if this == self._replacing:  # a later change is not shown yet
-                self.shown = True
-
-        self.call_later(note_shown)
+        self._swap.started(self, mounting)
 
     def _message(self, number: int, message: PromptMessage) -> Widget:
         box = Vertical(classes="pr-message")
