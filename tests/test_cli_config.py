@@ -240,7 +240,7 @@ def test_env_option_sets_the_environment_of_s_servers(home: Path, tmp_path: Path
     [
         (["-H", "Authorization: Bearer …"], "non-ASCII character U+2026"),
         (["-H", "no colon"], "has no colon"),
-        (["-s", "https://h.test:99999/mcp"], "Port out of range"),
+        (["-s", "https://h.test:99999/mcp"], "its port is not a number from 0 to 65535"),
         (["--timeout", "nan"], "'--timeout': nan is not a finite number of seconds"),
         (["--timeout", "0"], "'--timeout': 0 is below the minimum of 0.1 seconds"),
         (["--list-timeout", "inf"], "'--list-timeout': inf is not a finite number of seconds"),

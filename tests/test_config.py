@@ -869,7 +869,7 @@ def test_dots_inside_toml_strings_do_not_count_as_nesting(tmp_path: Path) -> Non
 @pytest.mark.parametrize(
     ("server", "problem"),
     [
-        ({"url": "https://h:99999/mcp"}, '"url" invalid URL (Port out of range 0-65535)'),
+        ({"url": "https://h:99999/mcp"}, '"url" invalid URL (its port is not a number from 0 to 65535)'),
         ({"url": "https://h:port/mcp"}, '"url" invalid URL'),
         ({"url": "https:///mcp"}, '"url" the URL has no host'),
         (

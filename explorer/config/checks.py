@@ -58,7 +58,16 @@ def url_problem(url: str) -> str | None:
         parts = urlsplit(url)
         parts.port  # noqa: B018 - validates the port, raising ValueError when it is not a number in range
     except ValueError as exc:
-        return f"invalid URL ({exc})"
+        # Said in our words: the parser's quote the text it took for a port, which may be part of a
+        # password (`https://u:pa/ss@h` takes `pa` for the port).
+        if "Port" not in str(exc):
+            return (
+                "invalid URL (an IPv6 host must be one whole [address])"
+                if "IPv6" in str(exc)
+                else "invalid URL"
+            )
+        userinfo = " (a '/', '?' or '#' in a user name or password must be written %2F, %3F, %23)"
+        return "invalid URL (its port is not a number from 0 to 65535)" + (userinfo if "@" in url else "")
     if not parts.hostname:
         return "the URL has no host"
     return None

@@ -22,6 +22,7 @@ import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
+from urllib.parse import urlsplit
 
 from explorer.config.checks import (
     cwd_problem,
@@ -324,8 +325,18 @@ class _Loader:
         url_key = "url"
         if self.table == "object" and "url" not in raw:
             url_key = next((alias for alias in _URL_ALIASES if alias in raw), "url")
+        first = len(expand.from_env)
         url = self.opt_str(raw, url_key, where, expand)
+        in_url = len(expand.from_env)
         args = self.str_list(raw, "args", where, expand)
+        # What the environment put in the arguments or the URL is masked as header and env values are:
+        # `--token ${env:TOKEN}` showed the token in `servers`, in descriptions and in copied commands.
+        # Not the URL's host and port: they name the server wherever it is shown.
+        hidden = tuple(
+            value
+            for value in expand.from_env[first:in_url]
+            if url is None or value not in _host_and_port(url)
+        ) + tuple(expand.from_env[in_url:])
         env = self.str_map(raw, "env", where, expand)
         headers = self.str_map(raw, "headers", where, expand)
         cwd = self.opt_str(raw, "cwd", where, expand)
@@ -358,6 +369,7 @@ class _Loader:
                 env=env,
                 cwd=cwd,
                 inputs=tuple(expand.used_inputs.values()),
+                secrets=hidden,
             )
         assert url is not None
         if not url.strip():
@@ -385,6 +397,7 @@ class _Loader:
             url=url,
             headers=headers,
             inputs=tuple(expand.used_inputs.values()),
+            secrets=hidden,
             oauth=oauth,
         )
 
@@ -680,6 +693,14 @@ class _Loader:
                 )
             result[name] = expand(item)
         return result
+
+
+def _host_and_port(url: str) -> str:
+    """The `host:port` of a URL (after any user name and password), or "" when it has none."""
+    try:
+        return urlsplit(url).netloc.rpartition("@")[2]
+    except ValueError:
+        return ""
 
 
 def _default_of(bound: str) -> str:

@@ -33,5 +33,8 @@ def as_read_back(
     try:
         read, warnings = read_entry(label, config_file, spec.name, saved_table(spec), context)
     except ConfigError as exc:
-        raise ConfigError(str(exc).removeprefix(where)) from None
+        said = str(exc).removeprefix(where)
+        # The loader's words for a file: here there is no file, so no "inputs" to define one in.
+        said = said.replace('names no entry of "inputs"', "asks for an input; only a config file defines one")
+        raise ConfigError(said) from None
     return replace(read, origin=None), [warning.removeprefix(where) for warning in warnings]

@@ -101,6 +101,9 @@ class Expander:
         # Placeholders that gave an empty string, and why: a command or URL that is empty after
         # expansion is an error naming them (`empty_reasons`).
         self.emptied: dict[str, str] = {}
+        # Values taken from the environment (`${env:NAME}`, `${NAME}`, a default), in order: the loader
+        # masks those that land in `args` or the URL (a token passed as `--token ${env:TOKEN}`).
+        self.from_env: list[str] = []
 
     def empty_reasons(self, raw: str) -> str:
         """`${env:NOPE} (unset)`: the placeholders of `raw` that expanded to nothing, and why."""
@@ -150,10 +153,12 @@ class Expander:
         if value is not None:
             if not value.strip():
                 self.emptied[placeholder] = "set to an empty string" if not value else "set to blanks only"
+            self.from_env.append(value)
             return value
         if has_default:
             if not default.strip():
                 self.emptied[placeholder] = "unset, and its default is empty"
+            self.from_env.append(default)
             return default
         self.emptied[placeholder] = "unset"
         self.warn(

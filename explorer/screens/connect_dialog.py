@@ -47,13 +47,17 @@ def spec_from_fields(target: str, headers: str, env: str, flow: str) -> ServerSp
         parse_header(line, option="Headers") for line in headers.splitlines() if line.strip()
     )
     env_values = parse_env_options([line.strip() for line in env.splitlines() if line.strip()], option="Env")
+    if target.strip().lower().startswith(("http://", "https://")) and "${" in _host_part(target.strip()):
+        raise ConfigError(
+            "the URL's host cannot be a placeholder here: write it out (one may stand in the path or query)"
+        )
     spec = parse_server_option(
         target, config=None, sse=False, headers=header_values, option="The URL or command line"
     )
     if spec.transport == "stdio":
         if header_values:
             raise ConfigError("headers are for an http(s) URL; a command line takes env values")
-        # No shell runs the line: `~` starting a word is made the home folder here, as a shell would.
+        # No shell runs the line: `~` starting a word is made the home folder here (quoted or not).
         args = tuple(os.path.expanduser(arg) if arg.startswith("~") else arg for arg in spec.args)
         return replace(spec, args=args, env={**spec.env, **env_values})
     if env_values:
@@ -61,6 +65,14 @@ def spec_from_fields(target: str, headers: str, env: str, flow: str) -> ServerSp
     if flow in ("browser", "print", "fetch"):
         spec = replace(spec, oauth=OAuthSettings(flow=flow))
     return spec
+
+
+def _host_part(url: str) -> str:
+    """What follows `scheme://` up to the path, query or fragment: user, password, host and port."""
+    rest = url.partition("://")[2]
+    for end in "/?#":
+        rest = rest.partition(end)[0]
+    return rest
 
 
 class SaveCheckbox(Checkbox):
@@ -88,8 +100,9 @@ class ConnectDialog(ModalScreen[None]):
 An `http(s)://` URL (Streamable HTTP) or a command line (a stdio server). Headers (`Name: value`, one
 per line) go to a URL, env values (`KEY=VALUE`, one per line) to a command. No shell runs the command
 line: `~` at the start of a word is your home folder, and `$NAME` stays as typed; write `${env:NAME}`
-(in any field) for a variable of the explorer's environment, as in a config file: it is expanded to
-connect and saved as written, so a token stays out of config.toml. An OAuth login that waits
+for a variable of the explorer's environment, as in a config file (in a header, an env value, a word
+of the command line, or a URL's path or query): it is expanded to connect and saved as written, so a
+token stays out of config.toml, and masked wherever the server is shown. An OAuth login that waits
 for you shows here with its URL (`Copy login URL` copies it; a command line never logs in, so the
 button is not shown for one). `ctrl+s` connects, `escape` closes.
 """

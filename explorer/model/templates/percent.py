@@ -20,14 +20,15 @@ _HEX: Final = frozenset("0123456789ABCDEFabcdef")
 
 
 _MEMO_CHARS: Final = 16_384
-"""Strings up to this long (a URI the go-to box matches in full) are remembered by `_memo`: 128 of each
-function's, about 4 million characters at most."""
+"""Strings up to this long (a URI the go-to box matches in full) are remembered by `_memo`, the last 32
+answers of each function: an answer may be 12 times its question (an emoji encoded), so about 8 MB each
+at most."""
 
 
 def _memo(function: Callable[[str], str]) -> Callable[[str], str]:
     """`function`, remembering its last answers: matching a URI against thousands of templates encodes,
     decodes and normalizes the same long value once per template (a `{+path}` takes the whole URI)."""
-    remembered = functools.lru_cache(maxsize=128)(function)
+    remembered = functools.lru_cache(maxsize=32)(function)
 
     @functools.wraps(function)
     def call(text: str) -> str:
