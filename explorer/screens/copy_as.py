@@ -22,6 +22,7 @@ from explorer.model.copy_as import jsonrpc_read, modern_version, read_command, u
 from explorer.sanitize import sanitize_line
 from explorer.widgets.key_bar import KeyBar
 from explorer.widgets.lists import VimOptionList
+from explorer.widgets.server_labels import middle_cut
 
 if TYPE_CHECKING:
     from explorer.screens.main import MainScreen
@@ -83,7 +84,14 @@ def copy_resource_as(screen: MainScreen, target: tuple[str, str] | None) -> None
         screen.notify("Highlight or read a resource first.", severity="warning", markup=False)
         return
     server, uri = target
-    status = screen.catalogue.servers[server]
+    status = screen.catalogue.servers.get(server)
+    if status is None:  # removed while its resource was still highlighted or shown
+        screen.notify(
+            f"{middle_cut(server, 40)} was removed: c copies the URI; connect it again for the other forms.",
+            severity="warning",
+            markup=False,
+        )
+        return
     spec = status.spec
     config = screen.config
     source = config.source if config is not None else None

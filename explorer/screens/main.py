@@ -659,11 +659,13 @@ Every server's resources and templates as one URI-prefix tree.
         server, uri = target
         conn = self.supervisor.connection(server)
         if conn is None or not conn.follower.can_follow():
-            self.notify(
-                f"{middle_cut(server, 40)} does not offer resource subscriptions.",
-                severity="warning",
-                markup=False,
-            )
+            if server not in self.catalogue.servers:
+                why = "was removed: connect it again to follow its resources"
+            elif conn is None:
+                why = "is not connected"
+            else:
+                why = "does not offer resource subscriptions"
+            self.notify(f"{middle_cut(server, 40)} {why}.", severity="warning", markup=False)
             return
 
         async def toggle() -> None:
