@@ -19,8 +19,9 @@ from explorer.app import ExplorerApp
 from explorer.config import ConfigError, load_config, redact
 from explorer.config.checks import url_problem
 from explorer.config.read_back import as_read_back
+from explorer.config.removal import deletable, forget_server
 from explorer.config.variables import HostContext
-from explorer.config.writer import saved_table
+from explorer.config.writer import save_server, saved_table
 from explorer.screens.connect_dialog import spec_from_fields
 from tests.app_helpers import SIZE, demo_spec, main_screen, wait_for, wait_settled
 from tests.helpers.tiny_server import tiny_server
@@ -147,3 +148,20 @@ def test_an_input_placeholder_says_only_a_config_file_defines_one() -> None:
     with pytest.raises(ConfigError) as caught:
         as_read_back(typed, CONFIG, context=context())
     assert str(caught.value) == "${input:key} asks for an input; only a config file defines one"
+
+
+def test_a_server_saved_with_placeholders_is_found_in_the_file_and_deleted_from_it(tmp_path: Path) -> None:
+    """Before, the entry (placeholders) never equalled the server connected (expanded): the palette did
+    not offer to delete it, and removing it said nothing of the file that brings it back."""
+    config = tmp_path / "config.toml"
+    typed = spec_from_fields("server --token ${env:TOKEN}", "", "KEY=${env:TOKEN}", "default")
+    connected, _ = as_read_back(typed, config, context=context(TOKEN="s3cret-value"))
+    save_server(config, typed)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TOKEN", "s3cret-value")  # as the explorer that saved it runs
+        assert deletable(connected, config)
+        said = forget_server(connected, config, delete=True)
+    assert not said.failed and "deleted it from" in said.message
+    assert (
+        "servers" not in tomllib.loads(config.read_text()) or not tomllib.loads(config.read_text())["servers"]
+    )

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import os
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from explorer.config.loaders import MAX_CONFIG_BYTES
+from explorer.config.loaders import MAX_CONFIG_BYTES, read_entry
 from explorer.config.spec import ConfigError, ServerSpec
 from explorer.config.writer import remove_server, saved_table
 from explorer.sanitize import sanitize_line
@@ -131,8 +131,19 @@ def _saved_there(spec: ServerSpec, own_config: Path) -> dict[str, Any] | None:
         return None
     if not isinstance(servers, dict) or spec.name not in servers:
         return None
+    entry = servers[spec.name]
     try:
         table = saved_table(spec)
     except ConfigError:  # a value no TOML file can hold (a lone surrogate): the dialog could not save it
         return None
-    return table if servers[spec.name] == table else None
+    if entry == table:
+        return table
+    # Saved with placeholders (`${env:TOKEN}`), connected as they read back (`read_back.py`): the entry
+    # is this server when it reads back as the server connected.
+    if not isinstance(entry, dict) or "${" not in repr(entry):
+        return None
+    try:
+        read, _ = read_entry(str(own_config), own_config, spec.name, entry)
+    except ConfigError:
+        return None
+    return entry if replace(read, origin=None) == replace(spec, origin=None) else None
