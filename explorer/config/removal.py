@@ -7,7 +7,8 @@ one the connect dialog saves to), and there only the entry the server came from.
 other file (another client's config such as Claude Desktop's, a `-c` file) is removed for this session
 only: that file is never edited, and the notice says it brings the server back. A server given on the
 command line or added in the connect dialog has no file of origin; the one the dialog saved to
-config.toml is found there by its exact saved table.
+config.toml is found there by its exact saved table, or, saved with placeholders, by that table read
+back as the server connected.
 """
 
 from __future__ import annotations
