@@ -160,9 +160,10 @@ class ScreenListener:
     def list_changed(self, name: str, kind: Kind) -> None:
         from explorer.screens.prompts import PromptsScreen
 
-        for screen in self.screen.app.screen_stack:
-            if isinstance(screen, PromptsScreen) and kind == "prompts":
-                screen.action_refresh()
+        if kind == "prompts":  # only the server that announced it lists again; the others stay as shown
+            for screen in self.screen.app.screen_stack:
+                if isinstance(screen, PromptsScreen):
+                    screen.relist(name)
         self.statuses_changed()
 
     def server_voice(self, name: str, news: LogEntry | Progress) -> None:

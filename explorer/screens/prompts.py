@@ -98,6 +98,32 @@ def _arguments_text(entry: PromptEntry) -> str:
     return ", ".join(parts)
 
 
+def _kept_highlight(
+    before: Sequence[PromptEntry | None], highlighted: int | None, after: Sequence[PromptEntry | None]
+) -> int | None:
+    """Where the highlight goes when the list is drawn again: on the same prompt (same server and name)
+    wherever it now is; if it is gone, on its server's prompt now at its place, else on the prompt nearest
+    its old row; with nothing highlighted before, on the first prompt. None: no prompt to highlight."""
+    entries = [(i, e) for i, e in enumerate(after) if e is not None]
+    if not entries:
+        return None
+    if highlighted is None:
+        return entries[0][0]
+    old = before[highlighted] if 0 <= highlighted < len(before) else None
+    if old is not None:
+        earlier = before[:highlighted]
+        # The same prompt (the same occurrence of it, should a server list one name twice).
+        same = [i for i, e in entries if e == old]
+        if same:
+            return same[min(earlier.count(old), len(same) - 1)]
+        # Gone: its server's prompt now at its place.
+        place = sum(1 for e in earlier if e is not None and e.server == old.server)
+        siblings = [i for i, e in entries if e.server == old.server]
+        if siblings:
+            return siblings[min(place, len(siblings) - 1)]
+    return min((i for i, _ in entries), key=lambda i: (abs(i - highlighted), i < highlighted))
+
+
 class PromptFormScreen(ModalScreen[dict[str, str] | None]):
     """The arguments of one prompt; returns them (non-empty ones) or None when cancelled."""
 
@@ -309,6 +335,10 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
         self.failures = dict(failures or {})
         self.listings: dict[str, ServerPrompts] = {}
         self._options: list[PromptEntry | None] = []
+        # Until the user moves the highlight, listings arriving put it on the first prompt; after, it stays
+        # on the prompt they chose (`_render_list`). `_placing`: the list itself is moving it.
+        self._user_chose = False
+        self._placing = False
         self._last_request: tuple[PromptEntry, dict[str, str]] | None = None
 
     def compose(self) -> ComposeResult:
@@ -326,8 +356,14 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
         mark_tiny(self, event.size)
 
     def on_mount(self) -> None:
-        self.query_one("#prompt-list", OptionList).focus()
+        options = self.query_one("#prompt-list", OptionList)
+        options.focus()
+        self.watch(options, "highlighted", self._highlight_moved, init=False)
         self.action_refresh()
+
+    def _highlight_moved(self) -> None:
+        if not self._placing:
+            self._user_chose = True
 
     @property
     def result_view(self) -> PromptResultView:
@@ -341,7 +377,15 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
     # --- listing ------------------------------------------------------------------------------------------
 
     def action_refresh(self) -> None:
-        for name in self.server_names:
+        self.relist(*self.server_names)
+
+    def relist(self, *names: str) -> None:
+        """List the prompts of these servers again (a server's `prompts/list_changed` names its own); the
+        others stay as shown. What a server listed stays on the screen until its new listing arrives, and
+        the highlighted prompt stays highlighted (`_render_list`)."""
+        for name in names:
+            if name not in self.server_names:
+                continue
             conn = self.connections.get(name)
             if conn is None:
                 reason = self.failures.get(name) or "not connected"
@@ -351,7 +395,8 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
             if identity is not None and not identity.has("prompts"):
                 self.listings[name] = ServerPrompts(name, "unavailable", error="does not offer prompts")
                 continue
-            self.listings[name] = ServerPrompts(name)
+            shown = self.listings.get(name)  # stays on the screen until the new listing replaces it
+            self.listings[name] = ServerPrompts(name, prompts=shown.prompts if shown is not None else [])
             self.run_worker(
                 Deferred(self._list, name, conn),
                 group=f"prompts-list-{name}",
@@ -376,14 +421,20 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
 
     def _render_list(self) -> None:
         options_widget = self.query_one("#prompt-list", OptionList)
-        keep = options_widget.highlighted
+        before = list(self._options)
+        highlighted = options_widget.highlighted
+        scroll_y = options_widget.scroll_y
         options: list[Option] = []
         self._options = []
         for name in self.server_names:
             listing = self.listings.get(name, ServerPrompts(name))
             server = middle_cut(name, 60)
             if listing.state == "listing":
-                header = Content.assemble((server, "bold $accent"), ("  listing prompts…", "$text-muted"))
+                count = len(listing.prompts)  # a refresh shows the last listing until the new one comes
+                text = f"  {count} prompt{'s' if count != 1 else ''} · listing again…" if count else ""
+                header = Content.assemble(
+                    (server, "bold $accent"), (text or "  listing prompts…", "$text-muted")
+                )
             elif listing.state == "ready":
                 count = len(listing.prompts)
                 text = f"  {count} prompt{'s' if count != 1 else ''}"
@@ -408,11 +459,19 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
                     label += ["\n    ", (shown, "$text-muted")]
                 options.append(Option(Content.assemble(*label)))
                 self._options.append(entry)
-        options_widget.set_options(options)
-        if keep is not None and keep < len(options) and self._options[keep] is not None:
-            options_widget.highlighted = keep
-        elif any(self._options):
-            options_widget.highlighted = next(i for i, e in enumerate(self._options) if e is not None)
+        index = _kept_highlight(before, highlighted if self._user_chose else None, self._options)
+        self._placing = True
+        try:
+            options_widget.set_options(options)  # highlights nothing, scrolls to the top: both put back
+            if index is not None:
+                options_widget.highlighted = index  # the details follow (OptionHighlighted)
+        finally:
+            self._placing = False
+        if index is None:
+            self.query_one("#prompt-detail-body", Static).update(Content("Highlight a prompt."))
+            return
+        options_widget.scroll_to(y=scroll_y, animate=False, immediate=True)
+        options_widget.scroll_to_highlight()  # only if the view moved away from it
 
     # --- selection ----------------------------------------------------------------------------------------
 
