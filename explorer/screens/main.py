@@ -48,6 +48,7 @@ from explorer.screens.places import Places
 from explorer.widgets.detail import DetailPane
 from explorer.widgets.filter_box import FilterBox
 from explorer.widgets.key_bar import KeyBar
+from explorer.widgets.key_display import shown_key
 from explorer.widgets.preview import ContentPreview, ViewState
 from explorer.widgets.resource_tree import ResourceTree
 from explorer.widgets.server_bar import ServerBar
@@ -710,7 +711,14 @@ Every server's resources and templates as one URI-prefix tree.
     def action_continue_listing(self) -> None:
         pending = [s.name for s in self.catalogue.servers.values() if s.state == "incomplete"]
         started = [name for name in pending if self.supervisor.continue_listing(name)]
-        if not started:
+        if started:
+            return
+        failed = [middle_cut(status.name, 40) for status in self.failed_servers()]
+        if failed:  # the root row names them as incomplete too: say why `m` cannot go on with them
+            key = shown_key(self.app, "main.reconnect", "R")
+            said = f"No listing stopped early; {', '.join(failed)} failed: {key} reconnects."
+            self.notify(said, markup=False)
+        else:
             self.notify("No listing is incomplete.", markup=False)
 
     def action_stop_listing(self) -> None:
