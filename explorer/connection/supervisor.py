@@ -313,7 +313,7 @@ class Supervisor:
         if (fault.code is None or fault.connection_closed) and not quotes_stderr(message):
             clause = stderr_clause(tail)  # a server's own error -32000 is not explained by its stderr
             message = f"{message}; {clause}" if clause else message
-        self.catalogue.failed(name, message, fault.code, fault.data, tail)
+        self.catalogue.failed(name, message, fault.code, fault.data, tail, local=fault.local)
         self.listener.statuses_changed()
         self.listener.server_failed(name, message)
 

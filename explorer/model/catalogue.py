@@ -34,6 +34,7 @@ class ServerStatus:
     pending: Listing | None = None  # a refresh being built aside
     error: str | None = None
     error_code: int | None = None
+    error_local: bool = False  # `error_code` was made by the explorer (a closed connection), not sent
     error_data: Any = None
     stderr_tail: str = ""
     refreshing: bool = False
@@ -117,6 +118,7 @@ class Catalogue:
         status.identity = identity
         status.state = "listing"
         status.error = status.error_code = status.error_data = None
+        status.error_local = False
 
     def begin_listing(self, name: str, *, refresh: bool = False) -> Listing:
         """The Listing the next traversal fills: a refresh's aside, an incomplete one to continue, or new."""
@@ -131,6 +133,7 @@ class Catalogue:
             status.listing = Listing(server=name)
         elif status.error is not None:  # why the last refresh did not replace this listing: it goes on now
             status.error = status.error_code = status.error_data = None
+            status.error_local = False
         _count_from(status, status.listing)
         return status.listing
 
@@ -192,6 +195,7 @@ class Catalogue:
                 status.listing = listing
                 status.state = "ready"
                 status.error = status.error_code = status.error_data = None
+                status.error_local = False
             elif status.state != "failed":
                 # Keep the last good listing on screen; say why the refresh did not replace it.
                 stopped = listing.stopped_by
@@ -200,6 +204,7 @@ class Catalogue:
                 else:
                     status.error = listing.error or f"refresh stopped at the {stopped} bound"
                 status.error_code = listing.error_code
+                status.error_local = listing.error_local
                 if status.state == "listing" and status.listing is not None:
                     # A reconnect's listing (the one on screen had failed): nothing runs any more.
                     status.state = _state_of(status.listing)
@@ -208,20 +213,26 @@ class Catalogue:
             status.state = "failed"
             status.error = listing.error
             status.error_code = listing.error_code
+            status.error_local = listing.error_local
         elif not listing.complete:
             status.state = "incomplete"
         else:
             status.state = "ready"
             status.error = status.error_code = status.error_data = None
+            status.error_local = False
 
-    def failed(self, name: str, message: str, code: int | None, data: Any, stderr_tail: str) -> None:
-        """The connection itself failed (or died): what was listed stays in the tree, marked."""
+    def failed(
+        self, name: str, message: str, code: int | None, data: Any, stderr_tail: str, *, local: bool = False
+    ) -> None:
+        """The connection itself failed (or died): what was listed stays in the tree, marked. `local`: the
+        code is the explorer's own (the SDK's for a closed connection), not one the server sent."""
         status = self.servers[name]
         status.state = "failed"
         status.refreshing = False
         status.pending = None
         status.error = message
         status.error_code = code
+        status.error_local = local
         status.error_data = data
         status.stderr_tail = stderr_tail
 

@@ -28,7 +28,10 @@ def error_report(status: ServerStatus) -> str:
     lines = [f"Server: {status.name}", f"Spec: {status.spec.describe()}"]
     if status.identity is not None:
         lines.append(f"Protocol: {status.identity.protocol_version} ({status.identity.era})")
-    lines.append(f"Error code: {status.error_code if status.error_code is not None else '-'}")
+    code = "-" if status.error_code is None else str(status.error_code)
+    if status.error_code is not None and status.error_local:  # the SDK's, for a closed connection
+        code += " (the explorer's own code, not one the server sent)"
+    lines.append(f"Error code: {code}")
     lines.append(f"Message: {status.error or '-'}")
     if status.error_data is not None:
         try:
