@@ -98,12 +98,24 @@ def safe_markdown_parser() -> MarkdownIt:
     decoded, and an autolink's or a bare URL's text has its percent escapes decoded (`<http://x/%1B]52;...>`
     showed a raw ESC: an OSC 52 that set the terminal's clipboard). So every string of every token, its
     children's too, is sanitized after all of markdown-it's rules have run, whatever block draws it.
+
+    Links of every scheme are links: markdown-it refuses `file:`, `data:`, `javascript:` and `vbscript:`
+    targets (`validateLink`, against XSS in HTML) and left such a link as its source text, where `file://`
+    is the scheme MCP servers use most. Nothing here is HTML and no link is ever opened: a link is its
+    text, styled, and a click only tells where it points (`ContentPreview.on_markdown_link_clicked`); an
+    image is its alt text after a picture sign, the same (its source is never fetched nor decoded).
     """
     from markdown_it import MarkdownIt
 
     parser = MarkdownIt("gfm-like")
+    parser.validateLink = _any_link  # type: ignore[method-assign]
     parser.core.ruler.push("explorer_sanitize", _sanitize_parsed)
     return parser
+
+
+def _any_link(url: str) -> bool:
+    """Every link target is kept (see `safe_markdown_parser`)."""
+    return True
 
 
 def _sanitize_parsed(state: StateCore) -> None:
