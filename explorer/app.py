@@ -52,6 +52,7 @@ if TYPE_CHECKING:  # the connection layer is imported when servers connect, afte
 
 
 USER_INPUT = (events.Key, events.MouseDown, events.Paste)
+HELP_ID = "app.help"
 CONFIG_WARNING_SECONDS = 30.0  # how long the start-up config warnings stay up (Textual: 5 s)
 """What the user does that asks for a frame: a running listing waits for it (`InputFirst`). Not the
 wheel: a trackpad sends 60 to 120 steps a second, each would owe a frame, and a listing would run at
@@ -99,7 +100,10 @@ class ExplorerApp(App[int]):
     VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]  # noqa: RUF012
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit", id="app.quit"),
-        Binding("question_mark", "toggle_help", "Help", id="app.help"),
+        # `f1` too: `?` is a character, which a focused text input takes (a dialog's field, the filter).
+        # Textual leaves the app's bindings out on a modal screen: each dialog binds `app.help` itself
+        # (with these keys, so its key bar shows it), and `on_key` stands in for one that does not.
+        Binding("question_mark,f1", "toggle_help", "Help", id=HELP_ID),
     ]
 
     def __init__(
@@ -143,6 +147,7 @@ class ExplorerApp(App[int]):
         self.idle_thaw = IdleThaw()
         self.signal_exit_code: int | None = None  # 128 + SIGTERM once a SIGTERM ended the app
         self.exit_notes: list[str] = []  # warnings known only as the app closes, printed after it
+        self._help_keys = _default_keys(type(self), HELP_ID)  # the keymap's, once it is applied
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         try:
@@ -367,6 +372,20 @@ class ExplorerApp(App[int]):
         for warning in warnings:
             self.notify(sanitize_line(warning, 300), title="Keymap", severity="warning", markup=False)
         self.set_keymap(keymap)
+        if HELP_ID in keymap:
+            self._help_keys = frozenset(keymap[HELP_ID].split(","))
+
+    def on_key(self, event: events.Key) -> None:
+        """The help key on a dialog that has help but does not bind the key (Textual drops the app's
+        bindings on a modal screen, so `?` did nothing there). A key a text input takes (`?`) never gets
+        here; a dialog's own binding of the key runs as usual (`active_bindings`)."""
+        screen = self.screen
+        if not screen.is_modal or not screen.HELP or event.key not in self._help_keys:
+            return
+        if event.key in screen.active_bindings:
+            return
+        event.prevent_default()  # not Textual's binding check on top
+        self.action_toggle_help()
 
     def action_toggle_help(self) -> None:
         if self.screen.query("HelpPanel"):
@@ -395,6 +414,12 @@ class ExplorerApp(App[int]):
                 except OSError:
                     pass  # Textual then says it failed, as before
         super().action_screenshot(filename, path)
+
+
+def _default_keys(app_type: type[App[int]], binding_id: str) -> frozenset[str]:
+    """The default keys of the app's binding `binding_id`."""
+    bindings = Binding.make_bindings(app_type.BINDINGS)
+    return frozenset(binding.key for binding in bindings if binding.id == binding_id)
 
 
 @cache

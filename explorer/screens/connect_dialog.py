@@ -94,6 +94,8 @@ class ConnectDialog(ModalScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close", id="connect.close"),
         Binding("ctrl+s", "connect", "Connect", id="connect.submit"),
+        # The app's, which a dialog drops; `?` is typed into a field, `f1` helps there.
+        Binding("question_mark,f1", "app.toggle_help", "Help", id="app.help"),
     ]
     HELP = """
 ## Connect a server

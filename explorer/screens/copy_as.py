@@ -31,7 +31,10 @@ if TYPE_CHECKING:
 class CopyAsDialog(ModalScreen[str | None]):
     """Choose a form; dismisses with the text to copy (or None)."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="copy_as.cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="copy_as.cancel"),
+        Binding("question_mark,f1", "app.toggle_help", "Help", id="app.help"),  # the app's: a dialog drops it
+    ]
     HELP = """
 ## Copy as
 `enter` copies the highlighted form to the clipboard: the URI, the JSON-RPC request, or the

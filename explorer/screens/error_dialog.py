@@ -58,6 +58,7 @@ class ErrorDialog(ModalScreen[str | None]):
         Binding("escape", "dismiss_dialog", "Close", id="error.close"),
         Binding("r", "reconnect", "Reconnect", id="error.reconnect"),
         Binding("c", "copy_report", "Copy", id="error.copy"),
+        Binding("question_mark,f1", "app.toggle_help", "Help", id="app.help"),  # the app's: a dialog drops it
     ]
     HELP = """
 ## Server error

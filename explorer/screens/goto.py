@@ -86,7 +86,11 @@ class _Choices(VimOptionList):
 class GoToDialog(ModalScreen[GoToTarget | None]):
     """Resolve a URI live as it is typed."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="goto.cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="goto.cancel"),
+        # The app's, which a dialog drops; `?` is typed into the URI, `f1` helps there.
+        Binding("question_mark,f1", "app.toggle_help", "Help", id="app.help"),
+    ]
     HELP = """
 ## Go to URI
 Type or paste a URI. The list says which server lists it, or which templates of which servers produce

@@ -32,7 +32,11 @@ Done = Callable[[ServerSpec | None, str | None], None]
 class InputDialog(ModalScreen[str | None]):
     """One input's value; dismisses with the value, or None when the user cancels."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="input.cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="input.cancel"),
+        # The app's, which a dialog drops; `?` is typed into the field, `f1` helps there.
+        Binding("question_mark,f1", "app.toggle_help", "Help", id="app.help"),
+    ]
     HELP = """
 ## Input for a server
 The server's config (VS Code `inputs`) asks for this value before the server starts; it is often a

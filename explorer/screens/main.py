@@ -127,8 +127,8 @@ Every server's resources and templates as one URI-prefix tree.
   `b` bookmarks the highlighted node (kept per server between runs; listed in the palette).
 - `L` shows the protocol log: every JSON-RPC frame of every server, filterable, exportable.
 - `n` connects another server (URL or command line, headers, env, OAuth login); the palette removes one.
-- `ctrl+p` opens the command palette, `?` this help (the mouse wheel scrolls it, or `tab` into it and
-  the arrows), `q` quits.
+- `ctrl+p` opens the command palette, `?` (or `f1`, in a text field too) this help (the mouse wheel
+  scrolls it, or `tab` into it and the arrows), `q` quits.
 """
 
     def __init__(

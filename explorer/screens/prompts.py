@@ -137,6 +137,8 @@ class PromptFormScreen(ModalScreen[dict[str, str] | None]):
         # Enter in a field submits through the field; with no field (a prompt without arguments) here.
         Binding("enter", "submit", "Get prompt", show=False, id="prompt_form.enter"),
         Binding("escape", "cancel", "Cancel", id="prompt_form.cancel"),
+        # The app's, which a dialog drops; `?` is typed into a field, `f1` helps there.
+        Binding("question_mark,f1", "app.toggle_help", "Help", id="app.help"),
     ]
     HELP = """
 ## Prompt arguments
@@ -295,6 +297,8 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
 - `enter` on a prompt opens its argument form; the prompt is fetched (`prompts/get`) only when you
   submit it. The messages appear on the right, or the server's error with its code.
 - `t` opens an embedded resource of the result in the tree (the focused one, else the first).
+- `y` copies the prompt you got last: its name, its `prompts/get` request, or the command line that
+  gets it again.
 - `r` lists the prompts again; `escape` goes back to the tree.
 """
     DEFAULT_CSS = """

@@ -61,6 +61,7 @@ class ServerOverview(ModalScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close", id="overview.close"),
         Binding("c", "copy", "Copy", id="overview.copy"),
+        Binding("question_mark,f1", "app.toggle_help", "Help", id="app.help"),  # the app's: a dialog drops it
     ]
     HELP = """
 ## Server

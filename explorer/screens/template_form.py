@@ -75,6 +75,8 @@ class TemplateFormScreen(ModalScreen[TemplateFormResult | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "submit", "Read", id="template_form.submit"),
         Binding("escape", "cancel", "Cancel", id="template_form.cancel"),
+        # The app's, which a dialog drops; `?` is typed into a field, `f1` helps there.
+        Binding("question_mark,f1", "app.toggle_help", "Help", id="app.help"),
     ]
     HELP = """
 ## Fill a template
