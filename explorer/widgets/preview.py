@@ -31,6 +31,7 @@ from explorer.sanitize import sanitize, sanitize_line
 from explorer.widgets.content_list import MoreContents
 from explorer.widgets.hex_view import HexView
 from explorer.widgets.image_view import ImageView
+from explorer.widgets.key_display import shown_key
 from explorer.widgets.server_labels import middle_cut
 from explorer.widgets.swap_watch import SwapWatch
 from explorer.widgets.text_view import HIGHLIGHT_LIMIT as HIGHLIGHT_LIMIT
@@ -612,9 +613,7 @@ source of rendered markdown (raw HTML, which is not rendered, and link targets s
 
     def _load_key(self) -> str:
         """The key shown in the "load all" notice: the default, or what the app's keymap made of it."""
-        keymap = getattr(self.app, "_keymap", None) or {}  # Textual keeps the keymap privately
-        key = str(keymap.get("preview.load_all", "a")).split(",")[0].strip() or "a"
-        return self.app.get_key_display(Binding(key, "load_all"))
+        return shown_key(self.app, "preview.load_all", "a")
 
     @staticmethod
     def _tab_title(number: int, content: ReadContent) -> Content:
