@@ -36,6 +36,7 @@ async def list_servers(
     """Each server's `kinds` lists, within the bounds (the others are left not asked: null in JSON).
     Ctrl+C stops the listings, keeping what arrived, and abandons the connections still being made."""
     interrupt = Interrupt()
+    outcomes: list[Outcome[Listing]] = []  # a second Ctrl+C cancels the scope before they are known
     async with stopping_on_ctrl_c(interrupt) as ctrl_c:
         job = lister(bounds, kinds, stop=interrupt.listings)
         outcomes = await run_on_servers(specs, job, protocol=protocol, timeout=timeout, interrupt=interrupt)
