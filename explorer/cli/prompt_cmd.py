@@ -77,6 +77,7 @@ class _Prompts:
 
     raw: list[dict[str, Any]] = field(default_factory=list)
     stopped_by: str | None = None
+    offered: bool = True  # False: the server does not offer prompts (it was not asked)
 
 
 def _lister(
@@ -87,7 +88,7 @@ def _lister(
 
     async def job(conn: ServerConnection) -> _Prompts:
         if conn.identity is not None and not conn.identity.has("prompts"):
-            return _Prompts()
+            return _Prompts(offered=False)
         listing = await list_server(conn, bounds, kinds=("prompts",), stop=stop)
         if listing.error is not None:
             raise ServerFault(listing.error, listing.error_code, local=listing.error_local)
@@ -141,6 +142,13 @@ async def prompts_command(
         )
     else:
         several = len(specs) > 1
+        for o in outcomes:  # said as `tools` says it: nothing printed read as a listing of none
+            if isinstance(o.value, _Prompts) and not o.value.offered:
+                out(
+                    f"{safe_line(o.name, 80)}: offers no prompts"
+                    if several
+                    else "(this server offers no prompts)"
+                )
         for o, _raw, info in listed:
             if info is not None:
                 out(_prompt_line(o.name if several else None, info))
@@ -446,19 +454,21 @@ def _not_found(
 ) -> int:
     failed = [o for o in outcomes if o.fault is not None]
     answered = [o.name for o in outcomes if o.fault is None]
+    # Names as they are, in quotes: `error` sanitizes the line and JSON escapes it (a repr of the
+    # sanitized text escaped it twice: `did you mean 'p\\x1b[31m'`, which pasted back finds nothing).
     if not failed:
-        message = f"no server has a prompt named {name!r}"
+        message = f"no server has a prompt named '{name}'"
         known = sorted({n for o in outcomes if o.value is not None for n in o.value.names})
         hint = difflib.get_close_matches(name, known, n=1)
         if hint:
-            message += f"; did you mean {safe_line(hint[0], 100)!r}?"
+            message += f"; did you mean '{hint[0][:200]}'?"
     elif answered:
         message = (
-            f"prompt {name!r} is not among the prompts of {', '.join(answered)}; "
+            f"prompt '{name}' is not among the prompts of {', '.join(answered)}; "
             f"{', '.join(o.name for o in failed)} could not list theirs"
         )
     else:
-        message = f"prompt {name!r}: no server could list its prompts"
+        message = f"prompt '{name}': no server could list its prompts"
     if as_json:
         fault = ServerFault(message) if len(failed) != 1 else failed[0].fault
         emit_json({**envelope, "ok": False, "error": error_json(fault), "servers": servers})
