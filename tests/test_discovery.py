@@ -593,7 +593,9 @@ async def test_malformed_items_are_skipped_and_counted_with_reasons() -> None:
     assert [p.kind for p in pages] == ["templates", "resources"]
     assert listing.skipped == len(expected) == pages[1].skipped
     assert listing.skip_reasons == [
-        f"resources page 1 item {index}: {reason}" for index, reason in expected.items()
+        # counted from 1, as pages are (the index of `items` is from 0)
+        f"resources page 1 item {index + 1}: {reason}"
+        for index, reason in expected.items()
     ]
     assert f"{len(expected)} malformed items skipped" in listing.summary()
 
@@ -616,8 +618,8 @@ async def test_malformed_templates_are_skipped_with_reasons() -> None:
     assert [t.uri_template for t in listing.templates] == ["test://t/0/{id}"]
     assert listing.skipped == 2
     assert listing.skip_reasons == [
-        "templates page 1 item 0: 'uriTemplate' missing or not a string",
-        "templates page 1 item 1: 'name' missing or not a string",
+        "templates page 1 item 1: 'uriTemplate' missing or not a string",
+        "templates page 1 item 2: 'name' missing or not a string",
     ]
 
 

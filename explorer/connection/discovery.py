@@ -594,7 +594,7 @@ def _parse_page(
         if problem is not None:
             skipped += 1
             if len(result.skip_reasons) < _MAX_SKIP_REASONS:
-                result.skip_reasons.append(f"{kind} page {number} item {index}: {problem}")
+                result.skip_reasons.append(f"{kind} page {number} item {index + 1}: {problem}")
             continue
         key = item[key_field]
         if prefix is not None and not template_in_prefix(key, prefix):
@@ -659,7 +659,7 @@ def _parse_resources(
                 if problem is not None:
                     skipped += 1
                     if len(result.skip_reasons) < _MAX_SKIP_REASONS:
-                        result.skip_reasons.append(f"resources page {number} item {index}: {problem}")
+                        result.skip_reasons.append(f"resources page {number} item {index + 1}: {problem}")
                     continue
                 uri = item["uri"]
             if prefix is not None and not resource_in_prefix(uri, prefix):
