@@ -6,6 +6,7 @@ Every failure leaves here as a `ServerFault` with one clear sentence, never a ra
 
 from __future__ import annotations
 
+import re
 import sys
 import warnings
 from collections.abc import Awaitable, Callable, Mapping
@@ -23,6 +24,7 @@ from explorer.config import ServerSpec, redact, redact_value
 from explorer.connection.discover_wait import DiscoverWait
 from explorer.connection.errors import (
     CONNECTION_CLOSED,
+    METHOD_NOT_FOUND,
     BoundReached,
     ProtocolProblems,
     ServerFault,
@@ -61,6 +63,11 @@ MessageHandler = Callable[[Any], Awaitable[None]]
 _LOG_LEVEL_META_KEY = "io.modelcontextprotocol/logLevel"
 _HANDSHAKE_ADVICE = "use --protocol auto or --protocol legacy"
 _MODERN_ADVICE = "use --protocol auto or --protocol 2026-07-28"
+# A server's own error to `server/discover` that says it wants the handshake first ("Server not
+# initialized", "No valid session ID provided", "Mcp-Session-Id header is required").
+_WANTS_HANDSHAKE = re.compile(r"initiali[sz]|session", re.IGNORECASE)
+# The SDK's stand-in for a 404 whose body is no JSON-RPC error (a legacy HTTP+SSE server's, a wrong URL).
+_SDK_NOT_FOUND = "the server answered error -32601: Not Found"
 
 
 class ConnectNote(str):
@@ -348,6 +355,8 @@ class ServerConnection:
         if self.spec.transport == "http":
             refused = self.http_answers.post_refusal()
             if refused is not None:
+                if self.protocol not in ("auto", "legacy"):
+                    await self._refused_modern(refused, fault)  # raises the era advice when it is that
                 await self._fall_back_to_sse(refused, fault)
                 return
             # Not when `initialize` already went out after `server/discover` was answered: it reached the
@@ -370,6 +379,27 @@ class ServerConnection:
         if advice is not None:
             raise ServerFault(f"connecting: {advice}", fault.code, fault.data, local=fault.local)
         raise fault
+
+    async def _refused_modern(self, refused: HttpAnswer, fault: ServerFault) -> None:
+        """A pinned modern version's `server/discover` refused with an HTTP error: when the server wants the
+        handshake (its error says it is not initialized or has no session, or it knows no such method),
+        raise the era advice, as over stdio, never "is the URL right?" after trying the legacy SSE
+        transport. A 400 whose body is no JSON-RPC error (its words unseen) asks a second connection in
+        the handshake era first; when that fails too, return: the SSE fallback is tried as before, as it
+        is for the 404 or 405 a legacy HTTP+SSE server answers the POST with."""
+        wants = _wants_handshake(fault)
+        if not wants and refused.status != 400:
+            return
+        advice = await self._era_advice(fault)
+        if advice is None and wants:  # the second connection failed: the refusal's own words still tell
+            said = fault.message.removeprefix("connecting: ").removeprefix("the server answered ")
+            status = f"HTTP {refused.status}{' ' + refused.reason if refused.reason else ''}"
+            advice = (
+                f"the server refused server/discover with {status} ({said}): it expects initialize first, "
+                f"as servers of the handshake era do; {_HANDSHAKE_ADVICE}"
+            )
+        if advice is not None:
+            raise ServerFault(f"connecting: {advice}", fault.code, fault.data, local=fault.local)
 
     async def _fall_back_to_sse(self, refused: HttpAnswer, fault: ServerFault) -> None:
         status = f"HTTP {refused.status}{' ' + refused.reason if refused.reason else ''}"
@@ -689,6 +719,16 @@ def _named_versions(versions: list[str]) -> str:
         return f"it names the versions it supports: {shown}"
     spoken = ", ".join(SUPPORTED_PROTOCOL_VERSIONS)
     return f"it supports only {shown}, which this explorer does not speak (it speaks {spoken})"
+
+
+def _wants_handshake(fault: ServerFault) -> bool:
+    """Whether the server's error to `server/discover` says it speaks the handshake era: -32601 (it knows
+    no such method; not the SDK's stand-in for a 404 without a JSON-RPC body), or an error of its own that
+    says it is not initialized or has no session."""
+    said = fault.message.removeprefix("connecting: ").split("; ", 1)[0]
+    if fault.code == METHOD_NOT_FOUND:
+        return said != _SDK_NOT_FOUND
+    return fault.code is not None and not fault.local and _WANTS_HANDSHAKE.search(said) is not None
 
 
 def _era_sentence(versions: list[str], asked: ProtocolMode) -> str | None:
