@@ -272,7 +272,10 @@ def test_the_real_httpx2_connect_error_says_cannot_connect() -> None:
 
     fault = describe_exception(httpx2.ConnectError("All connection attempts failed"), action="connecting")
 
-    assert fault.message == "connecting: cannot connect: All connection attempts failed"
+    assert fault.message == (
+        "connecting: cannot connect: nothing accepted the connection (is the server running, at that host "
+        "and port?)"
+    )
 
 
 def test_an_http_status_error_says_http_error() -> None:

@@ -388,7 +388,10 @@ def describe_exception(
         detail = first[1].strip() if len(first) > 1 else first[0] if first else ""
         return ServerFault(f"{action}: the server sent a result that is not valid MCP ({detail})")
     if name in {"ConnectError", "ConnectTimeout"}:
-        return ServerFault(f"{action}: cannot connect: {chosen}")
+        said = str(chosen)
+        if said == "All connection attempts failed":  # the HTTP client's words for a refused connection
+            said = "nothing accepted the connection (is the server running, at that host and port?)"
+        return ServerFault(f"{action}: cannot connect: {said}")
     if name == "HTTPStatusError":
         response = getattr(chosen, "response", None)
         status = getattr(response, "status_code", None)
