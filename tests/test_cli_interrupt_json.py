@@ -114,6 +114,7 @@ def test_read_json_says_the_read_was_stopped(tmp_path: Path) -> None:
         "uri": "slow://r/1",
         "ok": False,
         "error": stopped_error(message),
+        "servers": [{"name": "slow.py", "ok": True, "error": None}],  # it connected: the read was stopped
     }
     assert f"error: server slow.py: {message}" in stderr and "Traceback" not in stderr
 

@@ -1,9 +1,16 @@
 """`read URI`: resources/read on the server that lists the URI, else on one whose template matches.
 
-`--json` prints `{"server", "uri", "ok": true, "result": {the server's result, as sent}}`, or on failure
-`{"server", "uri", "ok": false, "error": {"code", "message", "data", "origin"}}`
-(`explorer.cli.output.error_json`). Only a server that declares `resources` is asked. Ctrl+C stops the
-read (`explorer.cli.ctrl_c`): the error says so (code null, origin "explorer"), exit 130.
+`--json` prints `{"server", "uri", "ok": true, "result": {the server's result, as sent}, "servers":
+[SERVER]}`, or on failure `{"server", "uri", "ok": false, "error": ERROR, "servers": [SERVER]}`, with
+ERROR `{"code", "message", "data", "origin"}` (`explorer.cli.output.error_json`) and SERVER `{"name",
+"ok", "error": ERROR | null}` as in `prompt`: `ok` false when the server could not be asked (it failed
+to connect, or to list its resources and templates). Only a server that declares `resources` is asked.
+Ctrl+C stops the read (`explorer.cli.ctrl_c`): the error says so (code null, origin "explorer"), exit 130.
+
+With several servers, each that could not be asked is a `warning:` line, which does not change the exit
+code when another server read the URI (as in `prompt`); when nothing that answered lists or matches the
+URI, the error names the servers that could not be asked (one of them may list it): it said that no
+server lists it, and nothing at all when another server read it.
 
 Without `--json` the contents go to stdout and what is said about them to stderr: `note: ` for how a
 content was read (a declared charset), `warning: ` for a problem (bytes not in their charset, a charset
@@ -78,6 +85,30 @@ async def choose_server(
     return [by_name[name] for name in dict.fromkeys(names) if name in by_name], outcomes
 
 
+def shown_uri(uri: str) -> str:
+    """The URI as messages name it: quoted when it is empty or holds a space (`reading : ...` hid it), else
+    as is (`reading docs://x: ...`, as the connection's own messages and the TUI say it)."""
+    if uri and not any(c.isspace() for c in uri):
+        return uri
+    return f"'{uri}'"
+
+
+def listing_fault(outcome: Outcome[Listing]) -> ServerFault | None:
+    """Why a server could not be asked whether it lists or matches the URI: it failed to connect, or its
+    listing failed (what it listed before may still be used); None when it answered."""
+    if outcome.fault is not None:
+        return outcome.fault
+    listing = outcome.value
+    if listing is not None and listing.error is not None:
+        return ServerFault(listing.error, listing.error_code, local=listing.error_local)
+    return None
+
+
+def server_entry(name: str, fault: ServerFault | None) -> dict[str, Any]:
+    """A server in `--json` output, as `prompt` gives it: `ok` false (with why) when it could not be asked."""
+    return {"name": name, "ok": fault is None, "error": error_json(fault)}
+
+
 def offers_resources(outcome: Outcome[Listing]) -> bool:
     """The server connected and did not say it has no resources (an identity unknown counts as yes)."""
     return outcome.fault is None and (outcome.identity is None or outcome.identity.has("resources"))
@@ -90,9 +121,23 @@ def no_resources(server: str) -> str:
 
 def fault_line(server: str, fault: ServerFault) -> str:
     """`server X: what failed`, or the no-resources sentence, which names the server itself."""
-    if fault.message == no_resources(server):
+    if fault.message.startswith(no_resources(server)):
         return fault.message
     return f"server {server}: {fault.message}"
+
+
+def unresolved_why(unasked: Sequence[str], *, answered: bool) -> str:
+    """Why no server was chosen for a URI: nothing lists or matches it, or only nothing of the servers
+    that answered does, the others (named) not asked (one of them may list it)."""
+    if not unasked:
+        return "no server lists this URI and no template matches it"
+    names = ", ".join(unasked)
+    if not answered:
+        return f"no server could be asked whether it lists this URI: {names} could not list theirs"
+    return (
+        f"no server that answered lists this URI and no template of theirs matches it; "
+        f"{names} could not be asked"
+    )
 
 
 def blob_summary(content: dict[str, Any]) -> str:
@@ -185,6 +230,11 @@ async def read_on(
         return await conn.read_resource(uri)
 
     [outcome] = await run_on_servers([spec], job, protocol=protocol, timeout=timeout, interrupt=interrupt)
+    fault = outcome.fault
+    said = f"reading {uri}: "  # the connection's words (`ServerConnection.read_resource`)
+    if fault is not None and shown_uri(uri) != uri and fault.message.startswith(said):
+        message = f"reading {shown_uri(uri)}: {fault.message[len(said) :]}"
+        outcome.fault = ServerFault(message, fault.code, fault.data, local=fault.local)
     return outcome
 
 
@@ -199,7 +249,7 @@ async def read_command(
     watch: Watch | None = None,
 ) -> int:
     """Read `uri` (or follow it, `watch`); the first Ctrl+C stops and prints what is done, exit 130."""
-    interrupt = Interrupt(abandons=f"reading {uri}")
+    interrupt = Interrupt(abandons=f"reading {shown_uri(uri)}")
     code = EXIT_INTERRUPTED
     async with stopping_on_ctrl_c(interrupt) as ctrl_c:
         code = await _read(
@@ -230,11 +280,20 @@ async def _read(
         specs, uri, bounds, protocol=protocol, timeout=timeout, interrupt=interrupt
     )
     if interrupt.requested:  # stopped while asking the servers which one lists it: nothing was read
-        fault = ServerFault(f"reading {uri}: stopped by Ctrl+C before a server was asked for it", local=True)
+        fault = ServerFault(
+            f"reading {shown_uri(uri)}: stopped by Ctrl+C before a server was asked for it", local=True
+        )
         if as_json:
-            emit_json({"server": None, "uri": uri, "ok": False, "error": error_json(fault)})
+            servers = [server_entry(o.name, listing_fault(o)) for o in outcomes]
+            servers = servers or [server_entry(s.name, fault) for s in specs]
+            emit_json(
+                {"server": None, "uri": uri, "ok": False, "error": error_json(fault), "servers": servers}
+            )
         error(fault.message)
         return EXIT_INTERRUPTED
+    unasked = [(o.name, f) for o in outcomes for f in [listing_fault(o)] if f is not None]
+    for name, failure in unasked:  # one of them may be the server that lists it: never silent
+        note(f"warning: server {name}: could not list its resources and templates ({failure.message})")
     unresolved = not candidates
     if unresolved:
         templates = [t for o in outcomes if o.value is not None for t in o.value.templates]
@@ -268,23 +327,25 @@ async def _read(
         note(f"warning: {fault_line(spec.name, outcome.fault)}; trying server {other.name}")
         spec = other
         outcome = await read_on(spec, uri, protocol=protocol, timeout=timeout, interrupt=interrupt)
+    # Each server as the listing found it; a lone server (not listed) as the read found it.
+    servers = [server_entry(o.name, listing_fault(o)) for o in outcomes] or [
+        server_entry(spec.name, outcome.fault if outcome.identity is None else None)
+    ]
     if outcome.fault is not None:
         fault = outcome.fault
-        if unresolved and not outcome.interrupted and fault.message != no_resources(spec.name):
-            fault = ServerFault(
-                f"{fault.message} (no server lists this URI and no template matches it)",
-                fault.code,
-                fault.data,
-                local=fault.local,
-            )
+        why = unresolved_why([name for name, _ in unasked], answered=len(unasked) < len(outcomes))
+        if unresolved and not outcome.interrupted and (unasked or fault.message != no_resources(spec.name)):
+            fault = ServerFault(f"{fault.message} ({why})", fault.code, fault.data, local=fault.local)
         if as_json:
-            emit_json({"server": spec.name, "uri": uri, "ok": False, "error": error_json(fault)})
+            emit_json(
+                {"server": spec.name, "uri": uri, "ok": False, "error": error_json(fault), "servers": servers}
+            )
         error(fault_line(spec.name, fault))
         return EXIT_INTERRUPTED if outcome.interrupted else EXIT_FAILED
     assert outcome.value is not None
     if as_json:
         # The server's result under its own key: none of its fields can stand in for the explorer's.
-        emit_json({"server": spec.name, "uri": uri, "ok": True, "result": outcome.value})
+        emit_json({"server": spec.name, "uri": uri, "ok": True, "result": outcome.value, "servers": servers})
     else:
         print_contents(outcome.value, uri)
     return EXIT_OK
