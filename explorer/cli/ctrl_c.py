@@ -54,5 +54,13 @@ async def _listen(state: CtrlC, cancel_all: Callable[[], None]) -> None:
                 state.aborted = True
                 cancel_all()
                 return
-            note(FIRST_CTRL_C)
+            say_interrupted(FIRST_CTRL_C)
             state.interrupt.stop()
+
+
+def say_interrupted(text: str) -> None:
+    """The first Ctrl+C's note. On a terminal a progress line may be drawn in place on stderr (`\r`, no
+    newline): it is cleared first, so the note starts a line of its own."""
+    if sys.stderr.isatty():
+        sys.stderr.write("\r\x1b[K")
+    note(text)

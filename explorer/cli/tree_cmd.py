@@ -18,6 +18,7 @@ from typing import Any
 
 import anyio
 
+from explorer.cli.ctrl_c import say_interrupted
 from explorer.cli.output import (
     EXIT_FAILED,
     EXIT_INCOMPLETE,
@@ -178,7 +179,7 @@ async def _stop_on_interrupt(stop: Interrupt, run: TreeRun, cancel_all: Callable
                 run.aborted = True
                 cancel_all()
                 return
-            note(
+            say_interrupted(
                 "interrupted: stopping the listings and connections; what arrived is printed "
                 "(Ctrl+C again to quit)"
             )
