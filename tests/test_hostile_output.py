@@ -51,7 +51,8 @@ def test_read_json_keeps_the_servers_result_under_its_own_key() -> None:
     data = json.loads(result.stdout)
     assert data["server"] == "hostile_server.py" and data["ok"] is True
     assert data["uri"] == "fixture://items/0/item-1" and "error" not in data
-    assert set(data) == {"server", "uri", "ok", "result"}
+    assert set(data) == {"server", "uri", "ok", "result", "servers"}
+    assert data["servers"] == [{"name": "hostile_server.py", "ok": True, "error": None}]
     forged = data["result"]  # what the server sent, exactly, where it cannot pass for the explorer's
     assert forged["server"] == "trusted-server" and forged["ok"] is False and forged["error"] == "forged"
 
@@ -60,7 +61,7 @@ def test_read_json_failure_has_the_same_envelope() -> None:
     result = run_cli("read", "err://-32603", "--json", *PROTOCOL, "-s", hostile_server("read-errors"))
     assert result.code == 1
     data = json.loads(result.stdout)
-    assert set(data) == {"server", "uri", "ok", "error"} and data["ok"] is False
+    assert set(data) == {"server", "uri", "ok", "error", "servers"} and data["ok"] is False
     assert set(data["error"]) == {"code", "message", "data", "origin"} and data["error"]["code"] == -32603
     assert data["error"]["origin"] == "server"  # the server answered it, not the explorer
 
