@@ -630,6 +630,9 @@ def _main() -> NoReturn:
     """Click's usage errors become one line on stderr and exit 2."""
     try:
         code = cli.main(prog_name="mcp-url-explorer", standalone_mode=False)
+    except click.exceptions.NoArgsIsHelpError as exc:  # `auth` alone: its help as help, not one flat line
+        sys.stderr.write(exc.ctx.get_help() + "\n" if exc.ctx is not None else exc.format_message() + "\n")
+        sys.exit(EXIT_USAGE)
     except click.UsageError as exc:
         hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
         _fail_usage(exc.format_message() + hint)
