@@ -85,8 +85,11 @@ def logout_command(server: str, config_path: Path | None) -> int:
         error(f"the stored login of {shown_url(url)} could not be deleted ({exc.strerror or exc})")
         return EXIT_FAILED
     if forgotten is None:
-        error(f"no stored login for {shown_url(url)}")
-        return EXIT_FAILED
+        # Already logged out is the state asked for: exit 0, so a clean-up step can run it every time.
+        # The stored logins go to stderr, for the one who typed a URL a little off the stored one.
+        out(safe_line(f"nothing to forget: no stored login for {shown_url(url)}", limit=600))
+        note(_stored_logins())
+        return EXIT_OK
     why = f" (its token file {forgotten.path} {forgotten.broken}: deleted)" if forgotten.broken else ""
     out(safe_line(f"forgot the OAuth login of {shown_url(url)}{why}", limit=600))
     return EXIT_OK
