@@ -15,7 +15,7 @@ import click
 
 from explorer import __version__
 from explorer.cli.closed_output import OutputFailed, exit_flushed, quiet_when_output_closes
-from explorer.cli.output import EXIT_INTERRUPTED, EXIT_USAGE, error, out, register_secrets
+from explorer.cli.output import EXIT_INTERRUPTED, EXIT_USAGE, error, note, out, register_secrets
 from explorer.cli.settings import Seconds, Settings, server_options, settings_from
 from explorer.config import ConfigError
 
@@ -60,11 +60,16 @@ def _run(make: Callable[[], Any]) -> NoReturn:
     """Run an async command body and exit with its code; Ctrl-C exits quietly with 130."""
     import anyio
 
-    try:
-        code = anyio.run(make)
-    except KeyboardInterrupt:
-        sys.exit(EXIT_INTERRUPTED)
-    sys.exit(int(code))
+    from explorer.cli.ctrl_c import CUT_SHORT, WRITING, output_phase
+
+    with output_phase():
+        try:
+            code = anyio.run(make)
+        except KeyboardInterrupt:
+            if WRITING.active:  # the second Ctrl+C while the output was being written
+                note(CUT_SHORT)
+            sys.exit(EXIT_INTERRUPTED)
+        sys.exit(EXIT_INTERRUPTED if WRITING.interrupted else int(code))
 
 
 bound_options = [

@@ -18,7 +18,7 @@ from typing import Any
 
 import anyio
 
-from explorer.cli.ctrl_c import say_interrupted
+from explorer.cli.ctrl_c import finish_output_on_ctrl_c, say_interrupted
 from explorer.cli.output import (
     EXIT_FAILED,
     EXIT_INCOMPLETE,
@@ -157,6 +157,7 @@ async def list_for_tree(
             specs, job, protocol=protocol, timeout=timeout, interrupt=interrupt
         )
         group.cancel_scope.cancel()
+    finish_output_on_ctrl_c(interrupted=interrupt.requested)
     if line is not None:
         line.clear()
     run.interrupted = interrupt.requested
