@@ -107,8 +107,9 @@ nearest prefix that exists. `enter` jumps to the first choice; `down` moves into
     GoToDialog #goto-summary { color: $text-muted; padding: 1 0 0 0; }
     GoToDialog OptionList { height: auto; max-height: 20; }
     GoToDialog.-short > Vertical { margin-top: 1; max-height: 100%; }
-    GoToDialog.-short OptionList { max-height: 40vh; }
     """
+    SHORT = 32  # the app's `-short` breakpoint: under it the choices are sized in code (`_fit_choices`)
+    AROUND_CHOICES = 11  # rows the choices leave: margin, borders, the URI field, a 3-line summary, key bar
 
     def __init__(self, tree: UriTree, initial: str = "", servers: Sequence[str] = ()) -> None:
         """`servers`: the connected ones, each offered to read a URI that nothing lists or matches."""
@@ -129,7 +130,19 @@ nearest prefix that exists. `enter` jumps to the first choice; `down` moves into
         yield KeyBar()  # this dialog's keys, not the screen's below it
 
     def on_mount(self) -> None:
+        self._fit_choices()
         self._update(self.initial)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit_choices()
+
+    def _fit_choices(self) -> None:
+        """Under 32 rows the choices take the rows the box leaves: a share of the screen in CSS (40%)
+        showed 9 choices at 24 rows with the rows below the box blank. Taller, the CSS cap (20) holds."""
+        height = self.size.height
+        short = 0 < height < self.SHORT
+        choices = self.query_one("#goto-options", OptionList)
+        choices.styles.max_height = max(3, height - self.AROUND_CHOICES) if short else None
 
     def on_input_changed(self, event: Input.Changed) -> None:
         self._update(event.value.strip())
