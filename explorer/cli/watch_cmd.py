@@ -8,7 +8,8 @@ being read cost one more read, not one each. Exit codes: 0 when at least one new
 announced, when only the re-reads were late), 1 when the resource cannot be read or followed or the server
 goes away (said at once, with how its process ended), 130 on Ctrl-C (`read`'s `Interrupt`: the versions
 printed stay; before the first one, the error says the read was stopped). The unsubscribe's answer is
-waited for 2 s at most: it may be queued behind a storm of announcements.
+waited for 2 s at most: it may be queued behind a storm of announcements. With `--json` each object
+(every version, and the error) has `servers`, built as `read --json`'s (`read_cmd.server_entries`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import math
 import time
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 import anyio
@@ -33,12 +35,13 @@ from explorer.cli.output import (
     out,
     safe_line,
 )
-from explorer.cli.read_cmd import fault_line, no_resources
-from explorer.cli.runner import Interrupt, run_on_servers
+from explorer.cli.read_cmd import fault_line, no_resources, server_entries
+from explorer.cli.runner import Interrupt, Outcome, run_on_servers
 from explorer.config import ServerSpec
 from explorer.connection.errors import ServerFault
 from explorer.connection.live import FollowTrouble, News, ResourceChanged
 from explorer.connection.session import ServerConnection
+from explorer.model.listing import Listing
 
 _UNFOLLOW_WAIT = 2.0  # at most, for the server's answer to the unsubscribe sent before exit
 
@@ -54,9 +57,12 @@ async def watch_command(
     duration: float | None,
     show: Any,
     interrupt: Interrupt | None = None,
+    listed: Sequence[Outcome[Listing]] = (),
 ) -> int:
     """Read and follow `uri` on `spec`; `show(result)` prints one version's contents as text. A stop of
-    `interrupt` (Ctrl+C) abandons the job; its subscription is still ended."""
+    `interrupt` (Ctrl+C) abandons the job; its subscription is still ended. `listed`: how each server
+    answered when asked which one lists `uri` (none for a lone server), the `servers` of each JSON object
+    as in `read --json`."""
     state = {"versions": 0}  # versions printed
     announced = Counter[str]()  # changes of `uri` the server announced (a counter: no JSON key)
 
@@ -67,7 +73,7 @@ async def watch_command(
         try:
             if as_json:
                 envelope = {"server": spec.name, "uri": uri, "version": number, "time": clock, "ok": True}
-                emit_json({**envelope, "result": result})
+                emit_json({**envelope, "result": result, "servers": server_entries(listed, spec, None)})
             else:
                 out(f"--- {safe_line(uri, 300)} · version {number} · {clock}")
                 show(result)
@@ -129,7 +135,9 @@ async def watch_command(
         return EXIT_INTERRUPTED
     if outcome.fault is not None:
         if as_json:
-            emit_json({"server": spec.name, "uri": uri, "ok": False, "error": error_json(outcome.fault)})
+            servers = server_entries(listed, spec, outcome.fault if outcome.identity is None else None)
+            failed = {"server": spec.name, "uri": uri, "ok": False, "error": error_json(outcome.fault)}
+            emit_json({**failed, "servers": servers})
         error(fault_line(spec.name, outcome.fault))
         return EXIT_INTERRUPTED if outcome.interrupted else EXIT_FAILED
     assert outcome.value is not None
