@@ -3,8 +3,9 @@ user is told the era the server speaks and to use `--protocol auto` or `--protoc
 
 Before, the server's HTTP 400 to `server/discover` ("Server not initialized": it wants `initialize` first)
 sent the explorer to the legacy HTTP+SSE transport, and the error ended "the legacy HTTP+SSE transport
-failed too (...); is the URL right?" when the URL was right. The SSE fallback stays for what it is for: a
-404 or 405 to the POST without a JSON-RPC error, as a legacy HTTP+SSE server answers.
+failed too (...); is the URL right?" when the URL was right. The same came of a bare 404 or 405 to
+`server/discover` alone (a server routing by method). The SSE fallback stays for what it is for: every
+POST refused without a JSON-RPC error, as a legacy HTTP+SSE server answers (`initialize` too).
 """
 
 from __future__ import annotations
@@ -76,6 +77,10 @@ REFUSALS = {
     "404, -32601 of its own": (404, _error(-32601, "Method not found", "{id}")),
     "400, -32601": (400, _error(-32601, "Method not found", "{id}")),
     "400, plain text": (400, "Bad Request: Mcp-Session-Id header is required"),
+    # Only the discover POST refused, with no JSON-RPC error: a wrong URL or a legacy HTTP+SSE server
+    # would refuse `initialize` the same way, this one accepts it (the handshake era, routed by method).
+    "404, plain text": (404, "Not Found"),
+    "405, plain text": (405, "Method Not Allowed"),
 }
 
 

@@ -384,11 +384,11 @@ class ServerConnection:
         """A pinned modern version's `server/discover` refused with an HTTP error: when the server wants the
         handshake (its error says it is not initialized or has no session, or it knows no such method),
         raise the era advice, as over stdio, never "is the URL right?" after trying the legacy SSE
-        transport. A 400 whose body is no JSON-RPC error (its words unseen) asks a second connection in
-        the handshake era first; when that fails too, return: the SSE fallback is tried as before, as it
-        is for the 404 or 405 a legacy HTTP+SSE server answers the POST with."""
+        transport. A 400, 404 or 405 whose body is no JSON-RPC error (no words to go by: a server routing
+        by method answers so, as do a wrong URL and a legacy HTTP+SSE server) asks a second connection in
+        the handshake era first; when that fails too, return: the SSE fallback is tried as before."""
         wants = _wants_handshake(fault)
-        if not wants and refused.status != 400:
+        if not wants and refused.status not in (400, 404, 405):
             return
         advice = await self._era_advice(fault)
         if advice is None and wants:  # the second connection failed: the refusal's own words still tell
