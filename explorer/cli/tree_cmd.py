@@ -248,10 +248,10 @@ def server_json(o: Outcome[Listing]) -> dict[str, Any]:
     }
     for kind in COUNTED:
         data[kind] = _count(listing, kind)
-    if ident is not None:
-        data["serverInfo"] = {"name": ident.name, "version": ident.version}
-        data["capabilities"] = ident.capabilities
-        data["instructions"] = ident.instructions
+    # The same keys for every server (a script reads `s["serverInfo"]` of each): null when never known.
+    data["serverInfo"] = {"name": ident.name, "version": ident.version} if ident is not None else None
+    data["capabilities"] = ident.capabilities if ident is not None else None
+    data["instructions"] = ident.instructions if ident is not None else None
     if listing is not None:
         data["pages"] = listing.pages
         data["stoppedBy"] = listing.stopped_by
@@ -263,8 +263,10 @@ def server_json(o: Outcome[Listing]) -> dict[str, Any]:
         data["lists"] = {kind: list_health(listing, kind) for kind in KINDS}
     else:
         data["pages"] = 0
-        if o.interrupted:  # Ctrl+C came while it was connecting
-            data["stoppedBy"] = INTERRUPTED
+        data["stoppedBy"] = INTERRUPTED if o.interrupted else None  # Ctrl+C came while it was connecting
+        data["skipped"] = data["duplicates"] = data["templatesSupported"] = data["bytes"] = None
+        data["skipReasons"] = []
+        data["lists"] = None
     if o.notes:
         data["notes"] = list(o.notes)
     if o.problems is not None:
