@@ -10,20 +10,17 @@ has. Each server here appends a line to a file (its first argument) each time it
 from __future__ import annotations
 
 import json
-import os
 import shlex
-import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.helpers.cli import demo_server, run_cli, warnings_of
-from tests.helpers.paths import ROOT
 from tests.helpers.tiny_server import tiny_server
+from tests.test_cli_interrupt_json import ctrl_c_after
+from tests.test_read_failed_servers import LISTS_DOC as READ_FAILED_LISTS_DOC
 
 pytestmark = pytest.mark.slow
 
@@ -35,19 +32,7 @@ with open(sys.argv[1], "a") as _starts:
     _starts.write("started\\n")
 """
 
-LISTS_DOC = (
-    COUNTS_STARTS
-    + """
-def answer(method, params):
-    if method == "resources/list":
-        return {"resources": [{"uri": "x://doc", "name": "doc"}]}
-    if method == "resources/templates/list":
-        return {"resourceTemplates": []}
-    if method == "resources/read" and params.get("uri") == "x://doc":
-        return {"contents": [{"uri": "x://doc", "text": "the doc"}]}
-    return None
-"""
-)
+LISTS_DOC = COUNTS_STARTS + READ_FAILED_LISTS_DOC  # lists x://doc and reads it
 
 LISTS_NOTHING = (
     COUNTS_STARTS
@@ -249,33 +234,11 @@ def answer(method, params):
 )
 
 
-def ctrl_c_once(marker: Path, *args: str) -> tuple[int, str, str]:
-    """Run the CLI and press Ctrl+C once `marker` is written: its exit code, stdout and stderr."""
-    env = {key: value for key, value in os.environ.items() if key != "FORCE_COLOR"}
-    command = [sys.executable, "-m", "explorer", "--timeout", "600", *args]
-    proc = subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env
-    )
-    try:
-        deadline = time.monotonic() + HANG_GUARD
-        while not marker.exists():
-            assert proc.poll() is None, "the CLI ended before the test could press Ctrl+C"
-            assert time.monotonic() < deadline, "the server was never asked"
-            time.sleep(0.05)
-        proc.send_signal(signal.SIGINT)
-        stdout, stderr = proc.communicate(timeout=HANG_GUARD)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-    return proc.returncode, stdout, stderr
-
-
 def test_ctrl_c_while_reading_on_the_listing_connection(tmp_path: Path) -> None:
     marker = tmp_path / "read.asked"
     other, other_starts = counted(tmp_path, LISTS_NOTHING, "other.py")
     slow, slow_starts = counted(tmp_path, HANGS_ON_READ, "slow.py", str(marker))
-    code, stdout, stderr = ctrl_c_once(marker, "read", "--json", "x://slow", "-s", other, "-s", slow)
+    code, stdout, stderr = ctrl_c_after([marker], "read", "--json", "x://slow", "-s", other, "-s", slow)
     assert code == 130, stderr
     message = "reading x://slow: stopped by Ctrl+C before the server answered"
     assert json.loads(stdout) == {
