@@ -361,7 +361,16 @@ Every server's resources and templates as one URI-prefix tree.
         bounds = self.supervisor.settings.bounds
         names = list(self.catalogue.servers)
         pace = self.supervisor.input_first.gate
-        screen = PromptsScreen(live, names, failures, bounds, config=self.config, pace=pace)
+        screen = PromptsScreen(
+            live,
+            names,
+            failures,
+            bounds,
+            config=self.config,
+            pace=pace,
+            show_error=self.action_show_error,  # `e` and `R` there, as the failed server's toast says
+            reconnect=self.action_reconnect,
+        )
         self.app.push_screen(screen, self._prompts_closed)
 
     def _prompts_closed(self, uri: str | None) -> None:

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from explorer.connection.session import ServerConnection
     from explorer.model.catalogue import ServerStatus
     from explorer.screens.main import MainScreen
+    from explorer.screens.prompts import PromptsScreen
 
 TREE_FLUSH_SECONDS = 0.05
 TREE_FLUSH_MAX_WAIT = 0.25  # a due redraw waits for keys' frames at most this long (a key held down)
@@ -95,14 +96,24 @@ class ScreenListener:
             said = note_for(note, status.spec) if status is not None else note
             self.screen.notify(f"{middle_cut(name, 40)}: {sanitize_line(said, 300)}", markup=False)
         self.screen.resume_following(name)
+        for screen in self._prompts_screens():  # it lists its prompts there again
+            screen.server_connected(name)
 
     def server_failed(self, name: str, message: str) -> None:
         self.flush_tree()
+        for screen in self._prompts_screens():  # its prompts stay there, marked failed
+            screen.server_failed(name, message)
         self.screen.notify(
             f"{middle_cut(name, 40)}: {sanitize_line(message, 200)} (press e for details, R to reconnect)",
             severity="error",
             markup=False,
         )
+
+    def _prompts_screens(self) -> list[PromptsScreen]:
+        """The prompts screens open (at most one): they follow each server's connection."""
+        from explorer.screens.prompts import PromptsScreen
+
+        return [screen for screen in self.screen.app.screen_stack if isinstance(screen, PromptsScreen)]
 
     def listing_finished(self, name: str, listing: Listing, was_refresh: bool) -> None:
         screen = self.screen

@@ -1,7 +1,10 @@
 """`p`: the prompts of every connected server; fill one's arguments, get it, read the messages.
 
 Prompts are listed when the screen opens, one worker per server, so a slow or failing server only
-shows its own error line. Nothing runs until the user asks: `enter` on a prompt opens its argument
+shows its own error line. A server that fails while the screen is open keeps its prompts listed, marked
+failed with the supervisor's sentence (the main screen's listener tells the screen, `server_failed`), as
+the main screen keeps its tree; `e` and `R` act here as there, and a reconnect lists its prompts again
+(`server_connected`). Nothing runs until the user asks: `enter` on a prompt opens its argument
 form (with completion suggestions, `ref/prompt`); a missing required argument is caught there, before
 anything is sent. `prompts/get` then runs in a worker and the result (or the server's error, with its
 code) appears on the right. An embedded resource's URI can be opened in the tree (`t`): the screen
@@ -10,7 +13,7 @@ closes and hands the URI to the main screen.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, ClassVar
@@ -43,6 +46,7 @@ from explorer.screens.template_form import remember_in_background
 from explorer.screens.tiny_terminal import mark_tiny
 from explorer.widgets.argument_form import ArgumentForm
 from explorer.widgets.key_bar import KeyBar
+from explorer.widgets.key_display import shown_key
 from explorer.widgets.lists import VimOptionList
 from explorer.widgets.prompt_result import PromptResultView, ResourceLink
 from explorer.widgets.server_labels import middle_cut
@@ -289,6 +293,10 @@ class PromptsScreen(Screen[str | None]):
         Binding("t", "open_resource", "Open resource in tree", id="prompts.open_resource"),
         Binding("r", "refresh", "Refresh", id="prompts.refresh"),
         Binding("y", "copy_as", "Copy as", id="prompts.copy_as"),
+        # The main screen's (the same ids, so a keymap moves both): the toast of a failed server names
+        # them wherever the user is.
+        Binding("e", "show_error", "Errors", show=False, id="main.show_error"),
+        Binding("R", "reconnect", "Reconnect", show=False, id="main.reconnect"),
     ]
     HELP = """
 ## Prompts
@@ -300,6 +308,8 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
 - `y` copies the prompt you got last: its name, its `prompts/get` request, or the command line that
   gets it again.
 - `r` lists the prompts again; `escape` goes back to the tree.
+- A server that failed keeps the prompts it listed, marked with its error: `e` shows the error (and
+  reconnects it), `R` reconnects every failed server; its prompts are listed again once it is back.
 """
     DEFAULT_CSS = """
     PromptsScreen { layout: vertical; }
@@ -329,8 +339,13 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
         bounds: ListingBounds | None = None,
         config: Config | None = None,
         pace: Pace | None = None,
+        show_error: Callable[[str | None], None] | None = None,
+        reconnect: Callable[[], None] | None = None,
     ) -> None:
         super().__init__()
+        # The main screen's `e` and `R` (its error dialog for a server, its reconnect of every failed one).
+        self._show_error = show_error
+        self._reconnect = reconnect
         self.connections = connections  # looked up at each use: a server may reconnect meanwhile
         self.config = config  # where the servers came from: the copied command line names it
         self.bounds = bounds or ListingBounds()
@@ -391,16 +406,17 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
             if name not in self.server_names:
                 continue
             conn = self.connections.get(name)
-            if conn is None:
+            shown = self.listings.get(name)  # stays on the screen until a new listing replaces it
+            kept = shown.prompts if shown is not None else []
+            if conn is None:  # failed (or reconnecting): what it listed stays, marked with why
                 reason = self.failures.get(name) or "not connected"
-                self.listings[name] = ServerPrompts(name, "failed", error=reason)
+                self.listings[name] = ServerPrompts(name, "failed", kept, error=reason)
                 continue
             identity = conn.identity
             if identity is not None and not identity.has("prompts"):
                 self.listings[name] = ServerPrompts(name, "unavailable", error="does not offer prompts")
                 continue
-            shown = self.listings.get(name)  # stays on the screen until the new listing replaces it
-            self.listings[name] = ServerPrompts(name, prompts=shown.prompts if shown is not None else [])
+            self.listings[name] = ServerPrompts(name, prompts=kept)
             self.run_worker(
                 Deferred(self._list, name, conn),
                 group=f"prompts-list-{name}",
@@ -409,14 +425,32 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
             )
         self._render_list()
 
+    def server_failed(self, name: str, message: str) -> None:
+        """`name`'s connection failed (the supervisor's sentence, redacted): its prompts stay, marked."""
+        if name not in self.server_names:
+            return
+        self.failures[name] = message
+        self.workers.cancel_group(self, f"prompts-list-{name}")  # its answer would only say it was lost
+        shown = self.listings.get(name)
+        kept = shown.prompts if shown is not None else []
+        self.listings[name] = ServerPrompts(name, "failed", kept, error=message)
+        self._render_list()
+
+    def server_connected(self, name: str) -> None:
+        """`name` is connected (again): its prompts are listed again."""
+        self.failures.pop(name, None)
+        self.relist(name)
+
     async def _list(self, name: str, conn: ServerConnection) -> None:
+        shown = self.listings.get(name)
+        kept = shown.prompts if shown is not None else []  # a failed listing keeps the last one shown
         try:
             listing = await list_server(conn, self.bounds, kinds=("prompts",), pace=self.pace)
         except Exception as exc:  # one server's odd failure stays that server's line
-            self.listings[name] = ServerPrompts(name, "failed", error=f"unexpected error: {exc}")
+            self.listings[name] = ServerPrompts(name, "failed", kept, error=f"unexpected error: {exc}")
         else:
             if listing.error is not None:
-                self.listings[name] = ServerPrompts(name, "failed", error=listing.error)
+                self.listings[name] = ServerPrompts(name, "failed", kept, error=listing.error)
             else:
                 infos = (parse_prompt(p.raw) for p in listing.prompts)
                 entries = [PromptEntry(name, info.name, info) for info in infos if info is not None]
@@ -424,6 +458,8 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
         self._render_list()
 
     def _render_list(self) -> None:
+        if not self.query("#prompt-list"):  # the screen is closing: news of a server came too late
+            return
         options_widget = self.query_one("#prompt-list", OptionList)
         before = list(self._options)
         highlighted = options_widget.highlighted
@@ -447,16 +483,20 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
                 header = Content.assemble((server, "bold $accent"), (text, "$text-muted"))
             elif listing.state == "unavailable":
                 header = Content.assemble((server, "bold $accent"), (f"  {listing.error}", "$text-muted"))
-            else:
+            else:  # failed: what it listed before stays under it, dimmed (as the main screen's tree)
+                count = len(listing.prompts)
+                kept = f"failed, {count} prompt{'s' if count != 1 else ''} kept · " if count else ""
                 header = Content.assemble(
                     (server, "bold $accent"),
-                    ("  error: ", "$text-error"),
+                    (f"  ✗ {kept}error: ", "$text-error"),
                     (sanitize_line(listing.error or "", 300), "$text-error"),
                 )
             options.append(Option(header, disabled=True))
             self._options.append(None)
+            muted = listing.state == "failed"  # kept, but its server is gone: not shown as live
             for entry in listing.prompts:
-                label: list[Content | str | tuple[str, str]] = ["  ", (sanitize_line(entry.name, 80), "bold")]
+                shown_name = (sanitize_line(entry.name, 80), "bold $text-muted" if muted else "bold")
+                label: list[Content | str | tuple[str, str]] = ["  ", shown_name]
                 details = [sanitize_line(entry.title, 100) if entry.title else "", _arguments_text(entry)]
                 shown = "  ·  ".join(d for d in details if d)
                 if shown:
@@ -491,10 +531,20 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
         if entry is None:
             body.update(Content("Highlight a prompt."))
             return
-        body.update(self._details(entry))
+        body.update(self._details(entry, self._failed_note(entry.server)))
+
+    def _failed_note(self, server: str) -> str | None:
+        """What the details say of a prompt whose server failed: why (the list cuts its header at the
+        pane's edge), and the keys that show the error and reconnect."""
+        listing = self.listings.get(server)
+        if listing is None or listing.state != "failed" or server in self.connections:
+            return None
+        show, again = shown_key(self.app, "main.show_error", "e"), shown_key(self.app, "main.reconnect", "R")
+        why = sanitize_line(listing.error or "not connected", 300)
+        return f"{middle_cut(server, 40)} failed: {why}\n{show} shows its error, {again} reconnects"
 
     @staticmethod
-    def _details(entry: PromptEntry) -> Content:
+    def _details(entry: PromptEntry, failed: str | None = None) -> Content:
         parts: list[Content | str | tuple[str, str]] = [(sanitize_line(entry.name, 120), "bold")]
         if entry.title:
             parts += ["  ", sanitize_line(entry.title, 160)]
@@ -511,7 +561,10 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
             parts += ["\n  ", (sanitize_line(spec.name, 60), "bold"), "  ", marker]
             if spec.description:
                 parts += ["  ", (sanitize_line(spec.description, 300), "$text-muted")]
-        parts += ["\n", ("enter fills the arguments and gets the prompt", "$text-muted")]
+        if failed is not None:
+            parts += ["\n", (failed, "$text-error")]
+        else:
+            parts += ["\n", ("enter fills the arguments and gets the prompt", "$text-muted")]
         return Content.assemble(*parts)
 
     @on(OptionList.OptionSelected, "#prompt-list")
@@ -568,6 +621,10 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
         self.dismiss(event.uri)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "show_error":
+            return self._show_error is not None
+        if action == "reconnect":
+            return self._reconnect is not None
         if action == "open_resource":
             return bool(self.result_view.resource_uris)
         if action == "copy_as":
@@ -606,6 +663,23 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
                 self.notify("Copied: " + sanitize_line(text, 120) + notice, markup=False)
 
         self.app.push_screen(CopyAsDialog(f"prompt {entry.name}", forms, notes=notes), copy)
+
+    def action_show_error(self) -> None:
+        """The main screen's error dialog (with reconnect) for the highlighted prompt's server when it
+        failed, else for the first failed server."""
+        if self._show_error is None:
+            return
+        entry = self._entry_at(self.query_one("#prompt-list", OptionList).highlighted)
+        failed = [n for n in self.server_names if n in self.failures and n not in self.connections]
+        if entry is not None and entry.server in failed:
+            self._show_error(entry.server)
+        else:
+            self._show_error(failed[0] if failed else None)
+
+    def action_reconnect(self) -> None:
+        """Reconnect every failed server (the main screen's `R`); each lists its prompts here once back."""
+        if self._reconnect is not None:
+            self._reconnect()
 
     def action_open_resource(self) -> None:
         focused = self.focused
