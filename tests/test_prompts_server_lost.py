@@ -14,6 +14,7 @@ import signal
 from pathlib import Path
 
 import pytest
+from textual.binding import Binding
 from textual.widgets import OptionList, Static
 
 from explorer.app import ExplorerApp
@@ -146,3 +147,16 @@ async def test_the_keys_the_toast_names_work_on_the_prompts_screen(tmp_path: Pat
         await wait_for(pilot, lambda: status.state == "ready", timeout=30)
         await wait_for(pilot, lambda: screen.listings["doomed"].state == "ready", timeout=30)
         assert "failed" not in block_of(screen, "doomed")[0]
+
+
+async def test_the_toast_names_the_keys_the_keymap_binds(tmp_path: Path) -> None:
+    command = tiny_server(tmp_path, SERVER)
+    async with settled_app(stdio_spec("doomed", f"{command} doomed"), size=(140, 40)) as (app, pilot):
+        app.set_keymap({"main.show_error": "x", "main.reconnect": "ctrl+r"})
+        status = main_screen(app).catalogue.servers["doomed"]
+        kill_server("doomed")
+        await wait_for(pilot, lambda: status.state == "failed")
+        await pilot.pause()
+        toasts = [str(n.message) for n in app._notifications]
+        shown = app.get_key_display(Binding("ctrl+r", "main.reconnect"))
+        assert any(f"press x for details, {shown} to reconnect" in t for t in toasts), toasts

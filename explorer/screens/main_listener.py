@@ -18,6 +18,7 @@ from explorer.config import redact
 from explorer.connection.live import LogEntry, Progress
 from explorer.model.listing import INTERRUPTED, KINDS, Kind, Listing, plural, prefix_notes
 from explorer.sanitize import sanitize_line
+from explorer.widgets.key_display import shown_key
 from explorer.widgets.resource_tree import ResourceTree
 from explorer.widgets.server_bar import ServerBar
 from explorer.widgets.server_labels import middle_cut
@@ -103,8 +104,11 @@ class ScreenListener:
         self.flush_tree()
         for screen in self._prompts_screens():  # its prompts stay there, marked failed
             screen.server_failed(name, message)
+        app = self.screen.app  # the keys as the user's keymap binds them, on this screen and on Prompts
+        show, again = shown_key(app, "main.show_error", "e"), shown_key(app, "main.reconnect", "R")
         self.screen.notify(
-            f"{middle_cut(name, 40)}: {sanitize_line(message, 200)} (press e for details, R to reconnect)",
+            f"{middle_cut(name, 40)}: {sanitize_line(message, 200)} (press {show} for details, {again} to "
+            "reconnect)",
             severity="error",
             markup=False,
         )
