@@ -140,12 +140,13 @@ async def match_command(
     else:
         for server in resolution.listed_by:
             out(f"{safe_line(server, 80)}  lists {safe_line(uri, 500)}")
+        said: set[str] = set()  # a note on a value holds for every reading that has that value: said once
         for m in resolution.matches:
             template = safe_line(m.entry.uri_template, 300)
-            shown = _values_text(m.entry.uri_template, m.values)
+            shown = _values_text(m.entry.uri_template, m.values, said)
             out(f"{safe_line(m.entry.server, 80)}  {template}  {shown}")
             for other in m.alternatives:
-                out(f"    or  {_values_text(m.entry.uri_template, other)}")
+                out(f"    or  {_values_text(m.entry.uri_template, other, said)}")
         if not resolution.resolves:
             for server, template, report in resolution.near_misses:
                 problems = safe_line("; ".join(report.problems), 500)
@@ -170,9 +171,10 @@ async def match_command(
 VALUE_LIMIT = 4000  # a NAME=VALUE word: long enough for any URI's value, so it round-trips
 
 
-def _values_text(template: str, values: dict[str, Any]) -> str:
+def _values_text(template: str, values: dict[str, Any], said: set[str]) -> str:
     """The values as `expand` reads them for this template, NAME=VALUE words quoted for a shell, so that
-    `expand TEMPLATE WORDS...` gives the URI back (a value no word can carry is said on stderr)."""
+    `expand TEMPLATE WORDS...` gives the URI back (a value no word can carry is said on stderr, once:
+    `said` holds the notes given so far)."""
     try:
         parsed: ParsedTemplate | None = parse_template(template)
     except TemplateError:
@@ -186,8 +188,11 @@ def _values_text(template: str, values: dict[str, Any]) -> str:
         printed = safe_line(word, VALUE_LIMIT)  # what the shell gives `expand`, once it unquotes it
         if parsed is not None and spec is not None:
             why = _why_not_back(parsed, spec, value, text, word, printed)
-            if why is not None:
-                note(f"note: {safe_line(template, 300)}: the value of {safe_line(name, 80)} {why}")
+            shown_name = safe_line(name, 80)
+            line = f"note: {safe_line(template, 300)}: the value of {shown_name} {why}" if why else ""
+            if line and line not in said:
+                said.add(line)
+                note(line)
         words.append(shlex.quote(printed))
     return "  ".join(words)
 
