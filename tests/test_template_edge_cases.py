@@ -201,3 +201,10 @@ def test_cli_tree_files_an_encoded_literal_under_the_encoded_prefix(tmp_path: Pa
     found = run_cli("-s", server, "match", "t://a%20b/9")  # match agrees: the template produces it
     assert found.code == 0, found
     assert "t://a b/{x}  x=9" in found.stdout
+
+
+@pytest.mark.parametrize("expression", ["{x:3*}", "{x*:3}"])
+def test_a_prefix_and_an_explode_together_are_named_so_in_either_order(expression: str) -> None:
+    """`{x*:3}` was "bad variable name 'x*'", as if the `*` were part of the name."""
+    with pytest.raises(TemplateError, match=r"has both a prefix and '\*' \(RFC allows one\)"):
+        parse_template("x://" + expression)

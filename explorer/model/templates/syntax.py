@@ -294,7 +294,7 @@ def _parse_expression(body: str, position: int, text: str) -> Expression:
         prefix: int | None = None
         if ":" in name:
             name, _, length = name.partition(":")
-            if explode:
+            if explode or name.endswith("*"):  # `{x:3*}`, or `{x*:3}` (the `*` before the prefix)
                 raise TemplateError(f"{spec!r} in {where} has both a prefix and '*' (RFC allows one)")
             if not _PREFIX.fullmatch(length):
                 raise TemplateError(f"bad prefix length ':{length}' for {name!r} in {where} (1-9999)")
