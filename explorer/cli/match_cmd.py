@@ -7,7 +7,7 @@ form's reader too), one shell word each, so its text output can be fed back to `
 from __future__ import annotations
 
 import shlex
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from explorer.cli.ctrl_c import stopping_on_ctrl_c
@@ -27,7 +27,7 @@ from explorer.cli.output import (
 from explorer.cli.runner import Interrupt, run_on_servers
 from explorer.cli.tree_cmd import build_catalogue, exit_code, lister, report_errors, server_json
 from explorer.config import ListingBounds, ServerSpec
-from explorer.model.fields import FieldSpec, format_value, parse_text, template_fields
+from explorer.model.fields import FieldSpec, format_value, left_undefined, parse_text, template_fields
 from explorer.model.resolve import resolve_uri
 from explorer.model.templates import ParsedTemplate, TemplateError, Value, Values, expand, parse_template
 from explorer.sanitize import sanitize_line
@@ -126,6 +126,7 @@ async def match_command(
                         "name": m.entry.name,
                         "values": m.values,
                         "alternatives": list(m.alternatives),
+                        "undefined": _left_undefined(m.entry.uri_template, m.values),
                     }
                     for m in resolution.matches
                 ],
@@ -171,6 +172,14 @@ async def match_command(
 VALUE_LIMIT = 4000  # a NAME=VALUE word: long enough for any URI's value, so it round-trips
 
 
+def _left_undefined(template: str, values: Mapping[str, Any]) -> list[str]:
+    """The required variables a match left undefined (`fields.left_undefined`): a hole in the URI."""
+    try:
+        return left_undefined(parse_template(template), values)
+    except TemplateError:
+        return []
+
+
 def _values_text(template: str, values: dict[str, Any], said: set[str]) -> str:
     """The values as `expand` reads them for this template, NAME=VALUE words quoted for a shell, so that
     `expand TEMPLATE WORDS...` gives the URI back (a value no word can carry is said on stderr, once:
@@ -194,6 +203,16 @@ def _values_text(template: str, values: dict[str, Any], said: set[str]) -> str:
                 said.add(line)
                 note(line)
         words.append(shlex.quote(printed))
+    holes = _left_undefined(template, values)
+    if holes:  # it matches (RFC 6570 expands them to nothing), yet a server will likely refuse it
+        names = ", ".join(safe_line(name, 80) for name in holes)
+        line = (
+            f"note: {safe_line(template, 300)}: {names} left undefined: the URI has a hole where "
+            f"{'they go' if len(holes) > 1 else 'it goes'}, which the server may refuse"
+        )
+        if line not in said:
+            said.add(line)
+            note(line)
     return "  ".join(words)
 
 

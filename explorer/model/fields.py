@@ -129,6 +129,13 @@ def _shared_hint(uses: Sequence[Variable]) -> str:
     return "one value; " + ", ".join(parts)
 
 
+def left_undefined(parsed: ParsedTemplate, values: Mapping[str, object]) -> list[str]:
+    """The required variables a match of a URI left undefined: RFC 6570 expands them to nothing, so the
+    template produces the URI, but with the hole the form would refuse (`docs://handbook/` from
+    `docs://handbook/{chapter}`), which a server will likely refuse too: a match must say so."""
+    return [spec.name for spec in template_fields(parsed) if spec.required and spec.name not in values]
+
+
 def template_fields(parsed: ParsedTemplate) -> list[FieldSpec]:
     """One field per distinct variable, in order of first appearance; one used with a prefix anywhere
     takes one string (no separator), even when its first use is exploded (module docstring)."""

@@ -24,7 +24,9 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from explorer.model.fields import left_undefined
 from explorer.model.resolve import Resolution, ResolveRequest, resolve, snapshot
+from explorer.model.templates import TemplateError, parse_template
 from explorer.model.uri_tree import UriTree
 from explorer.sanitize import sanitize_line
 from explorer.widgets.key_bar import KeyBar
@@ -70,6 +72,16 @@ def _unchecked_note(r: Resolution) -> Content:
 
 def _values_text(values: dict[str, Any]) -> str:
     return "  ".join(f"{sanitize_line(k, 60)}={sanitize_line(str(v), 120)}" for k, v in values.items())
+
+
+def _holes_text(template: str, values: dict[str, Any]) -> str:
+    """`  ⚠ chapter undefined`: a required variable the URI leaves out (it matches, but with a hole
+    a server will likely refuse), else nothing."""
+    try:
+        holes = left_undefined(parse_template(template), values)
+    except TemplateError:
+        return ""
+    return f"  ⚠ {', '.join(sanitize_line(name, 60) for name in holes)} undefined" if holes else ""
 
 
 class _Choices(VimOptionList):
@@ -258,6 +270,7 @@ nearest prefix that exists. `enter` jumps to the first choice; `down` moves into
                 sanitize_line(m.entry.uri_template, 200),
                 (f"  [{middle_cut(m.entry.server, 40)}]  ", "$tree-badge"),
                 _values_text(dict(m.values)),
+                (_holes_text(m.entry.uri_template, dict(m.values)), "$warning"),
             )
             choices.append((target, prompt))
             for other in m.alternatives[:_ALTERNATIVES_SHOWN]:
