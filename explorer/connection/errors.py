@@ -172,7 +172,8 @@ REFUSED_PREFIX = "the server's answer "
 the request it failed, and shows it alone."""
 ANSWERED_PREFIX = "the server answered HTTP "
 """How a sentence of `http_sessions` about an error status the SDK would word as a JSON-RPC error of its
-own begins (a 404 with no session, a 431): found and shown alone as a refusal is."""
+own begins (a 404 with no session, a 431, an error status whose body is text it quotes): found and shown
+alone as a refusal is."""
 _SDK_WRAPPERS = ("Failed to parse JSON response: ", "SSE stream failed: ")
 _OWN_SENTENCES = (REFUSED_PREFIX, ANSWERED_PREFIX)
 
@@ -422,8 +423,51 @@ def describe_exception(
     if name in _HTTP_BREAKS:
         detail = f": {_cut(str(chosen).splitlines()[0])}" if str(chosen) else ""
         return ServerFault(f"{action}: the HTTP connection broke off ({_HTTP_BREAKS[name]}{detail})")
-    text = str(chosen) or name
-    return ServerFault(f"{action}: {text} ({name})")
+    kinds = {kind.__name__ for kind in type(chosen).__mro__}
+    text = str(chosen)
+    if "SSEError" in kinds:  # the HTTP client's, and the refusals of `http_limits` on an event stream
+        return ServerFault(f"{action}: {_events_sentence(text)}")
+    if text.startswith(_OWN_SENTENCES):  # a refusal of `http_limits` that escaped the SDK: it says it all
+        return ServerFault(f"{action}: {text}")
+    if type(chosen).__module__ == "builtins":  # a plain Python error reached here: its name helps a report
+        return ServerFault(f"{action}: {text or name} ({name})")
+    # Another library's class, or the explorer's own: its name means nothing to a user (it read
+    # "Expected response with content type ... (SSEError)").
+    return ServerFault(f"{action}: {_cut(text.splitlines()[0]) if text else 'it failed, giving no reason'}")
+
+
+_NOT_EVENTS = re.compile(
+    r"Expected response with content type 'text/event-stream', got (?:'([^'\n]*)'|\"([^\"\n]*)\")"
+)
+_EVENT_TOO_LARGE = re.compile(r"Server-sent event exceeded the (\d+) byte limit")
+_STREAM_REFUSALS = ("broke off after ", "is over ", "cannot be read as ")  # said of the stream as a whole
+
+
+def _events_sentence(text: str) -> str:
+    """An event stream's error (`httpx2.SSEError`, or a refusal of `http_limits` on one, which escaped the
+    SDK: the stream a client opens with GET, the legacy SSE transport's one stream) as a sentence: a
+    refusal is said of the event stream, not of "the server's answer"."""
+    if text.startswith(REFUSED_PREFIX):
+        rest = text[len(REFUSED_PREFIX) :]
+        if rest.startswith("broke off after "):
+            size, _, why = rest[len("broke off after ") :].partition(": ")
+            said = f"the server's event stream broke off after {size} (did the server exit?)"
+            return f"{said}: {why}" if why else said
+        return f"the server's event stream {rest}" if rest.startswith(_STREAM_REFUSALS) else text
+    if text.startswith("the server"):
+        return text
+    wrong = _NOT_EVENTS.match(text)
+    if wrong is not None:
+        kind = wrong.group(1) if wrong.group(1) is not None else (wrong.group(2) or "")
+        sent = f"it sent {_cut(kind, 80)}" if kind.strip() else "it sent no content type"
+        return f"the URL did not answer with an event stream ({sent}): is it an SSE endpoint?"
+    too_large = _EVENT_TOO_LARGE.match(text)
+    if too_large is not None:
+        limit = human_size(int(too_large.group(1)))
+        return f"the server sent an event over {limit}, the most the explorer reads of one: not read on"
+    first = text.splitlines()[0] if text else ""
+    said = "the server's event stream could not be read"
+    return f"{said}: {_cut(first)}" if first else said
 
 
 _UNSUPPORTED_VERSION = "Unsupported protocol version from the server: "  # the SDK's words, then the version
@@ -566,7 +610,7 @@ class ProtocolProblems:
         if sent is not None:
             self.bad_line(quoted(sent))
         else:
-            self.bad_line(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+            self.bad_line(str(exc).splitlines()[0] if str(exc) else "a message that could not be read")
 
     def unreadable_request(self, what: str) -> None:
         """A request of the server's the explorer could not read (`what`: which, and why), answered with

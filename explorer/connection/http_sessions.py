@@ -13,6 +13,25 @@ CLI prints it, the TUI shows the server failed). A 404 whose body is a JSON-RPC 
 (a method the server does not know, as some servers say it) is that request's answer, not the session's
 end, and is handed on as it came.
 
+A server restarted on the same port forgot its sessions; many answer a request carrying an id they do not
+know with HTTP 400, not 404: the reference server (server-everything) and the TypeScript SDK's examples
+send a JSON-RPC error without an id, "Bad Request: No valid session ID provided" (or "Server not
+initialized"). The SDK could not read that body and made its own -32603 "Server returned an error
+response": the TUI said "internal error", never the server's words, every later request failed alike and
+the server stayed shown connected. A 400 (or another error status but 401/403, 404 and 431) to a request
+that carried the session id, whose body (a JSON-RPC error, or text) says the session is unknown, invalid,
+expired or not initialized (`_SESSION_LOST`), is taken as a 404: a new session once, the request sent
+again, else `SessionGone`. An error about the request itself (-32602 invalid params, -32601, -32700) never
+is, whatever it says: a real 400 to a bad request stays that request's answer.
+
+Any other error status (not 401/403, whose advice the connection gives) to a request after connecting is
+handed on with the server's words (`_handed_on`): a JSON-RPC error in its body as the request's answer
+(given the request's id when it had none, as the SDK does for an id null), else its text (`text/plain`
+or JSON) quoted in a sentence with the status and what the `Retry-After` asks; a body with no words (HTML,
+empty) goes to the SDK as it came ("the server answered with an HTTP error (HTTP 500 ...)"). An error to
+`initialize` or `server/discover` before there is a session is the connection's to read (its advice, the
+legacy SSE fallback) and is handed on as it came.
+
 A server that gave no session id has none to end: a 404 to a later request (not `initialize` nor
 `server/discover`, which the connection reads to try the legacy SSE transport) means its endpoint is gone
 or the URL is wrong. The SDK made it "-32601: Not Found", as if the method did not exist (and a listing of
@@ -29,6 +48,8 @@ refused where the `initialize` answer that set it is read, and never sent.
 from __future__ import annotations
 
 import contextlib
+import re
+from dataclasses import dataclass
 from typing import Any, cast
 
 import anyio
@@ -36,7 +57,14 @@ import httpx2
 import orjson
 
 from explorer.connection.answer_checks import ANSWERING
-from explorer.connection.errors import ANSWERED_PREFIX, REFUSED_PREFIX, ServerSentence, headers_too_large
+from explorer.connection.errors import (
+    ANSWERED_PREFIX,
+    REFUSED_PREFIX,
+    ServerSentence,
+    describe_exception,
+    headers_too_large,
+    retry_hint,
+)
 from explorer.connection.http_limits import (
     AnswerRefused,
     EventsRefused,
@@ -53,8 +81,21 @@ MOST_SESSION_ID = 8 * 1024
 hundred bytes); common HTTP servers refuse a request whose headers pass 8 to 16 KiB."""
 
 SESSION_HEADER = "mcp-session-id"
-_CONNECTING = ("initialize", "server/discover")  # a 404 to these is the connection's to read (legacy SSE)
-_MOST_ERROR_BODY = 64 * 1024  # a 404's body read to see whether it is the request's own JSON-RPC error
+_CONNECTING = ("initialize", "server/discover")  # an error to these is the connection's to read (legacy SSE)
+_MOST_ERROR_BODY = 64 * 1024  # an error's body read to see whether it is the request's own JSON-RPC error
+_AUTH_STATUSES = (401, 403)  # credentials refused: the connection's advice (`session.auth_advice`) says it
+_WORDED = ("application/json", "text/plain")  # an error's body of these types is read for the server's words
+_MOST_WORDS = 200  # characters of an error's words a sentence quotes
+_SESSION_LOST = re.compile(
+    r"\b(?:no valid|invalid|unknown|expired|stale)\b[^.;:!?]{0,24}\bsession\b"
+    r"|\bsession\b(?:[ -]?ids?\b)?[^.;:!?]{0,24}?\b(?:invalid|not valid|no longer valid|not found|unknown|"
+    r"expired|terminated|does not exist|doesn't exist)\b"
+    r"|\bnot (?:yet )?initiali[sz]ed\b",
+    re.IGNORECASE,
+)
+"""What a server's error says when it no longer knows the session id sent ("Bad Request: No valid session
+ID provided", "Session not found", "Server not initialized")."""
+_REQUESTS_OWN = (-32700, -32601, -32602)  # JSON-RPC codes that are about the request, never the session
 
 
 class SessionGone(ServerSentence):
@@ -120,16 +161,23 @@ class _SessionKeeping(httpx2.AsyncClient):
         if method == "initialize":
             _bound_session_id(response)
         sent = request.headers.get(SESSION_HEADER)
-        if request_id(request) is None or response.status_code not in (404, 431):
+        status = response.status_code
+        if request_id(request) is None or status < 400 or status in _AUTH_STATUSES:
             return response  # a notification's status is ignored (the SDK's own for another request's)
-        if response.status_code == 431:
+        if status == 431:
             too_large = headers_too_large(request.headers.raw, session.given)
             return await _failed(response, f"{_status(response)} to {method or 'the request'}: {too_large}")
         if sent is None and method in _CONNECTING:
-            return response  # a 404 to connecting: the connection tries the legacy SSE transport
-        if await _own_error(response, request):
+            return response  # an error to connecting: the connection reads it (advice, legacy SSE)
+        ended: _Said | None = None  # what a 400 said of the session it ended (None: a 404)
+        if status != 404:
+            said = await _error_said(response)
+            if said is None or sent is None or not said.session_lost:
+                return await _handed_on(response, request, method, said)
+            ended = said
+        elif await _own_error(response, request):
             return _unread_again(response, request)
-        if sent is None:  # no session to start again: the endpoint is gone, or was never there
+        elif sent is None:  # no session to start again: the endpoint is gone, or was never there
             return await _failed(response, _no_endpoint(request, response, method))
         await response.aclose()
         async with session.lock:
@@ -139,27 +187,35 @@ class _SessionKeeping(httpx2.AsyncClient):
             if renewed is None:
                 asked = ANSWERING.get()
                 try:
-                    renewed = await self._renew(request, sent)
+                    renewed = await self._renew(request, sent, ended)
                 finally:  # the answer this task reads is still the request's, not the new initialize's
                     ANSWERING.set(asked)
             elif sent == renewed:  # the new session ended too
-                session.gone = _everything_404(request)
+                session.gone = _gone_again(request, ended)
                 raise SessionGone(session.gone)
             retried = _again(self, request, renewed)
         answer = await super().send(retried, stream=stream, auth=auth, follow_redirects=follow_redirects)
-        if answer.status_code != 404:
+        if answer.status_code < 400 or answer.status_code in _AUTH_STATUSES:
             return answer
+        if answer.status_code != 404:
+            again = await _error_said(answer)
+            if again is None or not again.session_lost:
+                return await _handed_on(answer, retried, method, again)
+            session.gone = _gone_again(request, again)
+            raise SessionGone(session.gone)
         if await _own_error(answer, retried):
             return _unread_again(answer, retried)
         session.gone = _everything_404(request)
         raise SessionGone(session.gone)
 
-    async def _renew(self, request: httpx2.Request, old: str) -> str:
+    async def _renew(self, request: httpx2.Request, old: str, ended: _Said | None) -> str:
         """Start a new session (`initialize` again, then `notifications/initialized`) and return its id,
-        or raise `SessionGone` with why it could not be."""
+        or raise `SessionGone` with why it could not be (`ended`: what a 400 said of the session it ended;
+        None: a 404)."""
         session = self.sessions
         if session.initialize is None:  # no initialize went out on this client: nothing to send again
-            session.gone = _not_renewed(request, "no initialize was sent on this connection to send again")
+            why = "no initialize was sent on this connection to send again"
+            session.gone = _not_renewed(request, why, ended)
             raise SessionGone(session.gone)
         headers = {name: value for name, value in request.headers.items() if name.lower() != SESSION_HEADER}
         headers.pop("content-length", None)
@@ -168,18 +224,20 @@ class _SessionKeeping(httpx2.AsyncClient):
             answer = await super().send(opening, stream=True)
             await _drained(answer)  # the answer to an initialize the SDK no longer waits for
         except httpx2.HTTPError as exc:
-            session.gone = _not_renewed(request, f"sending initialize again failed ({type(exc).__name__})")
+            why = describe_exception(exc, action="sending initialize again failed").message
+            session.gone = _not_renewed(request, why, ended)
             raise SessionGone(session.gone) from None
         new = answer.headers.get(SESSION_HEADER) or ""
-        if answer.status_code == 404:
+        if answer.status_code == 404 and ended is None:
             session.gone = _everything_404(request)
         elif not 200 <= answer.status_code < 300:
             reason = f" {answer.reason_phrase}" if answer.reason_phrase else ""
-            session.gone = _not_renewed(request, f"initialize was answered HTTP {answer.status_code}{reason}")
+            why = f"initialize was answered HTTP {answer.status_code}{reason}"
+            session.gone = _not_renewed(request, why, ended)
         elif not new:
-            session.gone = _not_renewed(request, "the answer to initialize gave no session id")
+            session.gone = _not_renewed(request, "the answer to initialize gave no session id", ended)
         elif len(new) > MOST_SESSION_ID:
-            session.gone = _not_renewed(request, _long_id(len(new)))
+            session.gone = _not_renewed(request, _long_id(len(new)), ended)
         if session.gone is not None:
             raise SessionGone(session.gone)
         session.stale.add(old)
@@ -279,6 +337,81 @@ async def _own_error(response: httpx2.Response, request: httpx2.Request) -> bool
 _READ_BODY = "explorer.read_body"  # a 404's body `_own_error` read, for the SDK to read again
 
 
+@dataclass(frozen=True)
+class _Said:
+    """What an error status's body said: `words` (one line, cut; "" when none), and `error`, the JSON-RPC
+    error object it is (None: another JSON, or text)."""
+
+    status: str  # "HTTP 400 Bad Request"
+    body: bytes
+    words: str
+    error: dict[str, Any] | None
+
+    @property
+    def session_lost(self) -> bool:
+        """Whether it says the session id sent is unknown: a JSON-RPC error about the request itself (its
+        params, its method) never does."""
+        if self.error is not None and self.error.get("code") in _REQUESTS_OWN:
+            return False
+        return _SESSION_LOST.search(self.words) is not None
+
+
+async def _error_said(response: httpx2.Response) -> _Said | None:
+    """What an error status's body says, read within `_MOST_ERROR_BODY`; None when it is not read (a type
+    that holds no words: HTML, an event stream), and it is handed on unread."""
+    kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind not in _WORDED and not kind.endswith("+json"):
+        return None
+    status = f"HTTP {response.status_code}{' ' + response.reason_phrase if response.reason_phrase else ''}"
+    body = bytearray()
+    try:
+        async for piece in response.aiter_bytes():
+            body += piece
+            if len(body) > _MOST_ERROR_BODY:
+                return _Said(status, b"", "", None)
+    except (httpx2.HTTPError, httpx2.StreamError):
+        return _Said(status, b"", "", None)
+    finally:
+        await response.aclose()
+    text = bytes(body).decode("utf-8", errors="replace")
+    error: dict[str, Any] | None = None
+    with contextlib.suppress(orjson.JSONDecodeError):
+        answer = orjson.loads(body)
+        found = answer.get("error") if isinstance(answer, dict) else None
+        if isinstance(found, dict) and isinstance(found.get("message"), str):
+            error = found
+            text = cast(str, found["message"])
+    words = " ".join(text.split())
+    if len(words) > _MOST_WORDS:
+        words = f"{words[:_MOST_WORDS]}… [+{len(words) - _MOST_WORDS:,} chars]"
+    return _Said(status, bytes(body), words, error)
+
+
+async def _handed_on(
+    response: httpx2.Response, request: httpx2.Request, method: str | None, said: _Said | None
+) -> httpx2.Response:
+    """An error status to `request` that is not the session's end, so the SDK fails the request with the
+    server's words: a JSON-RPC error as the request's answer (with the request's id when it gave none: the
+    SDK could not read it and said only "Server returned an error response"), else a sentence that quotes
+    the body's text. A body not read (`said` None) or without words goes to the SDK as it came."""
+    if said is None:
+        return response
+    error = said.error
+    if error is not None and isinstance(error.get("code"), int) and type(error.get("code")) is not bool:
+        answer = {"jsonrpc": "2.0", "id": request_id(request), "error": error}
+        return httpx2.Response(
+            response.status_code,
+            headers={"content-type": "application/json"},
+            content=orjson.dumps(answer),
+            request=request,
+        )
+    if not said.words:
+        kind = {"content-type": response.headers.get("content-type", "application/json")}
+        return httpx2.Response(response.status_code, headers=kind, content=said.body, request=request)
+    hint = retry_hint(response.headers.get("retry-after"))
+    return await _failed(response, f"{_status(response)} to {method or 'the request'}: {said.words!r}{hint}")
+
+
 def _unread_again(response: httpx2.Response, request: httpx2.Request) -> httpx2.Response:
     """A 404 whose body `_own_error` read, as the SDK would have got it."""
     body = response.extensions.get(_READ_BODY, b"")
@@ -317,8 +450,19 @@ def _everything_404(request: httpx2.Request) -> str:
     )
 
 
-def _not_renewed(request: httpx2.Request, why: str) -> str:
+def _not_renewed(request: httpx2.Request, why: str, ended: _Said | None = None) -> str:
+    answered = "404 Not Found" if ended is None else f"{ended.status}: {ended.words!r}"
     return (
-        f"the server ended its session (404 Not Found at {_shown(request)}), and a new one could not be "
+        f"the server ended its session ({answered} at {_shown(request)}), and a new one could not be "
         f"started: {why}; reconnect"
+    )
+
+
+def _gone_again(request: httpx2.Request, ended: _Said | None) -> str:
+    """Why no session can be had when the new one ended too (`ended`: what a 400 said; None: a 404)."""
+    if ended is None:
+        return _everything_404(request)
+    return (
+        f"the server answered {ended.status} at {_shown(request)}, saying {ended.words!r}, in its session "
+        "and in a new one the explorer started: it keeps no session; check the server, then reconnect"
     )

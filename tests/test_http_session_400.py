@@ -1,0 +1,245 @@
+"""A Streamable HTTP server that forgot its sessions (restarted on the same port) and answers HTTP 400.
+
+The reference server (server-everything in `streamableHttp` mode) and the TypeScript SDK's examples answer
+a request carrying a session id they do not know with HTTP 400 and a JSON-RPC error without an id ("Bad
+Request: No valid session ID provided"); the spec says 404, which already started a new session. Before,
+the SDK made the 400 its own -32603 "Server returned an error response": `read` said "the server answered
+with an HTTP error (HTTP 400 Bad Request)", never the server's words, every later request failed alike, and
+the TUI kept the server shown connected. Now such a 400 starts a new session once, as a 404 does; a 400
+that says something else is that request's answer, with the server's words quoted.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from typing import ClassVar
+
+import pytest
+
+from explorer.config import ServerSpec
+from explorer.connection.errors import ServerFault
+from tests.app_helpers import main_screen, settled_app, wait_for
+from tests.helpers.cli import run_cli
+from tests.helpers.loopback_http import QuietHandler, served
+
+NEVER = "60"  # a request that waits for its timeout fails the run (`RUN_AT_MOST`), not just its text
+RUN_AT_MOST = 45.0
+URI = "http://a/b"
+NO_VALID_SESSION = "Bad Request: No valid session ID provided"  # server-everything's words
+
+
+class _Forgets(QuietHandler):
+    """Streamable HTTP in the handshake era with sessions `s1`, `s2`...; a request in a session it does not
+    know is answered 400 with server-everything's body. It forgets every session when it is first asked
+    to read (`forget_at`), as a restart would; subclasses answer a read otherwise (`read_answer`)."""
+
+    lock: ClassVar[threading.Lock]
+    alive: ClassVar[set[str]]
+    opened: ClassVar[int]
+    seen: ClassVar[list[tuple[str, str | None]]]  # (method, session id) of each POST
+    forgot: ClassVar[bool]
+    forget_at: ClassVar[str | None] = "resources/read"
+
+    def do_POST(self) -> None:
+        message = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
+        method, sent = str(message.get("method")), self.headers.get("Mcp-Session-Id")
+        with self.lock:
+            type(self).seen.append((method, sent))
+            if method == self.forget_at and not type(self).forgot:
+                type(self).forgot = True
+                self.alive.clear()
+        if method == "server/discover":  # the handshake era: the method is unknown
+            error = {"code": -32601, "message": "Method not found"}
+            self._json(200, {"jsonrpc": "2.0", "id": message["id"], "error": error})
+        elif method == "initialize":
+            with self.lock:
+                type(self).opened += 1
+                given = f"s{self.opened}"
+                if self.welcomes(self.opened):
+                    self.alive.add(given)
+            result = {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {"resources": {}},
+                "serverInfo": {"name": "forgets", "version": "1"},
+            }
+            self._json(200, {"jsonrpc": "2.0", "id": message["id"], "result": result}, given)
+        elif sent not in self.alive:  # as server-everything: no id in the body (it never parsed the request)
+            self._json(400, {"jsonrpc": "2.0", "error": {"code": -32000, "message": NO_VALID_SESSION}})
+        elif "id" not in message:
+            self._send(202, b"", "")
+        elif method == "resources/read":
+            self.read_answer(message)
+        else:
+            result = {
+                "resources/list": {"resources": [{"uri": URI, "name": "b"}]},
+                "resources/templates/list": {"resourceTemplates": []},
+            }.get(method, {})
+            self._json(200, {"jsonrpc": "2.0", "id": message["id"], "result": result})
+
+    def welcomes(self, opened: int) -> bool:
+        """Whether the `opened`-th session starts alive."""
+        return True
+
+    def read_answer(self, message: dict[str, object]) -> None:
+        contents = [{"uri": URI, "text": "hello from the new session"}]
+        self._json(200, {"jsonrpc": "2.0", "id": message["id"], "result": {"contents": contents}})
+
+    def do_GET(self) -> None:
+        self._send(405, b"", "")
+
+    def do_DELETE(self) -> None:
+        self._send(200, b"", "")
+
+    def _json(self, status: int, answer: dict[str, object], session: str | None = None) -> None:
+        headers = {"Mcp-Session-Id": session} if session is not None else {}
+        self._send(status, json.dumps(answer).encode(), "application/json", headers)
+
+    def _send(self, status: int, body: bytes, kind: str, headers: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        if kind:
+            self.send_header("Content-Type", kind)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+class _ForgetsForGood(_Forgets):
+    """Forgets at the first read, and no new session lives either."""
+
+    def welcomes(self, opened: int) -> bool:
+        return opened == 1
+
+
+class _BadRead(_Forgets):
+    """Forgets nothing; a read is answered 400 with a JSON-RPC error of its own, without an id."""
+
+    forget_at = None
+    code: ClassVar[int] = -32000
+    words: ClassVar[str] = "Bad Request: the uri must be absolute"
+
+    def read_answer(self, message: dict[str, object]) -> None:
+        self._json(400, {"jsonrpc": "2.0", "error": {"code": self.code, "message": self.words}})
+
+
+class _ParamsNameASession(_BadRead):
+    """A read's own error (-32602, its params) that happens to speak of an unknown session."""
+
+    code = -32602
+    words = "Invalid params: unknown session 'chat-7'"
+
+
+class _TextRead(_Forgets):
+    """Forgets nothing; a read is answered 400 with a line of text."""
+
+    forget_at = None
+
+    def read_answer(self, message: dict[str, object]) -> None:
+        self._send(400, b"uri is not one this server serves\n", "text/plain; charset=utf-8")
+
+
+def _serve(handler: type[_Forgets]) -> Iterator[str]:
+    handler.lock = threading.Lock()
+    handler.alive = set()
+    handler.opened = 0
+    handler.seen = []
+    handler.forgot = False
+    yield from served(handler)
+
+
+@pytest.fixture
+def forgets() -> Iterator[str]:
+    yield from _serve(_Forgets)
+
+
+@pytest.fixture
+def forgets_for_good() -> Iterator[str]:
+    yield from _serve(_ForgetsForGood)
+
+
+@pytest.fixture
+def bad_read() -> Iterator[str]:
+    yield from _serve(_BadRead)
+
+
+@pytest.fixture
+def params_name_a_session() -> Iterator[str]:
+    yield from _serve(_ParamsNameASession)
+
+
+@pytest.fixture
+def text_read() -> Iterator[str]:
+    yield from _serve(_TextRead)
+
+
+def _read(url: str) -> tuple[int, str, str]:
+    result = run_cli("read", "--timeout", NEVER, "-s", url, URI, timeout=RUN_AT_MOST)
+    assert "Traceback" not in result.stderr, result
+    return result.code, result.stdout, result.stderr
+
+
+def test_a_400_saying_the_session_is_unknown_starts_a_new_session_and_the_read_works(forgets: str) -> None:
+    code, out, err = _read(forgets)
+    assert code == 0, err
+    assert "hello from the new session" in out
+    assert "HTTP 400" not in err and "-32603" not in err
+    assert _Forgets.opened == 2  # one new session
+    assert ("resources/read", "s1") in _Forgets.seen and ("resources/read", "s2") in _Forgets.seen
+    assert ("notifications/initialized", "s2") in _Forgets.seen
+
+
+def test_when_the_new_session_is_forgotten_too_the_read_fails_quoting_the_server(
+    forgets_for_good: str,
+) -> None:
+    code, _out, err = _read(forgets_for_good)
+    assert code == 1
+    assert (
+        f"the server answered HTTP 400 Bad Request at {forgets_for_good}, saying '{NO_VALID_SESSION}'" in err
+    )
+    assert "in its session and in a new one" in err
+    assert "an HTTP error" not in err and "-32603" not in err
+    assert _ForgetsForGood.opened == 2  # a new session was tried once, no more
+
+
+def test_a_400_with_another_error_is_the_reads_answer_quoted_and_no_new_session(bad_read: str) -> None:
+    code, _out, err = _read(bad_read)
+    assert code == 1
+    assert "the server answered error -32000: Bad Request: the uri must be absolute" in err
+    assert "an HTTP error" not in err and "-32603" not in err
+    assert _BadRead.opened == 1
+
+
+def test_a_params_error_that_speaks_of_a_session_is_not_the_sessions_end(params_name_a_session: str) -> None:
+    code, _out, err = _read(params_name_a_session)
+    assert code == 1
+    assert "the server answered error -32602: Invalid params: unknown session 'chat-7'" in err
+    assert _ParamsNameASession.opened == 1
+
+
+def test_a_400_with_a_line_of_text_is_quoted(text_read: str) -> None:
+    code, _out, err = _read(text_read)
+    assert code == 1
+    said = "the server answered HTTP 400 Bad Request to resources/read: 'uri is not one this server serves'"
+    assert said in err, err
+    assert "an HTTP error" not in err
+    assert _TextRead.opened == 1
+
+
+@pytest.mark.anyio
+async def test_the_tui_shows_the_server_failed_when_no_session_lives(forgets_for_good: str) -> None:
+    """The TUI lists in session s1, then the server forgets it at a read (Enter on the resource): the
+    read fails, and the server is shown failed with the sentence (it stayed shown connected: `R`, which
+    reconnects failed servers, did nothing)."""
+    spec = ServerSpec(name="forgets", transport="http", url=forgets_for_good)
+    async with settled_app(spec, timeout=float(NEVER)) as (app, pilot):
+        screen = main_screen(app)
+        assert screen.supervisor.is_connected("forgets")
+        with pytest.raises(ServerFault):
+            await screen.supervisor.read("forgets", URI)
+        await wait_for(pilot, lambda: not screen.supervisor.is_connected("forgets"), timeout=RUN_AT_MOST)
+        status = screen.catalogue.servers["forgets"]
+        assert status.state == "failed" and status.error is not None
+        assert f"saying '{NO_VALID_SESSION}'" in status.error
