@@ -40,6 +40,7 @@ from explorer.connection.live import (
     ResourceChanged,
     news_from_notification,
 )
+from explorer.connection.liveness import LOST, Liveness
 from explorer.connection.progress_tokens import IssuedTokens, ignore_progress, progress_description
 from explorer.connection.sdk_logs import route_sdk_logs
 from explorer.connection.server_messages import ServerMessages
@@ -148,6 +149,7 @@ class ServerConnection:
         self.prefix_rejected = False  # the server answered -32602 to SEP-1269's `prefix`: never sent again
         self.follower = Follower(self, self._deliver)
         self.lost = anyio.Event()  # set when the server's side of the connection ends
+        self.liveness: Liveness | None = None  # Streamable HTTP: pings in quiet spells (`liveness`)
         self.login: Login | None = None if probe else _login_for(spec, auth)  # OAuth, when asked for
 
     @property
@@ -213,6 +215,10 @@ class ServerConnection:
             group = await self._stack.enter_async_context(anyio.create_task_group())
             group.start_soon(self.follower.run_listen_loop)
             self._stack.callback(group.cancel_scope.cancel)
+        if self.liveness is not None and not self._probe:
+            pings = await self._stack.enter_async_context(anyio.create_task_group())
+            pings.start_soon(self.liveness.run, self.client.session, self.timeout, self.lost)
+            self._stack.callback(pings.cancel_scope.cancel)
 
     async def set_log_level(self, level: str) -> str | None:
         """Which log entries the server sends; returns why it could not be changed, or None.
@@ -274,6 +280,9 @@ class ServerConnection:
                 )
             )
             streams = tap_streams(streams, self.wire, spec.name, on_end=self.lost.set)
+            self.liveness = Liveness() if spec.transport == "http" else None  # no stream ends there
+            if self.liveness is not None:
+                streams = self.liveness.watching(streams)
             # What the server sends on its own that the SDK mishandles (a cancel of our request, a request
             # or a log entry it cannot read), after the tap: the log shows the frames as they came.
             messages = ServerMessages(self.problems, count_strays=spec.transport == "stdio")
@@ -301,7 +310,7 @@ class ServerConnection:
         except BaseException as exc:
             cause = await _close_collecting(stack)
             await self.settle_stderr()
-            timed_out_as = self._connect_timeout(watch)
+            timed_out_as = self._connect_timeout(watch, over_http=spec.transport == "http")
             if isinstance(exc, Exception | BaseExceptionGroup):
                 raise self._fault(exc, "connecting", timed_out_as=timed_out_as) from None
             if cause is not None:
@@ -323,15 +332,19 @@ class ServerConnection:
             transport=spec.transport,
         )
 
-    def _connect_timeout(self, watch: DiscoverWait) -> str | None:
+    def _connect_timeout(self, watch: DiscoverWait, *, over_http: bool = False) -> str | None:
         """What a connect that timed out waited for, when the SDK's timeout alone would not say it right.
 
         `auto` over stdio: the SDK went on to `initialize` after `server/discover` went unanswered, two
         waits. A pinned modern version: its one request is `server/discover`, waited for at most the SDK's
         probe time; a handshake-era server may ignore that method, which only the advice can tell (a
         server that answers nothing would not answer a second connection in the other era either).
+        Streamable HTTP: the HTTP request of `server/discover` ends the transport when `--timeout` runs
+        out, so an `initialize` that reached the server had the rest of it (one held back is sent again).
         """
         if watch.waited_out:
+            if over_http and not self._initialize_held(watch):
+                return _neither_answered(self._discover_wait, self.timeout - self._discover_wait)
             return _neither_answered(self._discover_wait, self.timeout)
         if self.protocol not in ("auto", "legacy"):
             return (
@@ -359,11 +372,11 @@ class ServerConnection:
                     await self._refused_modern(refused, fault)  # raises the era advice when it is that
                 await self._fall_back_to_sse(refused, fault)
                 return
-            # Not when `initialize` already went out after `server/discover` was answered: it reached the
-            # server and went unanswered, and a second one would only wait again. Sent while the probe's
-            # POST was still unanswered, it may never have left (the HTTP client's lock holds it back).
+            # Not when `initialize` already reached the server: after `server/discover` was answered, or
+            # while its POST was unanswered with nothing to hold it back. A second one cannot be answered
+            # sooner than the first, and would only wait again (two on the wire, twice the wait).
             watch = self._connect_watch
-            tried = watch.initialize_sent and not watch.waited_out
+            tried = watch.initialize_sent and not self._initialize_held(watch)
             if self.protocol == "auto" and fault.request_timed_out and not self._probe and not tried:
                 await self._fall_back_to_initialize(fault)
                 return
@@ -379,6 +392,14 @@ class ServerConnection:
         if advice is not None:
             raise ServerFault(f"connecting: {advice}", fault.code, fault.data, local=fault.local)
         raise fault
+
+    def _initialize_held(self, watch: DiscoverWait) -> bool:
+        """Whether the SDK's `initialize`, sent while the HTTP request of `server/discover` was unanswered,
+        may never have left the HTTP client: an OAuth login's lock holds each request until the one before
+        it is answered, here until the discover's request gave up and failed the transport (the wire shows
+        no initialize then), and one sent as that request gave up (the probe waited all of `--timeout`)
+        went with the transport."""
+        return watch.waited_out and (self.login is not None or self._discover_wait >= self.timeout)
 
     async def _refused_modern(self, refused: HttpAnswer, fault: ServerFault) -> None:
         """A pinned modern version's `server/discover` refused with an HTTP error: when the server wants the
@@ -426,7 +447,10 @@ class ServerConnection:
     async def _fall_back_to_initialize(self, fault: ServerFault) -> None:
         """`server/discover` went unanswered over HTTP: the wait ended the transport itself (the HTTP
         client's read timeout, which the OAuth lock makes the first to fire), so the SDK could not go on to
-        `initialize` as it does when discover is refused. Connect again with `initialize` alone."""
+        `initialize` as it does when discover is refused. Connect again with `initialize` alone. The
+        discover's request was waited for all of `--timeout` (the SDK's probe gave up sooner, but what it
+        sent next waited behind that request): that is the first wait the messages name."""
+        first = self.timeout
         self.http_answers = HttpAnswers()
         self.protocol = "legacy"
         try:
@@ -434,14 +458,14 @@ class ServerConnection:
         except ServerFault as second:
             self.protocol = "auto"
             if second.request_timed_out:
-                said = _neither_answered(self._discover_wait, self.timeout)
+                said = _neither_answered(first, self.timeout)
             else:
-                said = f"the server did not answer server/discover within {self._discover_wait:g} s, and " + (
+                said = f"the server did not answer server/discover within {first:g} s, and " + (
                     f"then initialize failed: {second.message.removeprefix('connecting: ')}"
                 )
             raise ServerFault(f"connecting: {said}", second.code, second.data, local=second.local) from None
         self.notes.append(
-            f"the server did not answer server/discover within {self._discover_wait:g} s, so the explorer "
+            f"the server did not answer server/discover within {first:g} s, so the explorer "
             "connected with initialize (pass --protocol legacy to skip the first attempt)"
         )
 
@@ -516,7 +540,9 @@ class ServerConnection:
     async def loss_fault(self) -> ServerFault:
         """What a connection the server ended (`lost`) is said as, once its last words (a traceback) are
         out of the pipe and its process reaped: "the server closed the connection ...; it exited with code 1;
-        its stderr ends with: ..."."""
+        its stderr ends with: ...". Over Streamable HTTP, what a ping found (`liveness`)."""
+        if self.liveness is not None:  # no process, no stderr, no stream the server closed
+            return ServerFault(redact(self.liveness.why or f"{LOST} (did the server stop?)", self.spec))
         await self.settle_stderr()
         parts = ["the server closed the connection (did it exit?)", self.exit_clause()]
         parts.append(stderr_clause(self.stderr_tail(2048)))
@@ -746,16 +772,16 @@ def _era_sentence(versions: list[str], asked: ProtocolMode) -> str | None:
     return None
 
 
-def _neither_answered(discover_wait: float, timeout: float) -> str:
+def _neither_answered(discover_wait: float, initialize_wait: float) -> str:
     """`auto`'s two waits, said with what they cost in all (`--timeout` is per request)."""
     each = (
-        f"{timeout:g} s for each"
-        if discover_wait == timeout
-        else f"{discover_wait:g} s for server/discover and {timeout:g} s for initialize"
+        f"{initialize_wait:g} s for each"
+        if discover_wait == initialize_wait
+        else f"{discover_wait:g} s for server/discover and {initialize_wait:g} s for initialize"
     )
     return (
         f"the server answered neither server/discover nor initialize (waited {each}, "
-        f"{discover_wait + timeout:g} s in all)"
+        f"{discover_wait + initialize_wait:g} s in all)"
     )
 
 
