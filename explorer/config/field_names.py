@@ -52,7 +52,7 @@ _EXPLORER = _words(
     alternatives asked bytes children complete config count duplicates era interrupted items listedBy
     lists logs matches nearMisses nearestPrefix notes offered ok origin pages prefix problems prompt protocol
     segment server servers skipReasons skipped stoppedBy template templates templatesSupported themes time
-    timeout tool transport versions warning watch
+    timeout tool transport undefined versions warning watch
     """
 )
 
