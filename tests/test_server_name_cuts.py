@@ -57,7 +57,7 @@ async def test_notifications_and_the_prompts_view_show_each_servers_tail() -> No
         options = screen.query_one("#prompt-list", OptionList)
         shown = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
         assert any(line.startswith(middle_cut(PRODUCTION, 60) + "  4 prompts") for line in shown)
-        assert any(line.startswith(middle_cut(STAGING, 60) + "  error") for line in shown)
+        assert any(line.startswith(middle_cut(STAGING, 60) + "  ✗ error") for line in shown)
         assert middle_cut(PRODUCTION, 60).endswith("-production")
 
 
