@@ -17,11 +17,14 @@ import signal
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 import pytest
 
 from explorer.cli.ctrl_c import CUT_SHORT, WHILE_WRITING
+from tests.helpers.cli import demo_server
 from tests.helpers.paths import ROOT
+from tests.helpers.tiny_server import tiny_server
 
 pytestmark = pytest.mark.slow
 
@@ -30,13 +33,14 @@ FIXTURE = ROOT / "benchmarks" / "fixture_server.py"
 
 
 class Writer:
-    """`tree --json` of 20,000 resources (some 11 MB) into a pipe nobody reads until told."""
+    """A command's JSON (by default `tree --json` of 20,000 resources, some 11 MB) into a pipe nobody
+    reads until told."""
 
-    def __init__(self) -> None:
+    def __init__(self, *args: str) -> None:
         server = f"{sys.executable} {FIXTURE} --count 20000"
         env = {key: value for key, value in os.environ.items() if key != "FORCE_COLOR"}
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "explorer", "-s", server, "tree", "--json"],
+            [sys.executable, "-m", "explorer", *(args or ("-s", server, "tree", "--json"))],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             cwd=ROOT,
@@ -106,3 +110,34 @@ def test_a_second_ctrl_c_while_writing_stops_and_says_the_output_is_incomplete()
     assert writer.proc.returncode == 130, stderr
     assert stderr.rstrip("\n").endswith(CUT_SHORT), stderr
     assert "Traceback" not in stderr, stderr
+
+
+BIG_READ = """
+def answer(method, params):
+    if method == "resources/list":
+        return {"resources": [{"uri": "x://big", "name": "big"}]}
+    if method == "resources/templates/list":
+        return {"resourceTemplates": []}
+    if method == "resources/read":
+        return {"contents": [{"uri": "x://big", "text": "x" * 8_000_000}]}
+    return None
+"""
+
+
+@pytest.mark.parametrize("servers", [1, 2])
+def test_one_ctrl_c_while_read_writes_leaves_a_whole_document_and_exit_130(
+    tmp_path: Path, servers: int
+) -> None:
+    """`read` wrote inside its Ctrl+C block, whose receiver dropped the signal: exit 0, nothing said."""
+    big = tiny_server(tmp_path, BIG_READ)
+    others = ("-s", demo_server()) if servers == 2 else ()
+    writer = Writer("-s", big, *others, "read", "x://big", "--json")
+    try:
+        start = writer.first_bytes()
+        writer.ctrl_c_taken()
+        rest, stderr = writer.rest()
+    finally:
+        writer.close()
+    document = json.loads(start + rest)
+    assert document["ok"] is True and len(document["result"]["contents"][0]["text"]) == 8_000_000
+    assert writer.proc.returncode == 130, stderr

@@ -294,3 +294,30 @@ def test_watch_json_error_has_servers_too(tmp_path: Path) -> None:
     [server] = document["servers"]
     assert server["name"] == "no-such-server" and server["ok"] is False, document
     assert server["error"] == document["error"], document
+
+
+# Lists its template, then exits when asked for its resources: its listing connection is gone.
+EXITS_AFTER_TEMPLATES = (
+    COUNTS_STARTS
+    + """
+def answer(method, params):
+    if method == "resources/templates/list":
+        return {"resourceTemplates": [{"uriTemplate": "x://t/{id}", "name": "t"}]}
+    if method == "resources/list":
+        sys.exit(0)
+    if method == "resources/read":
+        return {"contents": [{"uri": params["uri"], "text": "read on a new connection"}]}
+    return None
+"""
+)
+
+
+def test_a_server_whose_listing_connection_ended_is_read_on_a_new_one(tmp_path: Path) -> None:
+    """A reviewer's find: the read went to the connection already closed ("the server closed the
+    connection", exit 1) where `read` before connected again and read it."""
+    other, _ = counted(tmp_path, LISTS_NOTHING, "other.py")
+    exits, starts = counted(tmp_path, EXITS_AFTER_TEMPLATES, "exits.py")
+    result = run_cli("read", "x://t/1", "-s", other, "-s", exits)
+    assert result.code == 0, result
+    assert result.stdout == "read on a new connection\n", result
+    assert starts_of(starts) == 2, result  # the listing's connection, then the read's

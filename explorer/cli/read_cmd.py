@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import anyio
@@ -321,6 +322,7 @@ class Sessions:
         self._reads = [False] * len(specs)
         self._runs: list[Outcome[dict[str, Any] | None] | None] = [None] * len(specs)
         self._ended = [anyio.Event() for _ in specs]
+        self._open_at_turn = [False] * len(specs)  # its connection was alive when its turn came
 
     @asynccontextmanager
     async def open(self, bounds: ListingBounds) -> AsyncIterator[list[Outcome[Listing]]]:
@@ -342,6 +344,12 @@ class Sessions:
         self._reads[index] = True
         self._go[index].set()
         await self._ended[index].wait()
+        if not self._open_at_turn[index] and not self.interrupt.requested:
+            # Its connection ended before its turn (the server exited after listing its templates):
+            # a new one, as `read` did before it read on the listing's connection.
+            return await read_on(
+                spec, self.uri, protocol=self.protocol, timeout=self.timeout, interrupt=self.interrupt
+            )
         run = self._runs[index]
         assert run is not None
         outcome = Outcome[dict[str, Any]](
@@ -375,7 +383,10 @@ class Sessions:
             listing = await listing_job(conn)
             self._listing_over(index, Outcome(spec, identity=conn.identity, value=listing))
             await self._go[index].wait()
-            return await reading_job(conn) if self._reads[index] else None
+            if not self._reads[index]:
+                return None
+            self._open_at_turn[index] = not conn.lost.is_set()
+            return await reading_job(conn) if self._open_at_turn[index] else None
 
         [run] = await run_on_servers(
             [spec], job, protocol=self.protocol, timeout=self.timeout, interrupt=self.interrupt
@@ -442,9 +453,9 @@ async def read_command(
 ) -> int:
     """Read `uri` (or follow it, `watch`); the first Ctrl+C stops and prints what is done, exit 130."""
     interrupt = Interrupt(abandons=f"reading {shown_uri(uri)}")
-    code = EXIT_INTERRUPTED
+    done: int | Callable[[], int] = EXIT_INTERRUPTED
     async with stopping_on_ctrl_c(interrupt) as ctrl_c:
-        code = await _read(
+        done = await _read(
             specs,
             uri,
             bounds,
@@ -454,7 +465,11 @@ async def read_command(
             watch=watch,
             interrupt=interrupt,
         )
-    return EXIT_INTERRUPTED if ctrl_c.aborted else code
+    if ctrl_c.aborted:
+        return EXIT_INTERRUPTED
+    # Written once the servers are done: Ctrl+C then lets the output finish (a second cuts it), as for
+    # `tree` (`ctrl_c.finish_output_on_ctrl_c`); inside the block the signal was dropped at its end.
+    return done() if callable(done) else done
 
 
 async def _read(
@@ -467,8 +482,9 @@ async def _read(
     as_json: bool,
     watch: Watch | None,
     interrupt: Interrupt,
-) -> int:
-    """List, choose and read while the connections that listed are open; say what came once they closed."""
+) -> int | Callable[[], int]:
+    """List, choose and read while the connections that listed are open; what came, to be said once
+    they closed (`--watch` prints as versions come, and returns its code)."""
     read: tuple[ServerSpec, Outcome[dict[str, Any]]] | None = None
     listed = servers_for(specs, uri, bounds, protocol=protocol, timeout=timeout, interrupt=interrupt)
     async with listed as (outcomes, reader):
@@ -485,7 +501,7 @@ async def _read(
         return await watch_on(
             choice, uri, watch, protocol=protocol, timeout=timeout, as_json=as_json, interrupt=interrupt
         )
-    return report(choice, *read, uri, as_json=as_json)
+    return partial(report, choice, *read, uri, as_json=as_json)
 
 
 async def read_in_turn(choice: Choice, reader: Reader) -> tuple[ServerSpec, Outcome[dict[str, Any]]]:
