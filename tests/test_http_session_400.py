@@ -243,3 +243,119 @@ async def test_the_tui_shows_the_server_failed_when_no_session_lives(forgets_for
         status = screen.catalogue.servers["forgets"]
         assert status.state == "failed" and status.error is not None
         assert f"saying '{NO_VALID_SESSION}'" in status.error
+
+
+BROKEN = "http://a/broken"
+
+
+class _BrokenRead(_Forgets):
+    """Forgets nothing; a read of `BROKEN` is answered an error of its own (`broken`), other reads work."""
+
+    forget_at = None
+
+    def read_answer(self, message: dict[str, object]) -> None:
+        params = message.get("params")
+        if isinstance(params, dict) and params.get("uri") == BROKEN:
+            self.broken()
+        else:
+            super().read_answer(message)
+
+    def broken(self) -> None:
+        raise NotImplementedError
+
+
+class _NotReadyYet(_BrokenRead):
+    """HTTP 500 with a line of text saying "not initialized" (of the server's index, not of a session)."""
+
+    def broken(self) -> None:
+        self._send(500, b"search index not initialized yet", "text/plain")
+
+
+class _NoSuchResource(_BrokenRead):
+    """HTTP 400 with a JSON-RPC error -32002 (resource not found), id null, that speaks of a session id."""
+
+    def broken(self) -> None:
+        error = {"code": -32002, "message": "Resource not found: invalid session id in URI"}
+        self._json(400, {"jsonrpc": "2.0", "id": None, "error": error})
+
+
+class _RestartsTwice(_Forgets):
+    """Forgets every session at the first and the third read (restarted twice), answering 400 as
+    server-everything; reads in between work."""
+
+    forget_at = None
+    reads: ClassVar[int]
+
+    def read_answer(self, message: dict[str, object]) -> None:
+        with self.lock:
+            type(self).reads += 1
+            forgets = type(self).reads in (1, 3)
+            if forgets:
+                self.alive.clear()
+        if forgets:
+            self._json(400, {"jsonrpc": "2.0", "error": {"code": -32000, "message": NO_VALID_SESSION}})
+        else:
+            super().read_answer(message)
+
+
+@pytest.fixture
+def not_ready_yet() -> Iterator[str]:
+    yield from _serve(_NotReadyYet)
+
+
+@pytest.fixture
+def no_such_resource() -> Iterator[str]:
+    yield from _serve(_NoSuchResource)
+
+
+@pytest.fixture
+def restarts_twice() -> Iterator[str]:
+    _RestartsTwice.reads = 0
+    yield from _serve(_RestartsTwice)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("handler", "said"),
+    [
+        (
+            _NotReadyYet,
+            "the server answered HTTP 500 Internal Server Error to resources/read: "
+            "'search index not initialized yet'",
+        ),
+        (_NoSuchResource, "the server answered error -32002: Resource not found: invalid session id in URI"),
+    ],
+)
+async def test_an_error_to_a_read_that_speaks_of_sessions_is_the_reads_own_and_the_server_stays_usable(
+    handler: type[_BrokenRead], said: str
+) -> None:
+    """Before, the words ("not initialized", "invalid session") started a new session, the read was sent
+    again, and the connection ended saying the server "keeps no session": the TUI showed it failed."""
+    for url in _serve(handler):
+        spec = ServerSpec(name="srv", transport="http", url=url)
+        async with settled_app(spec, timeout=float(NEVER)) as (app, _pilot):
+            supervisor = main_screen(app).supervisor
+            with pytest.raises(ServerFault) as failed:
+                await supervisor.read("srv", BROKEN)
+            assert said in str(failed.value)
+            assert "keeps no session" not in str(failed.value)
+            answer = await supervisor.read("srv", URI)  # the same connection serves the next read
+            assert "hello from the new session" in str(answer)
+            assert supervisor.is_connected("srv")
+        assert handler.opened == 1  # no new session
+
+
+@pytest.mark.anyio
+async def test_a_server_restarted_twice_is_given_a_new_session_both_times(restarts_twice: str) -> None:
+    """Before, the second restart ended the connection saying the server "keeps no session", though the
+    session started after the first restart had worked."""
+    spec = ServerSpec(name="srv", transport="http", url=restarts_twice)
+    async with settled_app(spec, timeout=float(NEVER)) as (app, _pilot):
+        supervisor = main_screen(app).supervisor
+        for _ in range(3):  # forgotten (sent again in s2), works in s2, forgotten again (sent again in s3)
+            answer = await supervisor.read("srv", URI)
+            assert "hello from the new session" in str(answer)
+        assert supervisor.is_connected("srv")
+    assert _RestartsTwice.opened == 3
+    reads = [sent for method, sent in _RestartsTwice.seen if method == "resources/read"]
+    assert reads == ["s1", "s2", "s2", "s3", "s3"]

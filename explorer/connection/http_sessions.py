@@ -18,11 +18,14 @@ know with HTTP 400, not 404: the reference server (server-everything) and the Ty
 send a JSON-RPC error without an id, "Bad Request: No valid session ID provided" (or "Server not
 initialized"). The SDK could not read that body and made its own -32603 "Server returned an error
 response": the TUI said "internal error", never the server's words, every later request failed alike and
-the server stayed shown connected. A 400 (or another error status but 401/403, 404 and 431) to a request
-that carried the session id, whose body (a JSON-RPC error, or text) says the session is unknown, invalid,
-expired or not initialized (`_SESSION_LOST`), is taken as a 404: a new session once, the request sent
-again, else `SessionGone`. An error about the request itself (-32602 invalid params, -32601, -32700) never
-is, whatever it says: a real 400 to a bad request stays that request's answer.
+the server stayed shown connected. An HTTP 400 (exactly) to a request that carried the session id, whose
+body is text or a JSON-RPC error naming no request (id null or absent) with code -32000, -32001 or none,
+and says the session is unknown, invalid, expired or the server not initialized (`_SESSION_LOST`), is
+taken as a 404: a new session, the request sent again, else `SessionGone`. Any other error (a 500 "search
+index not initialized yet", a -32002 "resource not found: invalid session id in URI", an error naming the
+request) is that request's answer, whatever it says. Once a request succeeded in the new session, a later
+end of it (a second restart) starts a new session again; a request that finds its new session ended too
+ends the connection.
 
 Any other error status (not 401/403, whose advice the connection gives) to a request after connecting is
 handed on with the server's words (`_handed_on`): a JSON-RPC error in its body as the request's answer
@@ -87,15 +90,14 @@ _AUTH_STATUSES = (401, 403)  # credentials refused: the connection's advice (`se
 _WORDED = ("application/json", "text/plain")  # an error's body of these types is read for the server's words
 _MOST_WORDS = 200  # characters of an error's words a sentence quotes
 _SESSION_LOST = re.compile(
-    r"\b(?:no valid|invalid|unknown|expired|stale)\b[^.;:!?]{0,24}\bsession\b"
-    r"|\bsession\b(?:[ -]?ids?\b)?[^.;:!?]{0,24}?\b(?:invalid|not valid|no longer valid|not found|unknown|"
-    r"expired|terminated|does not exist|doesn't exist)\b"
-    r"|\bnot (?:yet )?initiali[sz]ed\b",
+    r"\b(?:no valid|invalid|unknown|expired)\b[^.;:!?]{0,24}\bsession\b"
+    r"|\bsession\b(?:[ -]?ids?\b)?[^.;:!?]{0,24}?\b(?:not found|expired|terminated)\b"
+    r"|\b(?:server|session)\b(?: is)? not (?:yet )?initiali[sz]ed\b",
     re.IGNORECASE,
 )
 """What a server's error says when it no longer knows the session id sent ("Bad Request: No valid session
-ID provided", "Session not found", "Server not initialized")."""
-_REQUESTS_OWN = (-32700, -32601, -32602)  # JSON-RPC codes that are about the request, never the session
+ID provided", "Session not found", "Bad Request: Server not initialized")."""
+_SESSION_CODES = (-32000, -32001)  # the codes servers give the error of an unknown session (or none)
 
 
 class SessionGone(ServerSentence):
@@ -119,6 +121,7 @@ class _Session:
         self.initialize: bytes | None = None
         self.initialized: bytes | None = None
         self.renewed_to: str | None = None  # the new session's id (None: not renewed)
+        self.proven = False  # a request succeeded in `renewed_to`: when it ends too, it is renewed again
         self.stale: set[str] = set()  # ids the SDK still sends, replaced by `renewed_to`
         self.gone: str | None = None  # why no session can be had any more
         self.lock = anyio.Lock()
@@ -162,6 +165,8 @@ class _SessionKeeping(httpx2.AsyncClient):
             _bound_session_id(response)
         sent = request.headers.get(SESSION_HEADER)
         status = response.status_code
+        if 200 <= status < 300 and sent is not None and sent == session.renewed_to:
+            session.proven = True  # the new session works: a later restart is renewed again
         if request_id(request) is None or status < 400 or status in _AUTH_STATUSES:
             return response  # a notification's status is ignored (the SDK's own for another request's)
         if status == 431:
@@ -184,7 +189,7 @@ class _SessionKeeping(httpx2.AsyncClient):
             if session.gone is not None:
                 raise SessionGone(session.gone)
             renewed = session.renewed_to
-            if renewed is None:
+            if renewed is None or (sent == renewed and session.proven):  # not renewed, or restarted again
                 asked = ANSWERING.get()
                 try:
                     renewed = await self._renew(request, sent, ended)
@@ -195,6 +200,8 @@ class _SessionKeeping(httpx2.AsyncClient):
                 raise SessionGone(session.gone)
             retried = _again(self, request, renewed)
         answer = await super().send(retried, stream=stream, auth=auth, follow_redirects=follow_redirects)
+        if 200 <= answer.status_code < 300 and renewed == session.renewed_to:
+            session.proven = True
         if answer.status_code < 400 or answer.status_code in _AUTH_STATUSES:
             return answer
         if answer.status_code != 404:
@@ -242,6 +249,7 @@ class _SessionKeeping(httpx2.AsyncClient):
             raise SessionGone(session.gone)
         session.stale.add(old)
         session.renewed_to = new
+        session.proven = False
         if session.initialized is not None:
             told = _again(self, request, new, content=session.initialized)
             with contextlib.suppress(httpx2.HTTPError):  # the request sent again says if the session works
@@ -346,14 +354,23 @@ class _Said:
     body: bytes
     words: str
     error: dict[str, Any] | None
+    code: int = 0  # the HTTP status
+    plain: bool = False  # the body is text/plain
+    named: bool = False  # the JSON-RPC error gives an id: it answers a request, not the session
 
     @property
     def session_lost(self) -> bool:
-        """Whether it says the session id sent is unknown: a JSON-RPC error about the request itself (its
-        params, its method) never does."""
-        if self.error is not None and self.error.get("code") in _REQUESTS_OWN:
+        """Whether it is what servers answer a session id they do not know: HTTP 400 exactly, with text or a
+        JSON-RPC error naming no request whose code is -32000, -32001 or none, saying so (`_SESSION_LOST`).
+        Any other error (a 500, a -32002 "resource not found", an error naming the request) is the
+        request's own, whatever its words."""
+        if self.code != 400:
             return False
-        return _SESSION_LOST.search(self.words) is not None
+        if self.error is None:
+            shaped = self.plain
+        else:
+            shaped = not self.named and self.error.get("code") in (None, *_SESSION_CODES)
+        return shaped and _SESSION_LOST.search(self.words) is not None
 
 
 async def _error_said(response: httpx2.Response) -> _Said | None:
@@ -368,23 +385,25 @@ async def _error_said(response: httpx2.Response) -> _Said | None:
         async for piece in response.aiter_bytes():
             body += piece
             if len(body) > _MOST_ERROR_BODY:
-                return _Said(status, b"", "", None)
+                return _Said(status, b"", "", None, response.status_code)
     except (httpx2.HTTPError, httpx2.StreamError):
-        return _Said(status, b"", "", None)
+        return _Said(status, b"", "", None, response.status_code)
     finally:
         await response.aclose()
     text = bytes(body).decode("utf-8", errors="replace")
     error: dict[str, Any] | None = None
+    named = False
     with contextlib.suppress(orjson.JSONDecodeError):
         answer = orjson.loads(body)
         found = answer.get("error") if isinstance(answer, dict) else None
         if isinstance(found, dict) and isinstance(found.get("message"), str):
             error = found
             text = cast(str, found["message"])
+            named = answer.get("id") is not None
     words = " ".join(text.split())
     if len(words) > _MOST_WORDS:
         words = f"{words[:_MOST_WORDS]}… [+{len(words) - _MOST_WORDS:,} chars]"
-    return _Said(status, bytes(body), words, error)
+    return _Said(status, bytes(body), words, error, response.status_code, kind == "text/plain", named)
 
 
 async def _handed_on(
