@@ -219,3 +219,29 @@ async def test_the_tui_shows_a_quiet_http_server_that_went_away_failed() -> None
             await pilot.pause()
             bar = str(screen.query_one(ServerBar).render())
             assert "✗" in bar and "doc" in bar, bar
+
+
+@pytest.mark.anyio
+async def test_no_ping_goes_out_while_the_connection_may_not_ping(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A connection logged in with OAuth is not pinged (`ServerConnection._may_ping`): a ping refused
+    once the token expired would start a login no user action asked for. The watch asks again at each
+    quiet spell, and pings once it may."""
+    from explorer.connection import liveness
+
+    monkeypatch.setattr(liveness, "IDLE_BEFORE_PING", 0.001)
+    asked: list[bool] = []
+    pinged: list[float] = []
+    lost = anyio.Event()
+
+    def may_ping() -> bool:
+        asked.append(len(asked) >= 5)  # refused five spells, then allowed
+        return asked[-1]
+
+    async def ping(session: object, timeout: float) -> str | None:
+        pinged.append(timeout)
+        return "gone"  # the transport failed: the watch ends, `lost` set
+
+    monkeypatch.setattr(liveness, "ping", ping)
+    with anyio.fail_after(30):  # a hang guard
+        await liveness.Liveness().run(None, 7.0, lost, may_ping)  # type: ignore[arg-type]
+    assert asked == [False] * 5 + [True] and pinged == [7.0] and lost.is_set()

@@ -33,6 +33,7 @@ connection cancels the watch with nothing to wait for (no courtesy cancel is sen
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -67,13 +68,23 @@ class Liveness:
     def heard(self) -> None:
         self._last = anyio.current_time()
 
-    async def run(self, session: ClientSession, timeout: float, lost: anyio.Event) -> None:
+    async def run(
+        self,
+        session: ClientSession,
+        timeout: float,
+        lost: anyio.Event,
+        may_ping: Callable[[], bool] = lambda: True,
+    ) -> None:
         """Ping the server after each quiet spell until the connection closes (cancelled) or is lost
-        (`lost` set, here or elsewhere)."""
+        (`lost` set, here or elsewhere). `may_ping` false: not this spell (a connection logged in with
+        OAuth: a ping the server refuses once the token expired would start a login nobody asked for)."""
         while not lost.is_set():
             quiet = anyio.current_time() - self._last
             if quiet < IDLE_BEFORE_PING:
                 await anyio.sleep(IDLE_BEFORE_PING - quiet)
+                continue
+            if not may_ping():
+                self.heard()
                 continue
             why = await ping(session, timeout)
             self.heard()  # answered or not: the next ping after another quiet spell

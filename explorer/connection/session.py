@@ -217,8 +217,13 @@ class ServerConnection:
             self._stack.callback(group.cancel_scope.cancel)
         if self.liveness is not None and not self._probe:
             pings = await self._stack.enter_async_context(anyio.create_task_group())
-            pings.start_soon(self.liveness.run, self.client.session, self.timeout, self.lost)
+            pings.start_soon(self.liveness.run, self.client.session, self.timeout, self.lost, self._may_ping)
             self._stack.callback(pings.cancel_scope.cancel)
+
+    def _may_ping(self) -> bool:
+        """No liveness ping over a connection logged in with OAuth: refused once its token expired, it
+        would start an authorization (a browser opening) that no user action asked for."""
+        return self.login is None or not self.login.logged_in
 
     async def set_log_level(self, level: str) -> str | None:
         """Which log entries the server sends; returns why it could not be changed, or None.
