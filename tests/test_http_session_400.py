@@ -16,6 +16,7 @@ import threading
 from collections.abc import Iterator
 from typing import ClassVar
 
+import anyio
 import pytest
 
 from explorer.config import ServerSpec
@@ -41,6 +42,7 @@ class _Forgets(QuietHandler):
     seen: ClassVar[list[tuple[str, str | None]]]  # (method, session id) of each POST
     forgot: ClassVar[bool]
     forget_at: ClassVar[str | None] = "resources/read"
+    capabilities: ClassVar[dict[str, object]] = {"resources": {}}
 
     def do_POST(self) -> None:
         message = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
@@ -61,7 +63,7 @@ class _Forgets(QuietHandler):
                     self.alive.add(given)
             result = {
                 "protocolVersion": "2025-11-25",
-                "capabilities": {"resources": {}},
+                "capabilities": self.capabilities,
                 "serverInfo": {"name": "forgets", "version": "1"},
             }
             self._json(200, {"jsonrpc": "2.0", "id": message["id"], "result": result}, given)
@@ -359,3 +361,39 @@ async def test_a_server_restarted_twice_is_given_a_new_session_both_times(restar
     assert _RestartsTwice.opened == 3
     reads = [sent for method, sent in _RestartsTwice.seen if method == "resources/read"]
     assert reads == ["s1", "s2", "s2", "s3", "s3"]
+
+
+class _ForgetsFollowed(_Forgets):
+    """As `_Forgets`, offering subscriptions: a resource followed in the first session."""
+
+    capabilities: ClassVar[dict[str, object]] = {"resources": {"subscribe": True}}
+
+
+@pytest.fixture
+def forgets_followed() -> Iterator[str]:
+    yield from _serve(_ForgetsFollowed)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("followed", [True, False])
+async def test_a_new_session_ends_a_connection_that_followed_something(
+    forgets_followed: str, followed: bool
+) -> None:
+    """A reviewer's find: the session renewed without a word, `resources/subscribe` never sent again and
+    the event stream gone, so `read --watch` and the TUI's follows waited for changes that could not
+    come. With something followed, the connection is now said lost (reconnecting follows it again);
+    with nothing followed, requests go on in the new session."""
+    from explorer.connection.session import ServerConnection
+
+    spec = ServerSpec(name="forgets", transport="http", url=forgets_followed)
+    with anyio.fail_after(RUN_AT_MOST):  # a hang guard
+        async with ServerConnection(spec, protocol="legacy", timeout=float(NEVER)) as conn:
+            if followed:
+                assert await conn.follow(URI), conn.follower.problem
+            answer = await conn.read_resource(URI)  # the server forgets its sessions here
+            assert answer["contents"][0]["text"] == "hello from the new session"
+            assert conn.lost.is_set() is followed
+            if followed:
+                said = (await conn.loss_fault()).message
+                assert "the server started over" in said and "reconnect to follow it again" in said, said
+    assert _ForgetsFollowed.opened == 2

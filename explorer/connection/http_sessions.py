@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -104,20 +105,23 @@ class SessionGone(ServerSentence):
     """The server ended its session and a new one could not be had: the connection ends with this."""
 
 
-def keep_sessions(client: httpx2.AsyncClient) -> None:
+def keep_sessions(client: httpx2.AsyncClient, on_renewed: Callable[[], None] | None = None) -> None:
     """Make `client` (the SDK's Streamable HTTP client) start a session the server ended again, once, and
     refuse a session id over `MOST_SESSION_ID` (see the module docstring). Its class is swapped for one
     with this `send`, as `http_limits.guard_posts` does: the client stays the one the transport uses."""
     client.__class__ = _SessionKeeping
-    cast(_SessionKeeping, client).sessions = _Session(given_headers(client))
+    cast(_SessionKeeping, client).sessions = _Session(given_headers(client), on_renewed)
 
 
 class _Session:
     """What a new session needs (the bodies of the SDK's `initialize` and `notifications/initialized`),
     and what became of the first one."""
 
-    def __init__(self, given: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self, given: frozenset[str] = frozenset(), on_renewed: Callable[[], None] | None = None
+    ) -> None:
         self.given = given  # the names of the user's own headers (-H, config), for what a 431 says
+        self.on_renewed = on_renewed  # told of each new session (the connection's follows are gone)
         self.initialize: bytes | None = None
         self.initialized: bytes | None = None
         self.renewed_to: str | None = None  # the new session's id (None: not renewed)
@@ -254,6 +258,8 @@ class _SessionKeeping(httpx2.AsyncClient):
             told = _again(self, request, new, content=session.initialized)
             with contextlib.suppress(httpx2.HTTPError):  # the request sent again says if the session works
                 await _drained(await super().send(told, stream=True))
+        if session.on_renewed is not None:
+            session.on_renewed()
         return new
 
 

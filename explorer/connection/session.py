@@ -220,6 +220,20 @@ class ServerConnection:
             pings.start_soon(self.liveness.run, self.client.session, self.timeout, self.lost, self._may_ping)
             self._stack.callback(pings.cancel_scope.cancel)
 
+    def _session_renewed(self) -> None:
+        """The server ended the HTTP session and a new one was started (it restarted on the same port):
+        requests go on in it, but what is followed is not followed there, and the event stream that
+        brought the changes is gone. With something followed, the connection is said lost (a reconnect
+        follows it again: the TUI's `R`; `read --watch` ends, exit 1) rather than left deaf."""
+        if self.follower.following:
+            why = (
+                "the server started over (it ended the session and a new one was needed), so what was "
+                "followed is followed no more: reconnect to follow it again"
+            )
+            if self.liveness is not None:
+                self.liveness.why = why
+            self.lost.set()
+
     def _may_ping(self) -> bool:
         """No liveness ping over a connection logged in with OAuth: refused once its token expired, it
         would start an authorization (a browser opening) that no user action asked for."""
@@ -269,6 +283,7 @@ class ServerConnection:
         stack = AsyncExitStack()
         self.lost = anyio.Event()  # a fallback's second attempt starts with a live connection
         watch = self._connect_watch = DiscoverWait()
+        self.http_answers.on_renewed = self._session_renewed
         try:
             streams = await stack.enter_async_context(
                 open_transport(

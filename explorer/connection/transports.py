@@ -76,6 +76,9 @@ class HttpAnswers:
     errors: list[HttpAnswer] = field(default_factory=list)
     limit: int = 20
     redirects: list[HttpAnswer] = field(default_factory=list)  # the last `limit` ones
+    # Called when the server ended the session and a new one was started (`http_sessions`): what the
+    # connection had set up in the old one (subscriptions, the event stream) is gone.
+    on_renewed: Callable[[], None] | None = field(default=None, compare=False)
 
     async def on_response(self, response: httpx2.Response) -> None:
         request = response.request
@@ -211,8 +214,14 @@ def _http_client(
     else:
         from explorer.connection.http_sessions import keep_sessions
 
-        keep_sessions(client)
+        keep_sessions(client, on_renewed=functools.partial(_tell_renewed, answers))
     return client
+
+
+def _tell_renewed(answers: HttpAnswers | None) -> None:
+    """A new session was started: the connection is told (`HttpAnswers.on_renewed`), when it listens."""
+    if answers is not None and answers.on_renewed is not None:
+        answers.on_renewed()
 
 
 def _waits_at_most(seconds: float) -> Callable[[httpx2.Request], Awaitable[None]]:
