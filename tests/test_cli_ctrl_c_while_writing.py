@@ -81,15 +81,24 @@ class Writer:
         self.proc.wait()
 
 
-def test_one_ctrl_c_while_writing_leaves_a_whole_document_and_exit_130() -> None:
-    writer = Writer()
+def ctrl_c_while_writing(writer: Writer, *, times: int = 1) -> tuple[bytes, str]:
+    """Press Ctrl+C `times` while `writer` writes (the first one taken before the next); all it wrote,
+    and its stderr."""
     try:
         start = writer.first_bytes()
         writer.ctrl_c_taken()
+        for _ in range(times - 1):
+            writer.proc.send_signal(signal.SIGINT)
         rest, stderr = writer.rest()
     finally:
         writer.close()
-    document = json.loads(start + rest)
+    return start + rest, stderr
+
+
+def test_one_ctrl_c_while_writing_leaves_a_whole_document_and_exit_130() -> None:
+    writer = Writer()
+    written, stderr = ctrl_c_while_writing(writer)
+    document = json.loads(written)
     assert len(document["resources"]) == 20000
     assert document["tree"]["count"] == 20002  # 20,000 resources and the fixture's two templates
     assert writer.proc.returncode == 130, stderr
@@ -98,15 +107,9 @@ def test_one_ctrl_c_while_writing_leaves_a_whole_document_and_exit_130() -> None
 
 def test_a_second_ctrl_c_while_writing_stops_and_says_the_output_is_incomplete() -> None:
     writer = Writer()
-    try:
-        start = writer.first_bytes()
-        writer.ctrl_c_taken()
-        writer.proc.send_signal(signal.SIGINT)
-        rest, stderr = writer.rest()
-    finally:
-        writer.close()
+    written, stderr = ctrl_c_while_writing(writer, times=2)
     with pytest.raises(json.JSONDecodeError):
-        json.loads(start + rest)
+        json.loads(written)
     assert writer.proc.returncode == 130, stderr
     assert stderr.rstrip("\n").endswith(CUT_SHORT), stderr
     assert "Traceback" not in stderr, stderr
@@ -132,12 +135,7 @@ def test_one_ctrl_c_while_read_writes_leaves_a_whole_document_and_exit_130(
     big = tiny_server(tmp_path, BIG_READ)
     others = ("-s", demo_server()) if servers == 2 else ()
     writer = Writer("-s", big, *others, "read", "x://big", "--json")
-    try:
-        start = writer.first_bytes()
-        writer.ctrl_c_taken()
-        rest, stderr = writer.rest()
-    finally:
-        writer.close()
-    document = json.loads(start + rest)
+    written, stderr = ctrl_c_while_writing(writer)
+    document = json.loads(written)
     assert document["ok"] is True and len(document["result"]["contents"][0]["text"]) == 8_000_000
     assert writer.proc.returncode == 130, stderr

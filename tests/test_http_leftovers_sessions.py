@@ -37,6 +37,7 @@ class _Sessions(QuietHandler):
     opened: ClassVar[int]
     seen: ClassVar[list[tuple[str, str | None]]]  # (method, session id) of each POST
     session_id: ClassVar[str] = ""  # the id `initialize` gives, when set (else s1, s2...)
+    capabilities: ClassVar[dict[str, object]] = {"resources": {}}
 
     def do_POST(self) -> None:
         message = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
@@ -56,12 +57,12 @@ class _Sessions(QuietHandler):
                     self.alive.add(given)
             result = {
                 "protocolVersion": "2025-11-25",
-                "capabilities": {"resources": {}},
+                "capabilities": self.capabilities,
                 "serverInfo": {"name": "sessions", "version": "1"},
             }
             self._json(200, {"jsonrpc": "2.0", "id": message["id"], "result": result}, given)
         elif sent not in self.alive or self.ends(method, sent):
-            self._empty(404)
+            self.unknown_session()
         elif "id" not in message:
             self._empty(202)
         else:
@@ -74,6 +75,10 @@ class _Sessions(QuietHandler):
     def welcomes(self, opened: int) -> bool:
         """Whether the `opened`-th session starts alive."""
         return True
+
+    def unknown_session(self) -> None:
+        """The answer to a request in a session that is not alive: 404, as the spec says."""
+        self._empty(404)
 
     def ends(self, method: str, sent: str | None) -> bool:
         """Whether `method` in session `sent` ends that session (answered 404 from then on)."""
@@ -132,6 +137,10 @@ class _EndsAtOnce(_Sessions):
 
 class _EndsOnce(_Sessions):
     """The first session ends at the first resources/list; the second one works."""
+
+    def unknown_session(self) -> None:
+        """The answer to a request in a session that is not alive: 404, as the spec says."""
+        self._empty(404)
 
     def ends(self, method: str, sent: str | None) -> bool:
         if method == "resources/list" and sent == "s1":

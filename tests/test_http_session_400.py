@@ -11,7 +11,6 @@ that says something else is that request's answer, with the server's words quote
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Iterator
 from typing import ClassVar
@@ -23,7 +22,8 @@ from explorer.config import ServerSpec
 from explorer.connection.errors import ServerFault
 from tests.app_helpers import main_screen, settled_app, wait_for
 from tests.helpers.cli import run_cli
-from tests.helpers.loopback_http import QuietHandler, served
+from tests.helpers.loopback_http import served
+from tests.test_http_leftovers_sessions import _Sessions
 
 NEVER = "60"  # a request that waits for its timeout fails the run (`RUN_AT_MOST`), not just its text
 RUN_AT_MOST = 45.0
@@ -31,79 +31,36 @@ URI = "http://a/b"
 NO_VALID_SESSION = "Bad Request: No valid session ID provided"  # server-everything's words
 
 
-class _Forgets(QuietHandler):
-    """Streamable HTTP in the handshake era with sessions `s1`, `s2`...; a request in a session it does not
-    know is answered 400 with server-everything's body. It forgets every session when it is first asked
-    to read (`forget_at`), as a restart would; subclasses answer a read otherwise (`read_answer`)."""
+class _Forgets(_Sessions):
+    """Streamable HTTP in the handshake era with sessions `s1`, `s2`... (`_Sessions`); a request in a
+    session it does not know is answered 400 with server-everything's body. It forgets every session when
+    it is first asked to read (`forget_at`), as a restart would; subclasses answer a read otherwise
+    (`read_answer`)."""
 
-    lock: ClassVar[threading.Lock]
-    alive: ClassVar[set[str]]
-    opened: ClassVar[int]
-    seen: ClassVar[list[tuple[str, str | None]]]  # (method, session id) of each POST
     forgot: ClassVar[bool]
     forget_at: ClassVar[str | None] = "resources/read"
-    capabilities: ClassVar[dict[str, object]] = {"resources": {}}
 
-    def do_POST(self) -> None:
-        message = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
-        method, sent = str(message.get("method")), self.headers.get("Mcp-Session-Id")
+    def answered(self, message: dict[str, object]) -> bool:
+        method, sent = message.get("method"), self.headers.get("Mcp-Session-Id")
         with self.lock:
-            type(self).seen.append((method, sent))
             if method == self.forget_at and not type(self).forgot:
                 type(self).forgot = True
                 self.alive.clear()
-        if method == "server/discover":  # the handshake era: the method is unknown
-            error = {"code": -32601, "message": "Method not found"}
-            self._json(200, {"jsonrpc": "2.0", "id": message["id"], "error": error})
-        elif method == "initialize":
-            with self.lock:
-                type(self).opened += 1
-                given = f"s{self.opened}"
-                if self.welcomes(self.opened):
-                    self.alive.add(given)
-            result = {
-                "protocolVersion": "2025-11-25",
-                "capabilities": self.capabilities,
-                "serverInfo": {"name": "forgets", "version": "1"},
-            }
-            self._json(200, {"jsonrpc": "2.0", "id": message["id"], "result": result}, given)
-        elif sent not in self.alive:  # as server-everything: no id in the body (it never parsed the request)
-            self._json(400, {"jsonrpc": "2.0", "error": {"code": -32000, "message": NO_VALID_SESSION}})
-        elif "id" not in message:
-            self._send(202, b"", "")
-        elif method == "resources/read":
+        if method == "resources/read" and sent in self.alive and "id" in message:
             self.read_answer(message)
-        else:
-            result = {
-                "resources/list": {"resources": [{"uri": URI, "name": "b"}]},
-                "resources/templates/list": {"resourceTemplates": []},
-            }.get(method, {})
-            self._json(200, {"jsonrpc": "2.0", "id": message["id"], "result": result})
+            return True
+        return False
 
-    def welcomes(self, opened: int) -> bool:
-        """Whether the `opened`-th session starts alive."""
-        return True
+    def unknown_session(self) -> None:  # as server-everything: no id in the body (it never read the request)
+        self._json(400, {"jsonrpc": "2.0", "error": {"code": -32000, "message": NO_VALID_SESSION}})
 
     def read_answer(self, message: dict[str, object]) -> None:
         contents = [{"uri": URI, "text": "hello from the new session"}]
         self._json(200, {"jsonrpc": "2.0", "id": message["id"], "result": {"contents": contents}})
 
-    def do_GET(self) -> None:
-        self._send(405, b"", "")
-
-    def do_DELETE(self) -> None:
-        self._send(200, b"", "")
-
-    def _json(self, status: int, answer: dict[str, object], session: str | None = None) -> None:
-        headers = {"Mcp-Session-Id": session} if session is not None else {}
-        self._send(status, json.dumps(answer).encode(), "application/json", headers)
-
-    def _send(self, status: int, body: bytes, kind: str, headers: dict[str, str] | None = None) -> None:
+    def _send(self, status: int, body: bytes, kind: str) -> None:
         self.send_response(status)
-        if kind:
-            self.send_header("Content-Type", kind)
-        for name, value in (headers or {}).items():
-            self.send_header(name, value)
+        self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
