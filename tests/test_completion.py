@@ -145,6 +145,8 @@ async def test_errors_never_escape_but_cancellation_does() -> None:
     assert fault.values == [] and fault.reason == "boom"
     odd = await Completer(FakeSource(error=RuntimeError("odd"))).template("x://{a}", "a", "")
     assert odd.values == [] and odd.reason is not None and "odd" in odd.reason
+    broken = await Completer(FakeSource(error=anyio.BrokenResourceError())).template("x://{a}", "a", "")
+    assert broken.reason == "completion failed: the connection to the server broke (did it exit?)"
     with anyio.move_on_after(0.05) as scope:
         await Completer(FakeSource({"values": ["late"]}, delay=5)).template("x://{a}", "a", "")
     assert scope.cancelled_caught

@@ -194,7 +194,8 @@ def describe_login_failure(exc: BaseException) -> str:
     """One sentence for a failed login (the SDK's messages are kept: they name the step and the status)."""
     from mcp.client.auth import OAuthFlowError, OAuthRegistrationError, OAuthTokenError
 
-    text = str(exc).strip() or type(exc).__name__
+    name = type(exc).__name__
+    text = str(exc).strip() or "it gave no reason"
     if isinstance(exc, RedirectError | LoginRequestFailed):
         return text
     if isinstance(exc, OAuthRegistrationError):
@@ -205,7 +206,9 @@ def describe_login_failure(exc: BaseException) -> str:
         return text
     if isinstance(exc, httpx2.HTTPError):
         return f"a request to the authorization server failed: {text}"
-    return f"{type(exc).__name__}: {text}"
+    if type(exc).__module__ == "builtins":  # a plain Python error: its name helps a report
+        return f"{text} ({name})"
+    return text  # another library's class name means nothing to a user (as `describe_exception`)
 
 
 class _Watched(httpx2.Auth):

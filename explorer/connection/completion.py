@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from explorer.connection.errors import ServerFault
+from explorer.connection.errors import ServerFault, describe_exception
 from explorer.model.suggestions import Suggestions, parse_completion
 
 __all__ = ["Completer", "CompletionSource"]
@@ -92,7 +92,8 @@ class Completer:
         except ServerFault as fault:
             return Suggestions(reason=fault.message)
         except Exception as exc:  # a bug or an odd transport error still only costs the suggestions
-            return Suggestions(reason=f"completion failed: {exc or type(exc).__name__}")
+            # Said as every fault is: a library's exception with no text once showed its class name.
+            return Suggestions(reason=describe_exception(exc, action="completion failed").message)
         if not isinstance(completion, Mapping):
             return Suggestions(reason="the server's completion is not a JSON object")
         return parse_completion(completion)

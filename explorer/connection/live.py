@@ -376,7 +376,7 @@ class Follower:
                     refusal = self._fault_sentence(exc)
                     if getattr(exc, "code", None) == METHOD_NOT_FOUND:
                         self._unsupported = refusal
-                ended = _first_line(exc)
+                ended = self._ended_reason(exc)
             finally:
                 self.listening = False
             if self._changed.is_set():
@@ -416,6 +416,13 @@ class Follower:
         fault = describe_exception(exc, action=LISTEN_ACTION, timeout=self.conn.timeout)
         return redact(fault.message, self.conn.spec)
 
+    def _ended_reason(self, exc: BaseException) -> str:
+        """Why the stream ended, said as every fault is (masked, never a library's class name: an
+        exception with no text read "(ClosedResourceError)"), without the action the message names."""
+        said = self._fault_sentence(exc)
+        prefix = f"{LISTEN_ACTION}: "
+        return said[len(prefix) :] if said.startswith(prefix) else said
+
 
 def _unwrapped(exc: Exception) -> Exception:
     """The one failure inside (nested) groups of one, else `exc` itself."""
@@ -440,8 +447,3 @@ async def _call(handler: NewsHandler, news: News) -> None:
     result = handler(news)
     if result is not None:
         await result
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0][:200] if text else type(exc).__name__
