@@ -23,9 +23,10 @@ anyway: the server decides.
 JSON shapes (the server's own data always under its own key, so it can never overwrite the explorer's):
 `prompts`: `{"servers": [SERVER], "prompts": [{"server": NAME, "prompt": {as listed}, "problems": [..]}]}`;
 `prompt`: `{"server", "prompt", "arguments", "ok", "result": {as sent} | "error": ERROR, "servers": [SERVER]}`
-with SERVER `{"name", "ok", "error": ERROR | null}` and ERROR `{"code", "message", "data", "origin"}`
-(`explorer.cli.output.error_json`: `origin` is "server" for an error the server answered with, else
-"explorer").
+with SERVER `{"name", "ok", "error": ERROR | null}` (in `prompts` also `complete` and `stoppedBy`, for
+every server: false and null for one that never connected) and ERROR `{"code", "message", "data",
+"origin"}` (`explorer.cli.output.error_json`: `origin` is "server" for an error the server answered
+with, else "explorer").
 
 Ctrl+C (`explorer.cli.ctrl_c`): `prompts` prints what was listed (a listing stopped is `"stoppedBy":
 "interrupted"`), `prompt` what a server answered, else the error saying it was stopped; exit 130.
@@ -56,11 +57,12 @@ from explorer.cli.output import (
     stopped_at_bound,
 )
 from explorer.cli.runner import Interrupt, Outcome, run_on_servers
+from explorer.cli.tree_cmd import unlisted_end
 from explorer.config import ListingBounds, ServerSpec
 from explorer.connection.discovery import ListingStop, list_server
 from explorer.connection.errors import ServerFault
 from explorer.connection.session import ServerConnection
-from explorer.model.listing import INTERRUPTED, stopped_text
+from explorer.model.listing import stopped_text
 from explorer.model.prompt_data import (
     Block,
     PromptInfo,
@@ -97,14 +99,17 @@ def _lister(
     return job
 
 
-def server_json(o: Outcome[Any]) -> dict[str, Any]:
+def server_json(o: Outcome[Any], *, listed: bool = False) -> dict[str, Any]:
+    """A server in `--json` output. `listed` (`prompts`): `complete` and `stoppedBy` for every server, as
+    `tree` gives them, so a server that never connected has the keys of one that listed (a script reading
+    `s["complete"]` of each failed with a KeyError on the one that was down); `prompt` adds them only for
+    a server Ctrl+C stopped."""
     data: dict[str, Any] = {"name": o.name, "ok": o.ok, "error": error_json(o.fault)}
     if isinstance(o.value, _Prompts):
         data["complete"] = o.value.stopped_by is None
         data["stoppedBy"] = o.value.stopped_by
-    elif o.interrupted:  # Ctrl+C came before it was done
-        data["complete"] = False
-        data["stoppedBy"] = INTERRUPTED
+    elif listed or o.interrupted:  # it listed nothing: never connected, failed, or Ctrl+C came first
+        data.update(unlisted_end(o))
     return data
 
 
@@ -133,7 +138,7 @@ async def prompts_command(
     if as_json:
         emit_json(
             {
-                "servers": [server_json(o) for o in outcomes],
+                "servers": [server_json(o, listed=True) for o in outcomes],
                 "prompts": [
                     {"server": o.name, "prompt": raw, "problems": list(info.problems) if info else []}
                     for o, raw, info in listed

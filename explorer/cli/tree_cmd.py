@@ -263,7 +263,7 @@ def server_json(o: Outcome[Listing]) -> dict[str, Any]:
         data["lists"] = {kind: list_health(listing, kind) for kind in KINDS}
     else:
         data["pages"] = 0
-        data["stoppedBy"] = INTERRUPTED if o.interrupted else None  # Ctrl+C came while it was connecting
+        data.update(unlisted_end(o))  # `complete` stays where it is
         data["skipped"] = data["duplicates"] = data["templatesSupported"] = data["bytes"] = None
         data["skipReasons"] = []
         data["lists"] = None
@@ -272,6 +272,13 @@ def server_json(o: Outcome[Listing]) -> dict[str, Any]:
     if o.problems is not None:
         data["warning"] = f"the server {o.problems}"
     return data
+
+
+def unlisted_end(o: Outcome[Any]) -> dict[str, Any]:
+    """`complete` and `stoppedBy` in `--json` of a server that listed nothing (it never connected, or its
+    listing failed): incomplete, stopped by `interrupted` when Ctrl+C came while it was connecting, else
+    null. A command that gives these keys gives them for such a server too (`prompts` as `tree`)."""
+    return {"complete": False, "stoppedBy": INTERRUPTED if o.interrupted else None}
 
 
 def _count(listing: Listing | None, kind: Kind) -> int | None:
