@@ -219,7 +219,7 @@ READINGS: list[tuple[str, str, list[dict[str, Any]]]] = [
     (
         "{?a*,b*}",
         "?a=1&a=2",  # a dict key naming another variable comes last, even with more variables
-        [{"a": ["1", "2"]}, {"a": ["1"], "b": {"a": "2"}}],
+        [{"a": ["1", "2"]}, {"a": ["1"], "b": {"a": "2"}}, {"b": (("a", "1"), ("a", "2"))}],
     ),
     ("{?keys*}{&q}", "?a=1&q=2", [{"keys": {"a": "1"}, "q": "2"}, {"keys": {"a": "1", "q": "2"}}]),
     ("x://{id}", "x://7", [{"id": "7"}]),

@@ -368,7 +368,8 @@ def expand(template: str, values: tuple[str, ...]) -> None:
     """Expand an RFC 6570 TEMPLATE (no server needed); values are read as the template form reads them.
 
     An explode variable takes several values: NAME=a/b in {/x*}, NAME=a.b in {.x*}, NAME=a,b elsewhere;
-    under ? & ; items that are all key=value make pairs (NAME=a=1,b=2 gives ?a=1&b=2).
+    under ? & ; items that are all key=value make pairs (NAME=a=1,b=2 gives ?a=1&b=2), and a key may
+    repeat (NAME=a=1,a=2 gives ?a=1&a=2).
     """
     from explorer.cli.match_cmd import expand_command
 

@@ -13,7 +13,9 @@ Explode variables (`{/segments*}`, `{?tags*}`) take several values in one input,
 the `/` operator, `.` for `.`, and `,` for every other operator (so `eu-west/checkout` fills
 `{/segments*}` as two segments, and a path suggested by the server can be accepted as typed). Empty
 items are dropped. Under a named operator (`;`, `?`, `&`) items that all look like `key=value` make a
-dict: `{?params*}` with `a=1,b=2` expands to `?a=1&b=2`. A non-explode variable always takes the text as
+map: `{?params*}` with `a=1,b=2` expands to `?a=1&b=2`, and a key may repeat, as in a query string:
+`a=1,a=2` expands to `?a=1&a=2` (kept as `Pairs`; read as a list of strings, it gave
+`?params=a%3D1&params=a%3D2`, not what was typed). A non-explode variable always takes the text as
 one string: `a,b` in `{x}` expands to `a%2Cb`. So does a variable used anywhere with a prefix modifier,
 whatever its first use: RFC 6570 2.4.1 gives a prefix no list or map, and `{/x*}` with a string expands
 as `{/x}` does, so `d://r{/x*}/p/{x:3}` with `abcdef` is `d://r/abcdef/p/abc` (a list was refused).
@@ -39,7 +41,9 @@ from explorer.model.templates import (
     Value,
     Values,
     Variable,
+    as_map,
     expand,
+    is_pairs,
     match,
     round_trips,
 )
@@ -199,9 +203,9 @@ def parse_text(spec: FieldSpec, text: str) -> Value | None:
         return None
     var = spec.variable
     if var is not None and var.operator in _NAMED and all("=" in item for item in items):
-        pairs = [item.split("=", 1) for item in items]
-        if len({key for key, _ in pairs}) == len(pairs) and all(key for key, _ in pairs):
-            return {key: value for key, value in pairs}
+        pairs = [(key, value) for key, _, value in (item.partition("=") for item in items)]
+        if all(key for key, _ in pairs):
+            return as_map(pairs)  # a dict, or the pairs when a key repeats (module docstring)
     return items
 
 
@@ -212,6 +216,8 @@ def format_value(spec: FieldSpec, value: object) -> str:
     sep = spec.separator or ","
     if isinstance(value, Mapping):
         return sep.join(f"{k}={v}" for k, v in value.items())
+    if is_pairs(value):
+        return sep.join(f"{k}={v}" for k, v in value)
     if isinstance(value, list | tuple):
         return sep.join(str(item) for item in value)
     return ""
@@ -230,6 +236,8 @@ def _items(value: object) -> list[str]:
         return [value]
     if isinstance(value, Mapping):
         return [str(v) for pair in value.items() for v in pair]
+    if is_pairs(value):
+        return [str(v) for pair in value for v in pair]
     if isinstance(value, list | tuple):
         return [str(v) for v in value]
     return []

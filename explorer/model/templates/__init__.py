@@ -9,8 +9,11 @@ API: `parse_template`, `too_large`, `expand`, `match`, `match_readings`, `diagno
 `syntax` (types, parsing, limits), `expansion` (`expand`, the `uritemplate` fixes), `pattern` (template
 -> parts and value shapes), `matching` (`match`, `match_readings`, `match_all`), `round_trip` (`round_trips`),
 `diagnose` (why a URI does not match).
-Values are ``str``, a list of ``str`` or a ``dict`` of ``str``; a variable that is missing or ``None`` is
-undefined and expands to nothing, as are an empty list and an empty dict (RFC 6570 section 2.3).
+Values are ``str``, a list of ``str`` or a ``dict`` of ``str``, or, for a map in which a key repeats, its
+(key, value) pairs in order (`Pairs`, a tuple of 2-tuples: ``{?q*}`` with ``(("a", "1"), ("a", "2"))``
+expands to ``?a=1&a=2``; RFC 6570 2.3 calls a map "a list of name-value pairs", and a query string may
+name a key twice); a variable that is missing or ``None`` is undefined and expands to nothing, as are an
+empty list and an empty dict (RFC 6570 section 2.3).
 
 Limits (a hostile server cannot crash or freeze the explorer)
 -------------------------------------------------------------
@@ -57,7 +60,8 @@ Preference, in this order:
   pair named after a later variable goes to that variable first. ``{?q}`` needs ``q=``; ``{;x}``
   accepts ``x`` for "".
 - Non-exploded values come back as ``str`` (no ``,``) or ``list``; exploded ones as ``list``, or as
-  ``dict`` when the items are ``key=value`` pairs (named operators: when the keys are not the name).
+  ``dict`` when the items are ``key=value`` pairs (named operators: when the keys are not the name),
+  `Pairs` when a key repeats (``{?q*}`` on ``?a=1&a=2`` gives ``q=(("a", "1"), ("a", "2"))``).
   ``{+x}`` and ``{#x}`` always give a ``str`` (``,`` and ``=`` are legal inside their values).
 - ``{+x}``/``{#x}`` decode only the triplets that expansion would re-create (``%20`` -> space), and keep
   triplets of reserved characters as they are (``a%2Fb`` -> ``"a%2Fb"``, because ``"a/b"`` would
@@ -74,8 +78,9 @@ differ from ``v``; `round_trips` tolerates the first group, which is representat
 - representation only: an empty list or dict vs undefined; ``""`` vs undefined for ``{x}``/``{+x}``
   when the whole expression is empty; a list of one item vs a string; a non-exploded dict vs the flat
   list ``[k1, v1, ...]``; an exploded dict under ``;``/``?``/``&`` whose keys are all the variable's own
-  name vs a list; for ``{+x}``/``{#x}`` any list or dict vs its joined string, and a value holding
-  pct-encoded triplets vs its decoded form (``50%25`` and ``50%`` both expand to ``50%25``).
+  name vs a list; `Pairs` whose keys do not repeat vs a dict; for ``{+x}``/``{#x}`` any list or dict
+  vs its joined string, and a value holding pct-encoded triplets vs its decoded form (``50%25`` and
+  ``50%`` both expand to ``50%25``).
 - information lost: adjacent expressions without a separating literal (``{a}{b}``: the reading
   defining the most variables wins, ``a="x", b="yz"`` comes back as ``a="xy", b="z"``), and a literal
   after an expression that occurs again from that expression's start on (``{a}-{b}`` with
@@ -124,6 +129,7 @@ from explorer.model.templates.syntax import (
     InputValue,
     Literal,
     MatchReport,
+    Pairs,
     ParsedTemplate,
     TemplateError,
     TemplateMatch,
@@ -132,6 +138,8 @@ from explorer.model.templates.syntax import (
     Value,
     Values,
     Variable,
+    as_map,
+    is_pairs,
     malformed,
     parse_template,
     too_large,
@@ -147,6 +155,7 @@ __all__ = [
     "InputValue",
     "Literal",
     "MatchReport",
+    "Pairs",
     "ParsedTemplate",
     "TemplateError",
     "TemplateMatch",
@@ -155,8 +164,10 @@ __all__ = [
     "Value",
     "Values",
     "Variable",
+    "as_map",
     "diagnose",
     "expand",
+    "is_pairs",
     "malformed",
     "match",
     "match_all",

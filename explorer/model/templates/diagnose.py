@@ -31,8 +31,10 @@ from explorer.model.templates.syntax import (
     Value,
     Values,
     Variable,
+    as_map,
     coerce_value,
 )
+from explorer.sanitize import sanitize_line
 
 
 def diagnose(template: str | ParsedTemplate, uri: str) -> MatchReport:
@@ -62,10 +64,12 @@ def diagnose(template: str | ParsedTemplate, uri: str) -> MatchReport:
     problems.extend(layout)
     if texts is None:
         return MatchReport(False, None, problems)
-    loose: Values = {}
+    uses: list[tuple[Variable, Value]] = []  # each use of a variable and the value the URI gives it there
     for expr, text in zip(parsed.expressions, texts, strict=True):
         if text:
-            problems.extend(_expression_problems(parsed, expr, text, loose))
+            problems.extend(_expression_problems(parsed, expr, text, uses))
+    loose = _first_values(uses)
+    problems.extend(_disagreements(parsed, uses))
     if extra:
         what = "a query" if extra.startswith("?") else "a fragment"
         problems.append(f"the URI has {what} {extra!r} that the template has no place for")
@@ -86,6 +90,101 @@ def diagnose(template: str | ParsedTemplate, uri: str) -> MatchReport:
         else:
             problems.append(f"the URI does not match the template {parsed.text}")
     return MatchReport(False, loose or None, list(dict.fromkeys(problems)), expanded)
+
+
+def _first_values(uses: list[tuple[Variable, Value]]) -> Values:
+    """One value per variable: its first use without a prefix, as `match` takes it, else its first."""
+    values: Values = {}
+    for prefixed in (False, True):
+        for var, value in uses:
+            if bool(var.prefix) == prefixed:
+                values.setdefault(var.name, value)
+    return values
+
+
+_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+_SHOWN_CHARS = 40  # a value quoted in a sentence: sanitized and cut, the sentence is about where it differs
+
+
+def _shown(value: Value) -> str:
+    if isinstance(value, str):
+        text = value
+    elif isinstance(value, dict):
+        text = ",".join(f"{k}={v}" for k, v in value.items())
+    elif isinstance(value, tuple):  # `Pairs`
+        text = ",".join(f"{k}={v}" for k, v in value)
+    else:
+        text = ",".join(value)
+    return "'" + sanitize_line(text, _SHOWN_CHARS) + "'"
+
+
+def _one(value: Value) -> Value:
+    """A list of one item is that item: ``{x}`` and ``{/x*}`` put the same into the URI for either."""
+    return value[0] if isinstance(value, list) and len(value) == 1 else value
+
+
+def _disagreements(parsed: ParsedTemplate, uses: list[tuple[Variable, Value]]) -> list[str]:
+    """A variable the template uses more than once, to which the URI gives two values (``x://{id}/items/{id}``
+    on ``x://1/items/2``): a variable has one value, so no values give the URI. One sentence per variable,
+    naming its two places (its n-th use in the template) and the two values."""
+    places: dict[int, int] = {}  # id of a use -> its place among the uses of its name in the template
+    seen: dict[str, int] = {}
+    for var in parsed.variables:
+        places[id(var)] = seen[var.name] = seen.get(var.name, 0) + 1
+    by_name: dict[str, list[tuple[Variable, Value]]] = {}
+    for var, value in uses:
+        by_name.setdefault(var.name, []).append((var, value))
+    problems: list[str] = []
+    for name, found in by_name.items():
+        if len(found) < 2:
+            continue
+        ref_var, ref_value = next(((v, x) for v, x in found if not v.prefix), found[0])
+        for var, value in found:
+            if var is ref_var:
+                continue
+            problem = _disagreement(name, (ref_var, ref_value), (var, value), places, seen[name])
+            if problem is not None:
+                problems.append(problem)
+                break
+    return problems
+
+
+def _disagreement(
+    name: str,
+    first: tuple[Variable, Value],
+    other: tuple[Variable, Value],
+    places: dict[int, int],
+    count: int,
+) -> str | None:
+    """Why two uses of one variable cannot hold their values (None when they agree). `first` is the use
+    `match` takes the value of (its first without a prefix); a use with a prefix holds the first
+    characters of that value."""
+    (ref_var, ref_raw), (var, raw) = first, other
+    ref_value, value = _one(ref_raw), _one(raw)
+
+    def where(v: Variable) -> str:
+        n = places.get(id(v), 0)
+        ordinal = _ORDINALS[n - 1] if 0 < n <= len(_ORDINALS) else f"#{n}"
+        return f"its {ordinal} place ({{{v.operator}{v}}})"
+
+    times = "twice" if count == 2 else f"{count} times"
+    said = f"the template uses {sanitize_line(name, _SHOWN_CHARS)} {times}"
+    if var.prefix or ref_var.prefix:
+        keep = min(p for p in (var.prefix, ref_var.prefix) if p)
+        if not (isinstance(ref_value, str) and isinstance(value, str)) or ref_value[:keep] == value[:keep]:
+            return None
+        if not ref_var.prefix:
+            characters = "character" if keep == 1 else "characters"
+            return (
+                f"{said}: it is {_shown(ref_value)} at {where(ref_var)}, so {where(var)} holds its first "
+                f"{keep} {characters}, {_shown(ref_value[:keep])}, but the URI has {_shown(value)} there"
+            )
+    elif ref_value == value:
+        return None
+    return (
+        f"{said}, and the URI gives it two values: {_shown(ref_value)} at {where(ref_var)} and "
+        f"{_shown(value)} at {where(var)} (a variable has one value wherever it is used)"
+    )
 
 
 def _encoding_problems(uri: str) -> list[str]:
@@ -189,18 +288,20 @@ def _loose_value(var: Variable, body: str) -> Value:
     if var.explode:
         items = body.split(spec.sep)
         if all("=" in item for item in items):
-            return {_loose(k): _loose(v) for k, _, v in (item.partition("=") for item in items)}
+            return as_map([(_loose(k), _loose(v)) for k, _, v in (item.partition("=") for item in items)])
         return [_loose(item) for item in items]
     return one_or_list([_loose(item) for item in body.split(",")])
 
 
-def _expression_problems(parsed: ParsedTemplate, expr: Expression, text: str, loose: Values) -> list[str]:
-    """Problems of one unnamed expression's text; fills `loose` with best-effort values."""
+def _expression_problems(
+    parsed: ParsedTemplate, expr: Expression, text: str, uses: list[tuple[Variable, Value]]
+) -> list[str]:
+    """Problems of one unnamed expression's text; adds to `uses` each variable's best-effort value."""
     spec = OPERATOR_RULES[expr.operator]
     if spec.first and not text.startswith(spec.first):
         return [f"{expr.text} writes {spec.first!r} first, the URI has {text[:1]!r} there"]
     if spec.named:
-        return _named_problems(parsed, expr, text[1:], loose)
+        return _named_problems(parsed, expr, text[1:], uses)
     body = text[len(spec.first) :]
     variables = expr.variables
     allowed = set(UNRESERVED) | (set(RESERVED) if spec.allow_reserved else set())
@@ -218,7 +319,7 @@ def _expression_problems(parsed: ParsedTemplate, expr: Expression, text: str, lo
         chunks[len(variables) - 1 :] = [spec.sep.join(chunks[len(variables) - 1 :])]
     for var, chunk in zip(variables, chunks, strict=False):
         value = _loose_value(var, chunk)
-        loose.setdefault(var.name, value)
+        uses.append((var, value))
         if var.prefix and isinstance(value, str) and len(value) > var.prefix:
             problems.append(
                 f"value of {var.name} has {len(value)} characters but {expr.text} keeps only the first "
@@ -227,8 +328,10 @@ def _expression_problems(parsed: ParsedTemplate, expr: Expression, text: str, lo
     return problems
 
 
-def _named_problems(parsed: ParsedTemplate, expr: Expression, body: str, loose: Values) -> list[str]:
-    """Parameters in any order, unknown names, missing '=', repeats; fills `loose`."""
+def _named_problems(
+    parsed: ParsedTemplate, expr: Expression, body: str, uses: list[tuple[Variable, Value]]
+) -> list[str]:
+    """Parameters in any order, unknown names, missing '=', repeats; adds to `uses`."""
     spec = OPERATOR_RULES[expr.operator]
     noun = "query parameter" if spec.sep == "&" else "parameter"
     order: dict[str, tuple[int, Variable, Expression]] = {}
@@ -239,6 +342,7 @@ def _named_problems(parsed: ParsedTemplate, expr: Expression, body: str, loose: 
     exploded = [v for v in expr.variables if v.explode]
     problems: list[str] = []
     collected: dict[str, list[str]] = {}
+    keyed: list[tuple[str, str]] = []  # pairs an exploded variable takes as its map (a key may repeat)
     for piece in body.split(spec.sep):
         if not piece:
             continue
@@ -246,9 +350,7 @@ def _named_problems(parsed: ParsedTemplate, expr: Expression, body: str, loose: 
         name = _loose(raw_name)
         if name not in order:
             if exploded:
-                keyed = loose.setdefault(exploded[0].name, {})
-                if isinstance(keyed, dict):
-                    keyed[name] = _loose(raw)
+                keyed.append((name, _loose(raw)))
                 continue
             names = ", ".join(v.name for v in expr.variables)
             problems.append(f"unknown {noun} {name!r} ({expr.text} has {names})")
@@ -259,15 +361,18 @@ def _named_problems(parsed: ParsedTemplate, expr: Expression, body: str, loose: 
         allowed = set(UNRESERVED) | {","}
         problems.extend(_char_problems(name, owner, raw, allowed))
         collected.setdefault(name, []).append(raw)
+    if keyed:
+        uses.append((exploded[0], as_map(keyed)))
     for name, raws in collected.items():
         _, var, owner = order[name]
+        mine = next((v for v in expr.variables if v.name == name), var)  # else a parameter of another
         if var.explode:
-            loose.setdefault(name, [_loose(r) for r in raws])
+            uses.append((mine, [_loose(r) for r in raws]))
             continue
         if len(raws) > 1:
             problems.append(f"{noun} {name!r} appears {len(raws)} times but {owner.text} writes it once")
         value = one_or_list([_loose(item) for item in raws[0].split(",")])
-        loose.setdefault(name, value)
+        uses.append((mine, value))
         if var.prefix and isinstance(value, str) and len(value) > var.prefix:
             problems.append(
                 f"value of {name} has {len(value)} characters but {owner.text} keeps only the first "

@@ -22,6 +22,7 @@ from explorer.model.templates.syntax import (
     UnusableValue,
     Variable,
     coerce_value,
+    is_pairs,
 )
 
 
@@ -31,7 +32,8 @@ def expand(template: str | ParsedTemplate, values: Mapping[str, InputValue]) -> 
     Missing or ``None`` variables, empty lists and empty dicts are undefined (omitted).
     Raises `TemplateError` for a malformed template, `UnusableValue` (a `TemplateError`) for a value one
     use of its variable cannot take (a list or a map for ``{x:3}``), and `TypeError` for a value that is
-    not a str, a sequence of str or a mapping of str.
+    not a str, a sequence of str, a mapping of str or a sequence of (str, str) pairs (a map whose keys
+    may repeat).
     """
     parsed = coerce_value(template)
     out: list[str] = []
@@ -76,8 +78,10 @@ def _prepare(var: Variable, value: object, reserved: bool) -> object:
         if reserved:
             return encode_keeping(truncate_units(value, var.prefix) if var.prefix else value)
         return value
-    if isinstance(value, Mapping):
-        pairs = [(_check(var, k), _check(var, v)) for k, v in value.items()]
+    if isinstance(value, Mapping) or is_pairs(value):
+        # A map: a dict, or (key, value) pairs when a key repeats (`{?q*}` gives `?a=1&a=2`).
+        given = value.items() if isinstance(value, Mapping) else value
+        pairs = [(_check(var, k), _check(var, v)) for k, v in given]
         if not pairs:
             return None
         _no_prefix(var, "a map of key=value pairs")

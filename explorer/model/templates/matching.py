@@ -30,13 +30,16 @@ from explorer.model.templates.percent import (
 from explorer.model.templates.syntax import (
     OPERATOR_RULES,
     Expression,
+    Pairs,
     ParsedTemplate,
     TemplateError,
     TemplateMatch,
     Value,
     Values,
     Variable,
+    as_map,
     coerce_value,
+    is_pairs,
     parse_template,
 )
 
@@ -71,13 +74,13 @@ def _split_pairs(text: str, sep: str) -> Iterator[list[tuple[str, str]]]:
         yield pairs
 
 
-def _exploded_dict(var: Variable, text: str) -> dict[str, str]:
-    """The first split of an exploded dict's text that expands back to exactly that text."""
+def _exploded_dict(var: Variable, text: str) -> dict[str, str] | Pairs:
+    """The first split of an exploded map's text that expands back to exactly that text."""
     spec = OPERATOR_RULES[var.operator]
     alone = Expression(var.operator, (Variable(var.name, var.operator, True),))
     for pairs in _split_pairs(text, spec.sep):
         try:
-            candidate = _as_dict(pairs)
+            candidate = _as_map(pairs)
         except NoMatch:
             continue
         if normalize_pct(expand_expression(alone, {var.name: candidate})) == spec.first + text:
@@ -85,14 +88,9 @@ def _exploded_dict(var: Variable, text: str) -> dict[str, str]:
     raise NoMatch
 
 
-def _as_dict(pairs: Iterable[tuple[str, str]]) -> dict[str, str]:
-    result: dict[str, str] = {}
-    for key, value in pairs:
-        k = pct_decode(key)
-        if k in result:
-            raise NoMatch
-        result[k] = pct_decode(value)
-    return result
+def _as_map(pairs: Iterable[tuple[str, str]]) -> dict[str, str] | Pairs:
+    """The decoded pairs as a dict, or as `Pairs` when a key repeats (``?a=1&a=2``: both values kept)."""
+    return as_map([(pct_decode(key), pct_decode(value)) for key, value in pairs])
 
 
 def one_or_list(items: list[str]) -> Value:
@@ -127,7 +125,7 @@ def _parse_slot(slot: Slot, text: str) -> Value:
             return ""
         return [pct_decode(p[name_length + 1 :]) for p in text.split(spec.sep)]
     pairs = [p.partition("=") for p in text.split(spec.sep)]
-    return _as_dict((k, v) for k, _, v in pairs)
+    return _as_map((k, v) for k, _, v in pairs)
 
 
 _Capture: TypeAlias = tuple[Slot | int, str]  # a variable's text, or an expression's whole text
@@ -381,7 +379,7 @@ class _Search:
     # ------------------------------------------------------------------------------ inside an expression
 
     def _valid(self, slot: Slot, start: int, end: int) -> bool:
-        """Whether a variable's text reads as a value (decodes; a dict has no key twice).
+        """Whether a variable's text reads as a value (decodes).
 
         Checked as soon as the text is chosen, so a parse that cannot be confirmed is not multiplied
         by everything after it; the cost of reading a long text is charged to the budget.
@@ -504,9 +502,10 @@ def _names_another(parsed: ParsedTemplate, values: Values) -> bool:
     names = {v.name for v in parsed.variables} | {urllib.parse.unquote(v.name) for v in parsed.variables}
     for var in parsed.variables:
         value = values.get(var.name)
-        if not (var.explode and OPERATOR_RULES[var.operator].named and isinstance(value, dict)):
+        if not (var.explode and OPERATOR_RULES[var.operator].named):
             continue
-        if any(key in names and key != var.name for key in value):
+        keys = value if isinstance(value, dict) else [key for key, _ in value] if is_pairs(value) else ()
+        if any(key in names and key != var.name for key in keys):
             return True
     return False
 

@@ -19,6 +19,7 @@ from explorer.model.templates.syntax import (
     ParsedTemplate,
     Variable,
     coerce_value,
+    is_pairs,
 )
 
 __all__ = ["round_trips"]
@@ -36,8 +37,9 @@ def _canonical(var: Variable, value: object) -> object:
         return None
     if isinstance(value, str):
         return (value,)
-    if isinstance(value, Mapping):
-        items = [(str(k), str(v)) for k, v in value.items()]
+    if isinstance(value, Mapping) or is_pairs(value):
+        given = value.items() if isinstance(value, Mapping) else value
+        items = [(str(k), str(v)) for k, v in given]
         if not var.explode:
             return tuple(x for pair in items for x in pair)
         if spec.named and all(k == var.name for k, _ in items):

@@ -10,14 +10,32 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Final, TypeAlias
+from typing import Final, TypeAlias, TypeGuard
 
 from explorer.model.entries import TemplateEntry
 from explorer.model.templates.percent import encode_keeping
 
-Value: TypeAlias = str | list[str] | dict[str, str]
+Pairs: TypeAlias = tuple[tuple[str, str], ...]
+"""A map in which a key repeats (``?a=1&a=2``), as its (key, value) pairs in order; a dict otherwise."""
+Value: TypeAlias = str | list[str] | dict[str, str] | Pairs
 Values: TypeAlias = dict[str, Value]
-InputValue: TypeAlias = str | Sequence[str] | Mapping[str, str] | None
+InputValue: TypeAlias = str | Sequence[str] | Mapping[str, str] | Sequence[tuple[str, str]] | None
+
+
+def is_pairs(value: object) -> TypeGuard[Sequence[tuple[str, str]]]:
+    """Whether `value` is a map given as (key, value) pairs (`Pairs`), not a list of strings."""
+    return (
+        isinstance(value, tuple | list)
+        and bool(value)
+        and all(isinstance(pair, tuple) and len(pair) == 2 for pair in value)
+    )
+
+
+def as_map(pairs: Sequence[tuple[str, str]]) -> dict[str, str] | Pairs:
+    """A dict when every key is new, else the pairs themselves: a repeated key keeps all its values."""
+    result = dict(pairs)
+    return result if len(result) == len(pairs) else tuple(pairs)
+
 
 OPERATORS: Final = ("", "+", "#", ".", "/", ";", "?", "&")
 _RESERVED_OPERATORS: Final = "=,!@|"
