@@ -28,13 +28,17 @@ is made UTF-8 first (`http_text.Transcoder`). The legacy SSE transport is guarde
 event stream's first endpoint event is checked as it is read, and a later one is kept from the SDK
 (`watch_endpoint`); and its message POSTs never raise (`guard_posts`; a success's body is not read on,
 `_accepted`); a 431 there names the user's own headers (`given_headers`, `errors.headers_too_large`).
+An error status to its GET or a POST quotes what the server said in a JSON or text body (`read_error_body`,
+which `http_sessions` uses for Streamable HTTP too), not for a 401 or 403 (the connection's advice).
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
 import zlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from dataclasses import dataclass
 from typing import Any, cast
 from urllib.parse import urljoin, urlsplit
 
@@ -60,13 +64,17 @@ from explorer.model.sizes import human_size
 
 __all__ = [
     "ACCEPT_ENCODING",
+    "MOST_ERROR_BODY",
     "AnswerRefused",
     "EndpointRefused",
+    "ErrorBody",
     "EventsRefused",
     "HeadersRefused",
+    "StreamRefused",
     "cap_answer",
     "given_headers",
     "guard_posts",
+    "read_error_body",
     "refuse_body",
     "remember_request_id",
     "request_id",
@@ -247,6 +255,62 @@ def refuse_body(response: httpx2.Response, error: Exception) -> None:
     response.stream = _Unread(inner, error)
 
 
+MOST_ERROR_BODY = 64 * 1024
+"""The most of an error status's body read for what it says (its words, whether it is a JSON-RPC error)."""
+_WORDED = ("application/json", "text/plain")  # an error's body of these types is read for the server's words
+_MOST_WORDS = 200  # characters of an error's words a sentence quotes
+
+
+@dataclass(frozen=True)
+class ErrorBody:
+    """What an error status's body said: its bytes (b"" when longer than `MOST_ERROR_BODY`, or its reading
+    failed), `words` (one line, cut at `_MOST_WORDS` characters; "" when none), and `error`, the JSON-RPC
+    error object it is (None: another JSON, or text), with whether that names a request (`named`)."""
+
+    body: bytes
+    words: str
+    error: dict[str, Any] | None = None
+    named: bool = False  # the JSON-RPC error gives an id: it answers a request
+    plain: bool = False  # the body is text/plain
+
+
+async def read_error_body(response: httpx2.Response) -> ErrorBody | None:
+    """What an error status's body says (`ErrorBody`), read within `MOST_ERROR_BODY`, the response closed;
+    None when its type holds no words (HTML, an event stream, none said), and it is left unread.
+
+    Why: a server says why it refused in the body ({"error": "missing API key"}, "invalid token for tenant
+    x"); the status alone ("HTTP 500") left a developer nothing to go by. The words are the JSON-RPC
+    error's message when the body is one, else the body's text (JSON or plain) on one line; the caller
+    quotes them with `repr` (the sanitizer makes them safe where they are shown)."""
+    kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind not in _WORDED and not kind.endswith("+json"):
+        return None
+    body = bytearray()
+    try:
+        async for piece in response.aiter_bytes():
+            body += piece
+            if len(body) > MOST_ERROR_BODY:
+                return ErrorBody(b"", "")
+    except (httpx2.HTTPError, httpx2.StreamError):
+        return ErrorBody(b"", "")
+    finally:
+        await response.aclose()
+    text = bytes(body).decode("utf-8", errors="replace")
+    error: dict[str, Any] | None = None
+    named = False
+    with contextlib.suppress(orjson.JSONDecodeError):
+        answer = orjson.loads(body)
+        found = answer.get("error") if isinstance(answer, dict) else None
+        if isinstance(found, dict) and isinstance(found.get("message"), str):
+            error = found
+            text = cast(str, found["message"])
+            named = answer.get("id") is not None
+    words = " ".join(text.split())
+    if len(words) > _MOST_WORDS:
+        words = f"{words[:_MOST_WORDS]}… [+{len(words) - _MOST_WORDS:,} chars]"
+    return ErrorBody(bytes(body), words, error, named, kind == "text/plain")
+
+
 class _Unread(httpx2.AsyncByteStream):
     """A body not read: reading it fails with `error` (a refusal before the first byte), or finds it empty
     (no error: a redirect's). Not raised from the hook: an error there escapes the SDK's request task and
@@ -396,7 +460,14 @@ class _CappedStream(httpx2.AsyncByteStream):
             # A body cut off mid-way (the server closed the connection, a chunk never ended): as the
             # HTTP client's own error it escaped the SDK's request and ended the whole connection; as
             # this kind, it fails only the request it answers.
-            why = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+            # Said in words when the HTTP client's error says nothing (a reset connection): its class's
+            # name ("ReadError") meant nothing to a user.
+            if str(exc):
+                why = str(exc).splitlines()[0][:200]
+            elif isinstance(exc, httpx2.ReadError):
+                why = "the connection was reset or closed"
+            else:
+                why = "the server broke the HTTP protocol or closed the connection"
             raise self._refused(f"{REFUSED_PREFIX}broke off after {human_size(self._seen)}: {why}") from None
 
     def _decoded(self, data: bytes, start: int) -> Iterator[bytes]:
@@ -517,13 +588,14 @@ class _GuardedPosts(httpx2.AsyncClient):
                 raise HeadersRefused(
                     f"{_status(response)} to the event stream's GET: {self._too_large(request)}"
                 )
-            return response
+            return await _stream_refused(response)
         try:
             response = await sent
         except httpx2.TransportError as exc:  # no answer: the POST itself failed
             why = describe_exception(exc, action="sending the request").message
         else:
-            refused = self._refusal(request, response)
+            words = await _words(response)
+            refused = self._refusal(request, response, words)
             if refused is None:
                 return await _accepted(response) if 200 <= response.status_code < 300 else response
             await response.aclose()
@@ -533,9 +605,10 @@ class _GuardedPosts(httpx2.AsyncClient):
             await self.post_failed(ident, why)
         return httpx2.Response(202, request=request)
 
-    def _refusal(self, request: httpx2.Request, response: httpx2.Response) -> str | None:
+    def _refusal(self, request: httpx2.Request, response: httpx2.Response, words: str = "") -> str | None:
         """Why `response` is no answer the SDK goes on after, or None when it is one (a success, or a
-        redirect `stream_within_origin` follows: within its rules and its budget of redirects)."""
+        redirect `stream_within_origin` follows: within its rules and its budget of redirects). `words`:
+        what its body said (`_words`), quoted."""
         status = response.status_code
         if 200 <= status < 300:
             return None
@@ -543,7 +616,8 @@ class _GuardedPosts(httpx2.AsyncClient):
         if following is None:
             later = retry_hint(response.headers.get("retry-after"))
             too_large = f": {self._too_large(request)}" if status == 431 else ""
-            return f"{_status(response)} to the request{later}{too_large}"
+            said = f": {words!r}" if words else ""
+            return f"{_status(response)} to the request{said}{later}{too_large}"
         url, location = str(request.url), str(following.url)
         why = redirect_refusal(request.method, url, status, location)
         if why is None:
@@ -561,6 +635,43 @@ class _GuardedPosts(httpx2.AsyncClient):
 
 class HeadersRefused(ServerSentence):
     """The event stream's GET was answered HTTP 431: its headers were too large for the server."""
+
+
+class StreamRefused(ServerSentence):
+    """The event stream's GET was answered an error status whose body says why (`_stream_refused`)."""
+
+
+_UNWORDED = (401, 403, 431)  # credentials refused (the connection's advice says it), headers too large
+
+
+async def _words(response: httpx2.Response) -> str:
+    """What the body of an error status to a legacy SSE POST says (`read_error_body`), or "": a success,
+    a redirect, credentials refused, headers too large, or a body with no words (left unread)."""
+    if response.status_code < 400 or response.status_code in _UNWORDED:
+        return ""
+    said = await read_error_body(response)
+    return said.words if said is not None else ""
+
+
+async def _stream_refused(response: httpx2.Response) -> httpx2.Response:
+    """The answer to the legacy SSE transport's GET as the SDK gets it, unless it is an error status whose
+    body says why (JSON or text): connecting then fails with the server's words (`StreamRefused`). The
+    SDK raised it as a status alone, "the server answered HTTP 404 Not Found". A body read that had no
+    words is handed on as it came; credentials refused (401, 403) are the connection's advice."""
+    status = response.status_code
+    if status < 400 or status in _UNWORDED:
+        return response
+    said = await read_error_body(response)
+    if said is None:
+        return response
+    if said.words:
+        later = retry_hint(response.headers.get("retry-after"))
+        raise StreamRefused(f"{_status(response)} to the event stream's GET: {said.words!r}{later}")
+    kind = {"content-type": response.headers.get("content-type", "text/plain")}
+    extensions = {"reason_phrase": response.reason_phrase.encode("ascii", errors="replace")}
+    return httpx2.Response(
+        status, headers=kind, content=said.body, request=response.request, extensions=extensions
+    )
 
 
 def _status(response: httpx2.Response) -> str:

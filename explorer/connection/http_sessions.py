@@ -31,9 +31,10 @@ Any other error status (not 401/403, whose advice the connection gives) to a req
 handed on with the server's words (`_handed_on`): a JSON-RPC error in its body as the request's answer
 (given the request's id when it had none, as the SDK does for an id null), else its text (`text/plain`
 or JSON) quoted in a sentence with the status and what the `Retry-After` asks; a body with no words (HTML,
-empty) goes to the SDK as it came ("the server answered with an HTTP error (HTTP 500 ...)"). An error to
-`initialize` or `server/discover` before there is a session is the connection's to read (its advice, the
-legacy SSE fallback) and is handed on as it came.
+empty) goes to the SDK as it came ("the server answered with an HTTP error (HTTP 500 ...)"). So is an
+error to `initialize` or `server/discover` before there is a session (a 5xx, a 429): connecting fails with
+the server's words. A 4xx to them (`_refusal`) is the connection's to read (the legacy SSE fallback, the
+era advice, which asks for the SDK's own error) and is handed on as it came.
 
 A server that gave no session id has none to end: a 404 to a later request (not `initialize` nor
 `server/discover`, which the connection reads to try the legacy SSE transport) means its endpoint is gone
@@ -70,9 +71,11 @@ from explorer.connection.errors import (
     retry_hint,
 )
 from explorer.connection.http_limits import (
+    MOST_ERROR_BODY,
     AnswerRefused,
     EventsRefused,
     given_headers,
+    read_error_body,
     refuse_body,
     request_id,
     sent_message,
@@ -85,11 +88,8 @@ MOST_SESSION_ID = 8 * 1024
 hundred bytes); common HTTP servers refuse a request whose headers pass 8 to 16 KiB."""
 
 SESSION_HEADER = "mcp-session-id"
-_CONNECTING = ("initialize", "server/discover")  # an error to these is the connection's to read (legacy SSE)
-_MOST_ERROR_BODY = 64 * 1024  # an error's body read to see whether it is the request's own JSON-RPC error
+_CONNECTING = ("initialize", "server/discover")  # a refusal of these is the connection's to read (`_refusal`)
 _AUTH_STATUSES = (401, 403)  # credentials refused: the connection's advice (`session.auth_advice`) says it
-_WORDED = ("application/json", "text/plain")  # an error's body of these types is read for the server's words
-_MOST_WORDS = 200  # characters of an error's words a sentence quotes
 _SESSION_LOST = re.compile(
     r"\b(?:no valid|invalid|unknown|expired)\b[^.;:!?]{0,24}\bsession\b"
     r"|\bsession\b(?:[ -]?ids?\b)?[^.;:!?]{0,24}?\b(?:not found|expired|terminated)\b"
@@ -176,8 +176,8 @@ class _SessionKeeping(httpx2.AsyncClient):
         if status == 431:
             too_large = headers_too_large(request.headers.raw, session.given)
             return await _failed(response, f"{_status(response)} to {method or 'the request'}: {too_large}")
-        if sent is None and method in _CONNECTING:
-            return response  # an error to connecting: the connection reads it (advice, legacy SSE)
+        if sent is None and method in _CONNECTING and _refusal(status):
+            return response  # a refusal of connecting: the connection reads it (era advice, legacy SSE)
         ended: _Said | None = None  # what a 400 said of the session it ended (None: a 404)
         if status != 404:
             said = await _error_said(response)
@@ -275,6 +275,13 @@ async def _failed(response: httpx2.Response, why: str) -> httpx2.Response:
     return made
 
 
+def _refusal(status: int) -> bool:
+    """Whether an error status to connecting is one the connection reads (`session._recover`): a 4xx but a
+    429 (a 401, 403 or 431 never comes here) tries the legacy SSE transport or learns the era, and needs
+    the SDK's own error as it came. Any other (a 5xx, a 429) fails connecting with the server's words."""
+    return 400 <= status < 500 and status != 429
+
+
 def _status(response: httpx2.Response) -> str:
     reason = f" {response.reason_phrase}" if response.reason_phrase else ""
     return f"{ANSWERED_PREFIX}{response.status_code}{reason}"
@@ -296,7 +303,7 @@ async def _drained(response: httpx2.Response) -> None:
             read = 0
             async for piece in response.aiter_raw():
                 read += len(piece)
-                if read > _MOST_ERROR_BODY:
+                if read > MOST_ERROR_BODY:
                     break
     except (httpx2.HTTPError, httpx2.StreamError):
         pass
@@ -328,7 +335,7 @@ async def _own_error(response: httpx2.Response, request: httpx2.Request) -> bool
     try:
         async for piece in response.aiter_bytes():
             body += piece
-            if len(body) > _MOST_ERROR_BODY:
+            if len(body) > MOST_ERROR_BODY:
                 return False
     except (httpx2.HTTPError, httpx2.StreamError):
         return False
@@ -380,36 +387,13 @@ class _Said:
 
 
 async def _error_said(response: httpx2.Response) -> _Said | None:
-    """What an error status's body says, read within `_MOST_ERROR_BODY`; None when it is not read (a type
+    """What an error status's body says (`http_limits.read_error_body`); None when it is not read (a type
     that holds no words: HTML, an event stream), and it is handed on unread."""
-    kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
-    if kind not in _WORDED and not kind.endswith("+json"):
+    read = await read_error_body(response)
+    if read is None:
         return None
     status = f"HTTP {response.status_code}{' ' + response.reason_phrase if response.reason_phrase else ''}"
-    body = bytearray()
-    try:
-        async for piece in response.aiter_bytes():
-            body += piece
-            if len(body) > _MOST_ERROR_BODY:
-                return _Said(status, b"", "", None, response.status_code)
-    except (httpx2.HTTPError, httpx2.StreamError):
-        return _Said(status, b"", "", None, response.status_code)
-    finally:
-        await response.aclose()
-    text = bytes(body).decode("utf-8", errors="replace")
-    error: dict[str, Any] | None = None
-    named = False
-    with contextlib.suppress(orjson.JSONDecodeError):
-        answer = orjson.loads(body)
-        found = answer.get("error") if isinstance(answer, dict) else None
-        if isinstance(found, dict) and isinstance(found.get("message"), str):
-            error = found
-            text = cast(str, found["message"])
-            named = answer.get("id") is not None
-    words = " ".join(text.split())
-    if len(words) > _MOST_WORDS:
-        words = f"{words[:_MOST_WORDS]}… [+{len(words) - _MOST_WORDS:,} chars]"
-    return _Said(status, bytes(body), words, error, response.status_code, kind == "text/plain", named)
+    return _Said(status, read.body, read.words, read.error, response.status_code, read.plain, read.named)
 
 
 async def _handed_on(
