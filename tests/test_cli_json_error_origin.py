@@ -72,7 +72,7 @@ def test_our_timeout_while_connecting_is_the_explorers_error() -> None:
     assert result.code == 1, result
     error = only_server_error(result.stdout)
     assert error["origin"] == "explorer" and error["code"] == -32001, error
-    assert "(timeout)" in error["message"]
+    assert "(timeout; --timeout SECONDS waits longer)" in error["message"]
 
 
 def test_our_timeout_while_listing_prompts_is_the_explorers_error(tmp_path: Path) -> None:
@@ -82,7 +82,7 @@ def test_our_timeout_while_listing_prompts_is_the_explorers_error(tmp_path: Path
     assert result.code == 1, result
     error = only_server_error(result.stdout)
     assert error["origin"] == "explorer" and error["code"] == -32001, error
-    assert "(timeout)" in error["message"]
+    assert "(timeout; --timeout SECONDS waits longer)" in error["message"]
 
 
 def test_a_servers_own_minus_32001_is_the_servers_error(tmp_path: Path) -> None:

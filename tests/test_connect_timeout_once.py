@@ -55,16 +55,20 @@ def started(starts: Path) -> int:
 @pytest.mark.parametrize(
     ("protocol", "said"),
     [
-        ("legacy", "connecting: the server did not answer after 1 s (timeout)"),
+        (
+            "legacy",
+            "connecting: the server did not answer after 1 s (timeout; --timeout SECONDS waits longer)",
+        ),
         (
             "2026-07-28",
-            "connecting: the server did not answer server/discover after 1 s (timeout); if it speaks only "
+            "connecting: the server did not answer server/discover after 1 s (timeout; --timeout SECONDS "
+            "waits longer); if it speaks only "
             "the handshake era, use --protocol auto or --protocol legacy",
         ),
         (
             "auto",
             "connecting: the server answered neither server/discover nor initialize "
-            "(waited 1 s for each, 2 s in all)",
+            "(waited 1 s for each, 2 s in all; --timeout SECONDS waits longer)",
         ),
     ],
 )
@@ -97,7 +101,8 @@ async def test_auto_names_both_waits_when_they_differ(
             pass
     assert caught.value.message == (
         "connecting: the server answered neither server/discover nor initialize "
-        "(waited 0.5 s for server/discover and 1 s for initialize, 1.5 s in all)"
+        "(waited 0.5 s for server/discover and 1 s for initialize, 1.5 s in all; "
+        "--timeout SECONDS waits longer)"
     )
     with pytest.raises(ServerFault) as pinned:
         async with ServerConnection(spec, protocol="2026-07-28", timeout=1.0):

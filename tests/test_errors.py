@@ -34,14 +34,18 @@ def describe(exc: BaseException, timeout: float | None = None) -> ServerFault:
 def test_request_timeout_code_says_timeout_with_the_limit() -> None:
     fault = describe(MCPError(REQUEST_TIMEOUT, "Request 'resources/list' timed out"), timeout=2.5)
 
-    assert fault.message == "listing resources: the server did not answer after 2.5 s (timeout)"
+    assert fault.message == (
+        "listing resources: the server did not answer after 2.5 s (timeout; --timeout SECONDS waits longer)"
+    )
     assert fault.code == REQUEST_TIMEOUT and fault.local and fault.request_timed_out
 
 
 def test_timeout_without_a_known_limit_still_says_timeout() -> None:
     fault = describe(MCPError(REQUEST_TIMEOUT, "Request 'resources/list' timed out"))
 
-    assert fault.message == "listing resources: the server did not answer (timeout)"
+    assert fault.message == (
+        "listing resources: the server did not answer (timeout; --timeout SECONDS waits longer)"
+    )
 
 
 def test_timed_out_text_under_another_code_is_the_servers_error() -> None:
@@ -71,8 +75,16 @@ def test_minus_32000_for_another_reason_keeps_the_servers_message() -> None:
 @pytest.mark.parametrize(
     ("sdk_said", "timeout", "said"),
     [
-        ("Request 'resources/read' timed out", 5.0, "the server did not answer after 5 s (timeout)"),
-        ('Request "it\'s" timed out', None, "the server did not answer (timeout)"),
+        (
+            "Request 'resources/read' timed out",
+            5.0,
+            "the server did not answer after 5 s (timeout; --timeout SECONDS waits longer)",
+        ),
+        (
+            'Request "it\'s" timed out',
+            None,
+            "the server did not answer (timeout; --timeout SECONDS waits longer)",
+        ),
         ("Timed out after 5.0s waiting for 'resources/read'", 5.0, "the server did not answer after 5 s"),
     ],
 )
@@ -244,7 +256,9 @@ def test_permission_denied_names_the_file() -> None:
 def test_a_plain_timeout_error_is_a_timeout() -> None:
     fault = describe(TimeoutError(), timeout=1)
 
-    assert fault.message == "listing resources: the server did not answer after 1 s (timeout)"
+    assert fault.message == (
+        "listing resources: the server did not answer after 1 s (timeout; --timeout SECONDS waits longer)"
+    )
 
 
 def test_a_pydantic_validation_error_says_not_valid_mcp_and_where() -> None:
@@ -365,7 +379,8 @@ def test_the_http_clients_own_timeouts_and_breaks_are_said_in_words() -> None:
     waited = describe_exception(read_timeout(""), action="connecting", timeout=3)
     assert (
         waited.message
-        == "connecting: the server did not answer within 3 s over HTTP (no answer came in time)"
+        == "connecting: the server did not answer within 3 s over HTTP (no answer came in time; "
+        "--timeout SECONDS waits longer)"
     )
     assert waited.request_timed_out  # our wait: what stops the other lists, and what a fallback looks for
     broke = describe(read_error(""))

@@ -104,7 +104,7 @@ def spec(script: Path, *modes: str) -> ServerSpec:
     ("mode", "reason"),
     [
         ("listen-error", "the server answered error -32601: Method not found"),
-        ("listen-noack", "the server did not answer after 3 s (timeout)"),
+        ("listen-noack", "the server did not answer after 3 s (timeout; --timeout SECONDS waits longer)"),
         ("listen-honor-none", "the server did not agree to send its changes"),
     ],
 )

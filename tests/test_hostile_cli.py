@@ -204,13 +204,18 @@ def test_hang_at_initialize_times_out_in_one_sentence() -> None:
     # timeout only stops a CLI that would hang for good).
     result = run_cli("tree", *PROTOCOL, "--timeout", "1", "-s", raw_server("hang-init"))
     assert result.code == 1, result
-    assert_one_clear_error(result, "connecting: the server did not answer after 1 s (timeout)")
+    assert_one_clear_error(
+        result, "connecting: the server did not answer after 1 s (timeout; --timeout SECONDS waits longer)"
+    )
 
 
 def test_answer_after_the_timeout_is_a_timeout_not_a_crash() -> None:
     result = run_cli("tree", *PROTOCOL, "--timeout", "0.5", "-s", raw_server("late-answer", delay=1.2))
     assert result.code == 1, result
-    assert_one_clear_error(result, "listing resources: the server did not answer after 0.5 s (timeout)")
+    assert_one_clear_error(
+        result,
+        "listing resources: the server did not answer after 0.5 s (timeout; --timeout SECONDS waits longer)",
+    )
 
 
 def test_stderr_flood_goes_to_the_log_not_the_terminal(isolated_home: Path) -> None:

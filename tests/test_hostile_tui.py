@@ -242,7 +242,9 @@ async def test_late_answer_is_a_timeout_then_the_connection_still_works() -> Non
     ):
         screen = main_screen(app)
         status = screen.catalogue.servers["late"]
-        assert status.state == "failed" and "did not answer after 1 s (timeout)" in (status.error or "")
+        assert status.state == "failed" and (
+            "did not answer after 1 s (timeout; --timeout SECONDS waits longer)" in (status.error or "")
+        )
         await pilot.pause(1.5)  # the late answer arrives, for a request nobody waits for any more
         await pilot.press("r")
         await wait_for(pilot, lambda: status.state == "ready")

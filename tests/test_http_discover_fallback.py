@@ -85,6 +85,6 @@ def test_a_server_that_answers_nothing_fails_with_one_sentence(black_hole: str) 
     assert result.code == 1, result
     assert (
         "connecting: the server answered neither server/discover nor initialize "
-        "(waited 2 s for each, 4 s in all)" in result.stderr
+        "(waited 2 s for each, 4 s in all; --timeout SECONDS waits longer)" in result.stderr
     )
     assert "ReadTimeout" not in result.stderr

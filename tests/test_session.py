@@ -250,7 +250,9 @@ async def test_a_server_that_never_answers_times_out(tmp_path: Path) -> None:
     # It waited the whole second (a busy machine only makes this longer); the message says which timeout
     # fired, so no upper bound on the wall clock is needed to tell it from another one.
     assert waited >= 0.9
-    assert info.value.message == "listing resources: the server did not answer after 1 s (timeout)"
+    assert info.value.message == (
+        "listing resources: the server did not answer after 1 s (timeout; --timeout SECONDS waits longer)"
+    )
 
 
 # ------------------------------------------------------------------------------------------ stderr

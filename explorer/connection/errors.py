@@ -167,6 +167,34 @@ class ServerFault(Exception):
         return hash((self.message, self.code))
 
 
+WAIT_LONGER = "--timeout SECONDS waits longer"
+"""How a message says that the explorer's own wait for an answer (`--timeout`, per request) ran out, and
+how to wait longer: inside its parenthesis (`timed_out`). Never said of a server's own error -32001 (its
+words, `_sdk_timeout`), nor of a listing's overall `--list-timeout`."""
+
+IDLE_CHECK = "a ping (the idle check)"
+"""What a `ping` is said as when it went unanswered: the explorer sends one only as the idle check of a
+Streamable HTTP connection (`connection.liveness`), and the connection ending under it was no request of
+the user's."""
+
+CLOSED = "the server closed the connection (did it exit?)"
+"""The SDK's "Connection closed" under a request, said when nothing tells why (`connection_ended`)."""
+BROKE = "the connection to the server broke (did it exit?)"
+"""The connection's streams closed under a request, said when nothing tells why (`connection_ended`)."""
+
+
+def timed_out(why: str = "timeout") -> str:
+    """`(timeout; --timeout SECONDS waits longer)`: the end of every message of a wait of `--timeout` that
+    ran out, `why` saying which wait (the HTTP client's say what they waited for)."""
+    return f"({why}; {WAIT_LONGER})"
+
+
+def connection_ended(fault: ServerFault) -> bool:
+    """Whether `fault` says only that the connection ended under the request (`CLOSED`, `BROKE`), with no
+    reason: a connection that knows why it ended (`ServerConnection.loss_fault`) says that instead."""
+    return fault.connection_closed or (fault.code is None and fault.message.endswith(f": {BROKE}"))
+
+
 REFUSED_PREFIX = "the server's answer "
 """How each sentence of `http_limits` begins: `describe_exception` finds it inside the SDK's wording of
 the request it failed, and shows it alone."""
@@ -360,9 +388,10 @@ def describe_exception(
             return ServerFault(f"{action}: {said}", code, chosen.data, local=True)
         if _sdk_timeout(chosen):
             limit = f" after {timeout:g} s" if timeout is not None else ""
-            return ServerFault(f"{action}: the server did not answer{limit} (timeout)", code, local=True)
+            said = f"{action}: the server did not answer{limit} {timed_out()}"
+            return ServerFault(said, code, local=True)
         if _sdk_closed(chosen):
-            return ServerFault(f"{action}: the server closed the connection (did it exit?)", code, local=True)
+            return ServerFault(f"{action}: {CLOSED}", code, local=True)
         return ServerFault(f"{action}: the server answered error {code}: {text}", code, chosen.data)
     if isinstance(chosen, ServerSentence):
         return ServerFault(f"{action}: {chosen}")
@@ -382,7 +411,7 @@ def describe_exception(
         return ServerFault(f"{action}: {chosen}")
     if isinstance(chosen, TimeoutError):
         limit = f" after {timeout:g} s" if timeout is not None else ""
-        return ServerFault(f"{action}: the server did not answer{limit} (timeout)")
+        return ServerFault(f"{action}: the server did not answer{limit} {timed_out()}")
     name = type(chosen).__name__
     if name == "ValidationError":
         first = str(chosen).splitlines()
@@ -409,7 +438,7 @@ def describe_exception(
             return ServerFault(said)
         return ServerFault(f"{action}: HTTP error: {str(chosen).splitlines()[0]}")
     if name in {"ClosedResourceError", "BrokenResourceError", "EndOfStream"}:
-        return ServerFault(f"{action}: the connection to the server broke (did it exit?)")
+        return ServerFault(f"{action}: {BROKE}")
     if name == "RemoteProtocolError" and "Receive buffer too long" in str(chosen):
         return ServerFault(
             f"{action}: the server's answer headers are too large for the HTTP client (over 100 KiB)"
@@ -418,7 +447,8 @@ def describe_exception(
         return ServerFault(f"{action}: {_version_sentence(str(chosen)[len(_UNSUPPORTED_VERSION) :])}")
     if name in _HTTP_WAITS:  # the HTTP client's own: it says only "ReadTimeout", or nothing at all
         limit = f" within {timeout:g} s" if timeout is not None else ""
-        said = f"{action}: the server did not answer{limit} over HTTP ({_HTTP_WAITS[name]})"
+        what = f" {IDLE_CHECK}" if _sent_method(chosen) == "ping" else ""
+        said = f"{action}: the server did not answer{what}{limit} over HTTP {timed_out(_HTTP_WAITS[name])}"
         return ServerFault(said, REQUEST_TIMEOUT, local=True)  # our wait ran out: `request_timed_out`
     if name in _HTTP_BREAKS:
         detail = f": {_cut(str(chosen).splitlines()[0])}" if str(chosen) else ""
@@ -434,6 +464,20 @@ def describe_exception(
     # Another library's class, or the explorer's own: its name means nothing to a user (it read
     # "Expected response with content type ... (SSEError)").
     return ServerFault(f"{action}: {_cut(text.splitlines()[0]) if text else 'it failed, giving no reason'}")
+
+
+def _sent_method(error: BaseException) -> str | None:
+    """The JSON-RPC method of the HTTP request an HTTP client's error (`httpx2.RequestError`) was raised
+    for, or None (none set, not a JSON-RPC message)."""
+    try:
+        request = getattr(error, "request", None)
+    except RuntimeError:  # the HTTP client's error has no request set
+        return None
+    if request is None:
+        return None
+    from explorer.connection.http_limits import request_method  # imports the HTTP client: here only
+
+    return request_method(request)
 
 
 _NOT_EVENTS = re.compile(

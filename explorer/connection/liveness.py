@@ -14,8 +14,9 @@ among them. What the ping comes to:
 - any answer, an error too (-32601 from a server that knows no ping), says the server is there; so does
   a late one, and one that does not come within the request timeout marks nothing here either (though
   over Streamable HTTP the HTTP client's read timeout, the same `--timeout`, ends the connection under
-  any request left unanswered that long, a ping's as the user's: `transports._waits_at_most`). The next
-  ping waits for another quiet spell;
+  any request left unanswered that long, a ping's as the user's: `transports._waits_at_most`; when it is
+  the ping's, the fault says the server "did not answer a ping (the idle check)", `errors.IDLE_CHECK`,
+  not as if a request of the user's had waited). The next ping waits for another quiet spell;
 - the transport failing under it (nothing accepts connections, the connection reset, the session gone
   and none to be had) is the loss. With the SDK as pinned, a POST that fails this way fails the
   transport's own task group, which ends the connection at once with that error, as any request to a

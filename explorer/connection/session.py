@@ -23,13 +23,16 @@ from explorer import __version__, sdk_door
 from explorer.config import ServerSpec, redact, redact_value
 from explorer.connection.discover_wait import DiscoverWait
 from explorer.connection.errors import (
+    CLOSED,
     CONNECTION_CLOSED,
     METHOD_NOT_FOUND,
     BoundReached,
     ProtocolProblems,
     ServerFault,
+    connection_ended,
     describe_exception,
     retry_hint,
+    timed_out,
 )
 from explorer.connection.listen_level import stamp_listen_level
 from explorer.connection.live import (
@@ -367,8 +370,10 @@ class ServerConnection:
                 return _neither_answered(self._discover_wait, self.timeout - self._discover_wait)
             return _neither_answered(self._discover_wait, self.timeout)
         if self.protocol not in ("auto", "legacy"):
+            # `--timeout` waits longer only where it set the wait (under the SDK's own probe time).
+            waited = timed_out() if self._discover_wait >= self.timeout else "(timeout)"
             return (
-                f"the server did not answer server/discover after {self._discover_wait:g} s (timeout); "
+                f"the server did not answer server/discover after {self._discover_wait:g} s {waited}; "
                 f"if it speaks only the handshake era, {_HANDSHAKE_ADVICE}"
             )
         return None
@@ -564,9 +569,18 @@ class ServerConnection:
         if self.liveness is not None:  # no process, no stderr, no stream the server closed
             return ServerFault(redact(self.liveness.why or f"{LOST} (did the server stop?)", self.spec))
         await self.settle_stderr()
-        parts = ["the server closed the connection (did it exit?)", self.exit_clause()]
+        parts = [CLOSED, self.exit_clause()]
         parts.append(stderr_clause(self.stderr_tail(2048)))
         return ServerFault(redact("; ".join(part for part in parts if part), self.spec))
+
+    def _ended_why(self) -> str | None:
+        """Why the connection ended, when it knows (Streamable HTTP: the session renewed with something
+        followed, a ping that found the transport gone), else None: a request that failed as it ended
+        says this, as the server bar does (`loss_fault`), not "the server closed the connection". Over
+        stdio `_fault` adds how the process ended and its stderr, as `loss_fault` does."""
+        if self.liveness is None or not self.lost.is_set():
+            return None
+        return self.liveness.why
 
     def exit_clause(self) -> str:
         """How the stdio server's process ended ("it was killed by signal SIGKILL"), or "" (running, HTTP)."""
@@ -590,6 +604,9 @@ class ServerConnection:
         message = fault.message
         if timed_out_as is not None and fault.request_timed_out:
             message = f"{action}: {timed_out_as}"
+        ended = self._ended_why()
+        if ended is not None and connection_ended(fault):  # the request failed as the connection ended
+            message = f"{action}: {ended}"
         if message.endswith("the server answered with an HTTP error") and self.http_answers.errors:
             answer = self.http_answers.errors[-1]
             message = f"{message} (HTTP {answer.status} {answer.reason})".replace(" )", ")")
@@ -799,10 +816,8 @@ def _neither_answered(discover_wait: float, initialize_wait: float) -> str:
         if discover_wait == initialize_wait
         else f"{discover_wait:g} s for server/discover and {initialize_wait:g} s for initialize"
     )
-    return (
-        f"the server answered neither server/discover nor initialize (waited {each}, "
-        f"{discover_wait + initialize_wait:g} s in all)"
-    )
+    waited = f"waited {each}, {discover_wait + initialize_wait:g} s in all"
+    return f"the server answered neither server/discover nor initialize {timed_out(waited)}"
 
 
 def _login_for(spec: ServerSpec, options: AuthOptions | None) -> Login | None:
