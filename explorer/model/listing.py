@@ -43,8 +43,9 @@ INTERRUPTED = "interrupted"  # `stopped_by` when the user stopped the listing (a
 
 
 def bound_name(bound: str) -> str:
-    """`max_items` -> `max-items`: the bound as its command-line flag and config key spell it."""
-    return bound.replace("_", "-")
+    """`max_items` -> `max-items`: the bound as its command-line flag spells it (`max_seconds` is
+    `--list-timeout`: "the max-seconds bound" named no flag a user could find)."""
+    return "list-timeout" if bound == "max_seconds" else bound.replace("_", "-")
 
 
 def stopped_text(bound: str) -> str:
