@@ -51,6 +51,16 @@ class ServerStatus:
     def busy(self) -> bool:
         return self.state in ("connecting", "listing") or self.refreshing
 
+    @property
+    def listing_incomplete(self) -> bool:
+        """The listing on screen misses some of what the server lists, and none runs to finish it: it
+        stopped at a bound or by the user, or a failure cut it, or it never listed at all (the tree's
+        root row names the server: the tree may miss its resources). A server that failed after its
+        listing completed keeps a complete listing: it is failed (the server bar says so), not
+        incomplete."""
+        listing = self.listing
+        return self.state in ("incomplete", "failed") and (listing is None or not listing.complete)
+
     def progress_text(self) -> str:
         """Short status: what the server offers, and whether the listing is running, complete or not."""
         if self.login is not None:

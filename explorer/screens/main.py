@@ -723,7 +723,7 @@ Every server's resources and templates as one URI-prefix tree.
         if started:
             return
         failed = [middle_cut(status.name, 40) for status in self.failed_servers()]
-        if failed:  # the root row names them as incomplete too: say why `m` cannot go on with them
+        if failed:  # a failed server's listing cannot be gone on with: say why `m` does nothing for it
             key = shown_key(self.app, "main.reconnect", "R")
             said = f"No listing stopped early; {', '.join(failed)} failed: {key} reconnects."
             self.notify(said, markup=False)

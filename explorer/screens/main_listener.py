@@ -250,7 +250,9 @@ class ScreenListener:
         tree = screen.tree_widget
         servers = screen.catalogue.servers.values()
         tree.show_servers = len(screen.catalogue.servers) > 1
-        tree.incomplete_servers = {s.name for s in servers if s.state in ("incomplete", "failed")}
+        # Only a listing really cut short: a server that failed after a complete one is marked failed
+        # by the server bar, not said to miss resources (`ServerStatus.listing_incomplete`).
+        tree.incomplete_servers = {s.name for s in servers if s.listing_incomplete}
         listing = {s.name: s.items_seen for s in servers if s.state == "listing"}
         tree.set_markers(listing=listing, stale=[s.name for s in servers if s.state == "failed"])
         self.mark_resources()

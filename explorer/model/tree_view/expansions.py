@@ -88,6 +88,11 @@ class Expansions:
         self._auto = set(nodes)
         self._generation += 1
 
+    def add_auto(self, nodes: Iterable[UriNode]) -> None:
+        """More expansions of the filter's (the matched folders it opens), dropped with the others."""
+        self._auto.update(nodes)
+        self._generation += 1
+
     def resolve(self, key: ExpansionKey) -> UriNode | None:
         """The node of a remembered key in the current tree (None when it is gone)."""
         tree = self._tree

@@ -57,6 +57,9 @@ class RowLayout:
         self.filter: FilterResult | None = filter_result
         self.filter_expand = filter_expand
         """How many matches a prefix filter recomputed by `model_changed` expands (see `compute_filter`)."""
+        self.filter_room = 0
+        """The lines the view shows, which the matched folders a new filter text opens must fit in (0:
+        none opens; see `TreeRows.apply_filter`)."""
         self._made: dict[int, Row] = {}  # line -> row made for it since lines last changed
         self._grouped: tuple[FilterResult, dict[UriNode, list[UriNode]]] | None = None  # see `_visible`
         self.root = self._rebuild()

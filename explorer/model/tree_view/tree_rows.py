@@ -28,10 +28,13 @@ from explorer.model.tree_view.layout import RowLayout, ancestors
 from explorer.model.tree_view.rows import DrillBlock, Node, NodeBlock, Row, RowKind, release
 from explorer.model.uri_tree import PatternNode, UriNode
 
-__all__ = ["EXPAND_CHILDREN_LIMIT", "Change", "TreeRows"]
+__all__ = ["EXPAND_CHILDREN_LIMIT", "FILTER_OPEN_LINES", "Change", "TreeRows"]
 
 EXPAND_CHILDREN_LIMIT = 1000
 """`expand_children` opens at most this many children."""
+FILTER_OPEN_LINES = 256
+"""The most lines of a view that a filter opens matched folders to fill (`TreeRows.apply_filter`),
+whatever the view's height: what opening them costs a keystroke stays bounded."""
 
 
 @dataclass(slots=True)
@@ -285,29 +288,72 @@ class TreeRows(RowLayout):
 
     def apply_filter(self, result: FilterResult, cursor: int) -> Change:
         """Show `result`. A new text takes the cursor to the first match (unless it is on a match); a scan's
-        result after its partial ones opens the ancestors of its first matches too."""
+        result after its partial ones opens the ancestors of its first matches too.
+
+        A text that names a folder (``/docs``, ``demo://docs``) opens it one level, so what is under it
+        is on screen, as a file picker lists the files under a matched folder: the matched folders (the
+        tops of whole matching subtrees that have children) open when all the lines then fit in the
+        view (`filter_room`, at most `FILTER_OPEN_LINES`). Otherwise none opens (each shows `▸` and its
+        count; `→` opens it): every match stays in sight, none pushed off the screen by a folder's
+        children, and a keystroke never opens a folder of 10^6 children. A text ending in ``/`` names a
+        folder's contents, as a path typed into a file picker does: that folder is open (the filter's
+        path) and its children, the matches, stay closed. These are the filter's own expansions, gone
+        with it, and no `expanded` node is reported (the user's own expand of a node lists a bounded
+        server's subtree).
+        """
         previous = self.filter
         same_text = previous is not None and previous.text == result.text
         anchor = self._anchor(cursor)
         target = anchor.node
         self.filter = result
-        if not same_text or (previous is not None and previous.partial):
+        opening = not same_text or (previous is not None and previous.partial)
+        if opening:
             self.expansions.set_auto(result.expand)
         self._renew_root()
+        if opening and self.filter_room > 0 and not result.text.endswith("/"):
+            self._open_matched_folders(min(self.filter_room, FILTER_OPEN_LINES))
         on_match = target in result.matched or any(result.is_whole(node) for node in ancestors(target))
         if result.first is not None and (not self.filter_shows(target) or not (same_text or on_match)):
             target = result.first
         found = self._relocate(anchor, self.find(target))
         return Change(self._cursor_line(found), structure=True)
 
+    def _open_matched_folders(self, room: int) -> None:
+        """Open the matched folders one level when all the lines then fit in `room` (see `apply_filter`)."""
+        free = room - len(self)
+        if free <= 0:
+            return
+        folders: list[Row] = []
+        for row in self:  # fewer than `room` lines
+            parent = row.parent
+            node = row.node
+            if row.block is not None or not row.full or parent is None or parent.full:
+                continue  # open already, not a match's top row, or inside a match
+            if row.kind != "node" or not isinstance(node, UriNode):
+                continue
+            shown = node.child_count + node.pattern_count
+            if shown:
+                free -= shown
+                if free < 0:
+                    return
+                folders.append(row)
+        if not folders:
+            return
+        self.expansions.add_auto(row.node for row in folders if isinstance(row.node, UriNode))
+        for row in folders:  # rows of the lines as they were: each keeps its position in its parent's block
+            self._build(row)
+            self._attach(row)
+
     def clear_filter(self, cursor: int) -> Change:
-        """Drop the filter; the cursor's node stays on screen (its ancestors are remembered expanded)."""
+        """Drop the filter; the cursor's node stays on screen (its ancestors are remembered expanded: those
+        above its row's chain, as a chain's inner node remembered opens the chain's row)."""
         anchor = self._anchor(cursor)
         target = anchor.node
+        head = self.row(max(0, min(cursor, len(self) - 1))).head
         self.filter = None
         self.expansions.set_auto(())
         self.expansions.root_open = True
-        for ancestor in ancestors(target)[1:-1]:
+        for ancestor in ancestors(head)[1:-1]:
             assert isinstance(ancestor, UriNode)
             self.expansions.remember(ancestor)
         self._renew_root()

@@ -30,8 +30,10 @@ badge is as wide as the view allows (`render.badge_cells`: 12 cells in a narrow 
 one) on a row whose badges all fit that wide, else 12 cells; set on a resize, which then paints the lines
 anew.
 
-Incomplete listings: `incomplete_servers` names the servers whose listing stopped early; the root row
-(the top line, "All resources") then carries a `⚠ incomplete: <servers>` marker.
+Incomplete listings: `incomplete_servers` names the servers whose listing on screen misses resources
+(`ServerStatus.listing_incomplete`: stopped early, or cut by a failure; not a server that failed after
+its listing completed); the root row (the top line, "All resources") then carries a
+`⚠ incomplete: <servers>` marker.
 
 Template drill-down (`explorer.model.drilldown`): `→`/`l`/`space` on a template row posts
 `DrillRequested(pattern, drill)`; the app asks completion for `drill.next_variable` and answers with
@@ -616,7 +618,9 @@ exactly as the server sent them.
     # ------------------------------------------------------------------------------------ filter
 
     def show_filter(self, result: FilterResult, *, final: bool = True) -> None:
-        """Show a filter's result; a final one (not a running scan's partial one) is announced."""
+        """Show a filter's result; a final one (not a running scan's partial one) is announced. Matched
+        folders open when their children fit on the screen with the other matches (`apply_filter`)."""
+        self._rows.filter_room = self.scrollable_content_region.height
         self._change(self._rows.apply_filter, result, self.cursor)
         self._scroll_to_line(self.cursor, center=True)
         if final:
