@@ -167,7 +167,10 @@ def test_credentials_refused_on_the_event_stream_still_get_the_advice(get_401_te
         timeout=RUN_AT_MOST,
     )  # fmt: skip
     assert result.code == 1 and "Traceback" not in result.stderr, result
-    said = "connecting: HTTP 401 Unauthorized: the credentials sent were not accepted; pass a valid token"
+    said = (
+        "connecting: HTTP 401 Unauthorized: 'invalid token for tenant x'; the credentials sent were not "
+        "accepted; pass a valid token"
+    )
     assert said in result.stderr, result
 
 

@@ -448,13 +448,17 @@ class ServerConnection:
             raise ServerFault(f"connecting: {advice}", fault.code, fault.data, local=fault.local)
 
     async def _fall_back_to_sse(self, refused: HttpAnswer, fault: ServerFault) -> None:
+        """Connect again over the legacy SSE transport after Streamable HTTP was `refused`; when that fails
+        too, the fault says both answers, each with what the server said in its body (the POST's
+        {"error": "missing tenant header"} may be the real reason, not a URL without Streamable HTTP)."""
         status = f"HTTP {refused.status}{' ' + refused.reason if refused.reason else ''}"
+        words = f": {redact(refused.words, self.spec)!r}" if refused.words else ""
         self.http_answers = HttpAnswers()
         try:
             await self._open(replace(self.spec, transport="sse"))
         except ServerFault as second:
             raise ServerFault(
-                f"connecting: the server answered {status} to the Streamable HTTP request, and the "
+                f"connecting: the server answered {status} to the Streamable HTTP request{words}, and the "
                 f"legacy HTTP+SSE transport failed too ({second.message}); is the URL right?",
                 fault.code,
                 fault.data,
@@ -836,7 +840,8 @@ def _login_for(spec: ServerSpec, options: AuthOptions | None) -> Login | None:
 
 
 def auth_advice(refusal: HttpAnswer, spec: ServerSpec, login: Login | None = None) -> str:
-    """What a 401/403 means and what to do: the status, the challenge's realm, scope and metadata URL,
+    """What a 401/403 means and what to do: the status, what the server said in its body (quoted, its
+    secrets masked: a server may echo the token back), the challenge's realm, scope and metadata URL,
     and how an OAuth login went."""
     from explorer.connection.challenge import parse_challenge
 
@@ -859,7 +864,8 @@ def auth_advice(refusal: HttpAnswer, spec: ServerSpec, login: Login | None = Non
     elif login is not None and login.logged_in:
         what = "the server refused the OAuth token" if refusal.status == 401 else what
         todo = f"run 'mcp-url-explorer auth logout {spec.name}' to log in again, or {todo}"
-    return f"connecting: {status}: {what}{said}; {todo}"
+    words = f"{redact(refusal.words, spec)!r}; " if refusal.words else ""  # "missing X-API-Key header"
+    return f"connecting: {status}: {words}{what}{said}; {todo}"
 
 
 class _StreamsTransport:

@@ -7,7 +7,10 @@ stdio itself is `stdio.py` (a linear, bounded reader; secrets masked on the way 
 HTTP transports record every error status the server answered (`HttpAnswers`): the SDK turns a 401 or a
 405 into a generic JSON-RPC error, and the user needs the status and the `WWW-Authenticate` challenge to
 know what to do (log in, or use the legacy SSE transport). Redirects are recorded too: the SDK names only
-where one pointed, and the user needs to know why it was not followed.
+where one pointed, and the user needs to know why it was not followed. What the server said in the body of
+a 401 or 403, and of a Streamable HTTP refusal of `initialize` or `server/discover`, is recorded with its
+answer (`HttpAnswer.words`), read once the OAuth flow has decided (`_WordsRead`): the connection's advice
+and its legacy SSE fallback quote it.
 
 The legacy SSE transport's message POSTs never fail the SDK's writer (`http_limits.guard_posts`): a POST
 that failed fails its request at once with an error answer made here (`_PostFailures`), handed to the
@@ -24,16 +27,16 @@ import contextlib
 import functools
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import anyio
 import anyio.abc
 
 from explorer import sdk_door
 from explorer.config import ServerSpec
-from explorer.connection.errors import ProtocolProblems, redirect_loop, redirect_refusal
+from explorer.connection.errors import ProtocolProblems, redirect_loop, redirect_refusal, timed_out
 from explorer.connection.sizes import MAX_MESSAGE_BYTES, RequestId, ResponseSizes
 from explorer.connection.stray_answers import StrayAnswers, error_answer
 
@@ -53,12 +56,13 @@ _AUTH_STATUSES = (401, 403)
 _AUTH_REQUEST = "mcp_url_explorer.auth_request"
 # Credentials, rate limits and headers too large (the user's own -H): no reason to try another transport.
 _NOT_REFUSALS = (401, 403, 429, 431)
+_CONNECTING = ("initialize", "server/discover")  # a Streamable HTTP refusal of these is quoted (`words`)
 
 
 @dataclass(frozen=True, slots=True)
 class HttpAnswer:
     """One HTTP error answer or redirect: which request got it, the status, the auth challenge if any,
-    and where a redirect pointed (absolute)."""
+    where a redirect pointed (absolute), and what the body said (`words`)."""
 
     method: str
     url: str
@@ -67,6 +71,9 @@ class HttpAnswer:
     challenge: str | None
     location: str | None = None
     retry_after: str | None = None  # the `Retry-After` header of a 429 or 503, as sent (cut)
+    # What the body of a 401 or 403, or of a Streamable HTTP refusal of connecting, said (one line, cut:
+    # `http_limits.read_error_body`; unescaped, quoted where it is shown); "" when it said nothing.
+    words: str = ""
 
 
 @dataclass
@@ -79,6 +86,10 @@ class HttpAnswers:
     # Called when the server ended the session and a new one was started (`http_sessions`): what the
     # connection had set up in the old one (subscriptions, the event stream) is gone.
     on_renewed: Callable[[], None] | None = field(default=None, compare=False)
+    # The answers whose words may be read (`read_words`), with their responses, until their send ends.
+    _unread: list[tuple[HttpAnswer, httpx2.Response]] = field(
+        default_factory=list, init=False, repr=False, compare=False
+    )
 
     async def on_response(self, response: httpx2.Response) -> None:
         request = response.request
@@ -92,16 +103,54 @@ class HttpAnswers:
             return
         if len(self.errors) >= self.limit:
             return
-        self.errors.append(
-            HttpAnswer(
-                method=request.method,
-                url=str(request.url),
-                status=response.status_code,
-                reason=response.reason_phrase or "",
-                challenge=response.headers.get("www-authenticate"),
-                retry_after=(response.headers.get("retry-after") or "")[:60] or None,
-            )
+        answer = HttpAnswer(
+            method=request.method,
+            url=str(request.url),
+            status=response.status_code,
+            reason=response.reason_phrase or "",
+            challenge=response.headers.get("www-authenticate"),
+            retry_after=(response.headers.get("retry-after") or "")[:60] or None,
         )
+        self.errors.append(answer)
+        if answer.status in _AUTH_STATUSES or _refused_post(answer):
+            self._unread.append((answer, response))  # its words: once its send has ended (`read_words`)
+
+    async def read_words(self, handed: httpx2.Response | None, *, connecting: bool) -> httpx2.Response | None:
+        """Record what the body of each 401 or 403 said (and with `connecting`, Streamable HTTP, of each
+        refusal of `initialize` or `server/discover`) on its answer (`HttpAnswer.words`), once the send
+        that got it has ended, so after the OAuth flow decided: read within `MOST_ERROR_BODY`
+        (`http_limits.read_error_body`), a JSON or text body only. `handed`: the answer that send hands on
+        (None: it raised); returned as it came, or, when its body was read here, as an answer with that
+        body read (a body past the bound is handed on empty), so the SDK still reads a JSON-RPC error in
+        it. An answer the HTTP client read already (the 401 that started an OAuth login, whose body it
+        read before the login's first request; an answer not streamed) is read where it is, in memory.
+
+        Why: a server says why it refused in the body ({"error": "invalid_token", "error_description":
+        "token expired"}, "missing X-API-Key header", {"error": "missing tenant header"}); the connection
+        said the status and its advice alone. Not read before the flow decided: a 401 that starts a login
+        goes to the OAuth flow as it came."""
+        import httpx2
+
+        from explorer.connection.http_limits import read_error_body
+
+        ended = [(a, got) for a, got in self._unread if got is handed or got.is_closed]
+        self._unread = [(a, got) for a, got in self._unread if not (got is handed or got.is_closed)]
+        for answer, got in ended:
+            if answer.status not in _AUTH_STATUSES and not (connecting and _connecting(got.request)):
+                continue
+            try:
+                got.content  # noqa: B018  (read already: its words are in memory)
+            except httpx2.ResponseNotRead:
+                if got is not handed:
+                    continue  # closed unread (a login that failed at once): nothing to go by
+                said = await read_error_body(got)
+                if said is not None:
+                    handed = _with_body(got, said.body)
+            else:
+                said = await read_error_body(got)
+            if said is not None and said.words:
+                self.errors = [replace(a, words=said.words) if a is answer else a for a in self.errors]
+        return handed
 
     def get_refusal(self) -> HttpAnswer | None:
         """The first 4xx a GET got, but an auth refusal (401, 403) or headers too large (431, said as such
@@ -152,19 +201,42 @@ class HttpAnswers:
 
     def post_refusal(self) -> HttpAnswer | None:
         """The first 4xx to a POST that is not about credentials or rate: a server without Streamable HTTP."""
-        return next(
-            (
-                answer
-                for answer in self.errors
-                if answer.method == "POST"
-                and 400 <= answer.status < 500
-                and answer.status not in _NOT_REFUSALS
-            ),
-            None,
-        )
+        return next((answer for answer in self.errors if _refused_post(answer)), None)
 
     def hooks(self) -> dict[str, list[Any]]:
         return {"response": [self.on_response]}
+
+
+def _refused_post(answer: HttpAnswer) -> bool:
+    """A 4xx to a POST that is not about credentials or rate (`HttpAnswers.post_refusal`)."""
+    return answer.method == "POST" and 400 <= answer.status < 500 and answer.status not in _NOT_REFUSALS
+
+
+def _connecting(request: httpx2.Request) -> bool:
+    """Whether `request` sent `initialize` or `server/discover`."""
+    from explorer.connection.http_limits import sent_message
+
+    message = sent_message(request)
+    return message is not None and message.get("method") in _CONNECTING
+
+
+def _with_body(response: httpx2.Response, body: bytes) -> httpx2.Response:
+    """`response` (its body read and closed) made again with `body`, its bytes as read (decoded), for
+    whoever reads it next: its status, reason and headers but those of the bytes on the wire."""
+    import httpx2
+
+    wire = ("content-encoding", "content-length", "transfer-encoding")
+    headers = [(name, value) for name, value in response.headers.multi_items() if name.lower() not in wire]
+    extensions: dict[str, Any] = {
+        key: response.extensions[key]
+        for key in ("reason_phrase", "http_version")
+        if key in response.extensions
+    }
+    made = httpx2.Response(
+        response.status_code, headers=headers, content=body, request=response.request, extensions=extensions
+    )
+    made.history = list(response.history)
+    return made
 
 
 def _http_client(
@@ -215,7 +287,64 @@ def _http_client(
         from explorer.connection.http_sessions import keep_sessions
 
         keep_sessions(client, on_renewed=functools.partial(_tell_renewed, answers))
+    if answers is not None:
+        _read_words(client, answers, connecting=legacy is None)
     return client
+
+
+def _read_words(client: httpx2.AsyncClient, answers: HttpAnswers, *, connecting: bool) -> None:
+    """Make `client` record what the body of an error answer said (`HttpAnswers.read_words`) as each send
+    ends, right after the HTTP client's own (its OAuth flow), before the `send` of the class `http_limits`
+    or `http_sessions` swapped in reads the answer: its class is swapped for one with `_WordsRead` under
+    that `send`. `connecting`: Streamable HTTP (the legacy SSE transport quotes its POSTs' errors itself)."""
+    client.__class__ = _worded(type(client))
+    worded = cast(Any, client)
+    worded.answers, worded.connecting = answers, connecting
+
+
+_WORDED: dict[type[Any], type[Any]] = {}  # the class `_worded` made for each
+
+
+def _worded(kind: type[httpx2.AsyncClient]) -> type[httpx2.AsyncClient]:
+    """`kind` with `_WordsRead` next in line after it: its `super().send` is the words' `send`."""
+    made = _WORDED.get(kind)
+    if made is None:
+        made = _WORDED[kind] = type(kind.__name__, (kind, _words_read()), {})
+    return cast("type[httpx2.AsyncClient]", made)
+
+
+@functools.cache
+def _words_read() -> type[httpx2.AsyncClient]:
+    """`_WordsRead`, made when an HTTP transport is first opened (the HTTP client is imported then)."""
+    import httpx2
+
+    class _WordsRead(httpx2.AsyncClient):
+        """The HTTP client's `send` (its OAuth flow, redirects, hooks), then the words of the error answers
+        it got recorded (`HttpAnswers.read_words`)."""
+
+        answers: HttpAnswers
+        connecting: bool
+
+        async def send(
+            self,
+            request: httpx2.Request,
+            *,
+            stream: bool = False,
+            auth: Any = httpx2.USE_CLIENT_DEFAULT,
+            follow_redirects: Any = httpx2.USE_CLIENT_DEFAULT,
+        ) -> httpx2.Response:
+            try:
+                response = await super().send(
+                    request, stream=stream, auth=auth, follow_redirects=follow_redirects
+                )
+            except Exception:
+                await self.answers.read_words(None, connecting=self.connecting)  # a login that failed
+                raise
+            handed = await self.answers.read_words(response, connecting=self.connecting)
+            assert handed is not None
+            return handed
+
+    return _WordsRead
 
 
 def _tell_renewed(answers: HttpAnswers | None) -> None:
@@ -300,7 +429,7 @@ async def _opened_within(opening: AbstractAsyncContextManager[T], seconds: float
                 value: T = await group.start(hold)
         except TimeoutError:
             raise TimeoutError(
-                f"the server's event stream gave no endpoint to post to within {seconds:g} s"
+                f"the server's event stream gave no endpoint to post to within {seconds:g} s {timed_out()}"
             ) from None
         try:
             yield value
