@@ -410,7 +410,23 @@ async def test_loading_and_clear() -> None:
         assert "Reading x://slow/[b] …" in screen_text(app)
         await app.preview.clear()
         await pilot.pause()
-        assert "Nothing to preview." in screen_text(app) and app.preview.uri is None
+        assert (
+            "Nothing to preview: ⏎ reads the highlighted resource (v: as the cursor moves)."
+            in screen_text(app)
+        )
+        assert app.preview.uri is None
+
+
+async def test_the_empty_preview_names_the_keys_the_keymap_binds() -> None:
+    app = PreviewApp()
+    async with app.run_test(size=(120, 30)) as pilot:
+        app.set_keymap({"tree.select": "o", "main.auto_preview": "ctrl+t"})
+        await app.preview.clear()
+        await pilot.pause()
+        assert (
+            "Nothing to preview: o reads the highlighted resource (^t: as the cursor moves)."
+            in screen_text(app)
+        )
 
 
 class ViewWork:

@@ -403,7 +403,7 @@ source of rendered markdown (raw HTML, which is not rendered, and link targets s
     def compose(self) -> ComposeResult:
         yield Static(Content(""), id="preview-title")
         with Vertical(id="preview-body"):
-            yield Static(Content("Nothing to preview."), classes="preview-message")
+            yield Static(Content(self._nothing_shown()), classes="preview-message")
 
     # --- public API ---------------------------------------------------------------------------------------
 
@@ -493,7 +493,7 @@ source of rendered markdown (raw HTML, which is not rendered, and link targets s
     def clear(self) -> AwaitComplete:
         """Show nothing."""
         self._set(None, None, "empty")
-        return self._replace_body([_label("Nothing to preview.").add_class("preview-message")])
+        return self._replace_body([_label(self._nothing_shown()).add_class("preview-message")])
 
     # --- actions ------------------------------------------------------------------------------------------
 
@@ -610,6 +610,13 @@ source of rendered markdown (raw HTML, which is not rendered, and link targets s
         mounted = body.mount_all(widgets)
         self._swap.started(self, mounted)
         return AwaitComplete(removed, mounted)
+
+    def _nothing_shown(self) -> str:
+        """The empty preview says how to fill it: a resource is read on Enter only (auto-preview is off
+        by default), and a newcomer on a resource would otherwise take "nothing" for the server's answer."""
+        read = shown_key(self.app, "tree.select", "enter")
+        auto = shown_key(self.app, "main.auto_preview", "v")
+        return f"Nothing to preview: {read} reads the highlighted resource ({auto}: as the cursor moves)."
 
     def _load_key(self) -> str:
         """The key shown in the "load all" notice: the default, or what the app's keymap made of it."""
