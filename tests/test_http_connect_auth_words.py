@@ -28,8 +28,8 @@ from tests.helpers.loopback_http import NEVER, RUN_AT_MOST, JsonRpcHandler, serv
 from tests.helpers.oauth_loopback import AuthServer, AuthState
 from tests.test_hostile_http_answers import _serve as _serve_port
 from tests.test_hostile_http_answers import _Silent
-from tests.test_http_connect_words import _failing
-from tests.test_http_sse_failures import _Legacy, _serve
+from tests.test_http_connect_words import _failing, initialize_answered
+from tests.test_http_sse_failures import _serve
 
 EXPIRED = b'{"error": "invalid_token", "error_description": "token expired"}'
 CHALLENGE = ("WWW-Authenticate", 'Bearer error="invalid_token", error_description="token expired"')
@@ -139,19 +139,9 @@ def test_a_401_with_words_that_starts_a_login_still_logs_in() -> None:
         assert state.count("token") == 1
 
 
-class _InitializeUnauthorized(_Legacy):
-    """A legacy HTTP+SSE server whose stream opens, and whose `initialize` POST is answered 401 with text."""
-
-    def refused(self, message: dict[str, object]) -> bool:
-        if message.get("method") != "initialize":
-            return False
-        self._status(401, b"api key revoked", ("Content-Type", "text/plain"))
-        return True
-
-
 @pytest.fixture
 def initialize_unauthorized() -> Iterator[str]:
-    yield from _serve(_InitializeUnauthorized)
+    yield from _serve(initialize_answered(401, b"api key revoked"))
 
 
 def test_a_401_to_the_legacy_initialize_post_quotes_the_server(initialize_unauthorized: str) -> None:

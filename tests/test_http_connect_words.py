@@ -197,19 +197,23 @@ def test_the_sse_fallback_quotes_what_the_event_stream_was_answered() -> None:
 # -------------------------------------------------------------------------------- the legacy SSE POST
 
 
-class _InitializeFails(_Legacy):
-    """A legacy HTTP+SSE server whose `initialize` POST is answered 500 with a line of text."""
+def initialize_answered(status: int, text: bytes) -> type[_Legacy]:
+    """A legacy HTTP+SSE server whose stream opens, and whose `initialize` POST is answered `status` with
+    a line of text."""
 
-    def refused(self, message: dict[str, object]) -> bool:
-        if message.get("method") != "initialize":
-            return False
-        self._status(500, b"tenant x is suspended", ("Content-Type", "text/plain"))
-        return True
+    class _InitializeAnswered(_Legacy):
+        def refused(self, message: dict[str, object]) -> bool:
+            if message.get("method") != "initialize":
+                return False
+            self._status(status, text, ("Content-Type", "text/plain"))
+            return True
+
+    return _InitializeAnswered
 
 
 @pytest.fixture
 def initialize_fails() -> Iterator[str]:
-    yield from _serve(_InitializeFails)
+    yield from _serve(initialize_answered(500, b"tenant x is suspended"))
 
 
 def test_a_failed_initialize_post_quotes_the_server(initialize_fails: str) -> None:
