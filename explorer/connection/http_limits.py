@@ -305,10 +305,25 @@ async def read_error_body(response: httpx2.Response) -> ErrorBody | None:
             error = found
             text = cast(str, found["message"])
             named = answer.get("id") is not None
-    words = " ".join(text.split())
-    if len(words) > _MOST_WORDS:
-        words = f"{words[:_MOST_WORDS]}… [+{len(words) - _MOST_WORDS:,} chars]"
-    return ErrorBody(bytes(body), words, error, named, kind == "text/plain")
+    return ErrorBody(bytes(body), cut_words(" ".join(text.split())), error, named, kind == "text/plain")
+
+
+_WORD_ENDS = re.compile(r"[\s\"',:;=&{}()\[\]<>]")
+"""Where a run that may be a secret ends: a token (`sk-live-…`, a JWT, base64url) holds none of these."""
+
+
+def cut_words(words: str) -> str:
+    """`words` cut to `_MOST_WORDS` characters, the cut moved back to the start of the run it falls in:
+    the connection masks its secrets in a message (`config.redact`) only where they are whole, and a
+    server that echoes the token it refused ("given: Bearer sk-live-…") would show its start otherwise."""
+    if len(words) <= _MOST_WORDS:
+        return words
+    head = words[:_MOST_WORDS]
+    if _WORD_ENDS.match(words, _MOST_WORDS) is None:  # the cut falls inside a run: drop all of it
+        ends = [found.end() for found in _WORD_ENDS.finditer(head)]
+        head = head[: ends[-1]] if ends else ""
+    head = head.rstrip()
+    return f"{head}… [+{len(words) - len(head):,} chars]"
 
 
 class _Unread(httpx2.AsyncByteStream):
