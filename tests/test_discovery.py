@@ -362,7 +362,7 @@ async def test_the_seconds_bound_stops_a_server_that_never_answers() -> None:
     assert listing.stopped_by == "max_seconds"
     assert not listing.complete and listing.error is None
     assert listing.resources == []
-    assert listing.summary().endswith("stopped at the list-timeout bound")
+    assert listing.summary().endswith("stopped at the list-timeout (max_seconds) bound")
 
 
 async def test_the_seconds_bound_covers_a_slow_later_page_and_resume_asks_for_it_again() -> None:

@@ -52,7 +52,7 @@ async def test_expanding_a_folder_of_a_stopped_listing_lists_that_folder() -> No
         # More of that folder, within the same item bound, and nothing outside it.
         assert before < folder.resource_count <= before + 40
         assert tree.root.resource_count - folder.resource_count == outside
-        assert "listed 40 resources" in told(app) and "(stopped at the max_items bound)" in told(app)
+        assert "listed 40 resources" in told(app) and "(stopped at the max-items bound)" in told(app)
         assert "ignored the prefix" not in told(app)  # the demo honours it
         # The server's row counts what the tree shows: the listing's 40, and what the prefix added.
         added = folder.resource_count - before

@@ -77,3 +77,15 @@ def test_only_a_kept_listing_that_misses_resources_is_incomplete() -> None:
     pending.error = "boom"
     catalogue.finish_listing("refresh", pending)
     assert {name for name, s in servers.items() if s.listing_incomplete} == {"cut", "bound", "never"}
+
+
+def test_a_refresh_stopped_by_the_time_bound_names_its_flag_and_config_key() -> None:
+    """The TUI said "refresh stopped at the max_seconds bound" here and "max-seconds" in the server bar:
+    neither a flag nor, for the bar, the config key; the one name says both."""
+    catalogue = _catalogue("slow")
+    catalogue.begin_listing("slow")
+    catalogue.finish_listing("slow", _finished(catalogue.servers["slow"].listing or Listing("slow")))
+    pending = catalogue.begin_listing("slow", refresh=True)
+    pending.stopped_by = "max_seconds"
+    catalogue.finish_listing("slow", pending)
+    assert catalogue.servers["slow"].error == "refresh stopped at the list-timeout (max_seconds) bound"

@@ -209,10 +209,10 @@ class Catalogue:
             elif status.state != "failed":
                 # Keep the last good listing on screen; say why the refresh did not replace it.
                 stopped = listing.stopped_by
-                if stopped == INTERRUPTED:
-                    status.error = listing.error or f"refresh {stopped_text(stopped)}"
-                else:
-                    status.error = listing.error or f"refresh stopped at the {stopped} bound"
+                said = (
+                    f"refresh {stopped_text(stopped)}" if stopped is not None else "refresh did not complete"
+                )
+                status.error = listing.error or said
                 status.error_code = listing.error_code
                 status.error_local = listing.error_local
                 if status.state == "listing" and status.listing is not None:

@@ -43,9 +43,10 @@ INTERRUPTED = "interrupted"  # `stopped_by` when the user stopped the listing (a
 
 
 def bound_name(bound: str) -> str:
-    """`max_items` -> `max-items`: the bound as its command-line flag spells it (`max_seconds` is
-    `--list-timeout`: "the max-seconds bound" named no flag a user could find)."""
-    return "list-timeout" if bound == "max_seconds" else bound.replace("_", "-")
+    """`max_items` -> `max-items`: the bound as its command-line flag spells it, close to its config key
+    (`max_items`); the time bound is `list-timeout (max_seconds)`, its flag and its config key, which
+    differ ("the max-seconds bound" named neither, and the TUI has only the config key)."""
+    return "list-timeout (max_seconds)" if bound == "max_seconds" else bound.replace("_", "-")
 
 
 def stopped_text(bound: str) -> str:

@@ -16,7 +16,7 @@ from textual.timer import Timer
 
 from explorer.config import redact
 from explorer.connection.live import LogEntry, Progress
-from explorer.model.listing import INTERRUPTED, KINDS, Kind, Listing, plural, prefix_notes
+from explorer.model.listing import INTERRUPTED, KINDS, Kind, Listing, plural, prefix_notes, stopped_text
 from explorer.sanitize import sanitize_line
 from explorer.widgets.key_display import shown_key
 from explorer.widgets.resource_tree import ResourceTree
@@ -139,7 +139,7 @@ class ScreenListener:
             )
         elif listing.stopped_by is not None:
             screen.notify(
-                f"{middle_cut(name, 40)}: stopped at the {listing.stopped_by} bound; press m for more",
+                f"{middle_cut(name, 40)}: {stopped_text(listing.stopped_by)}; press m for more",
                 severity="warning",
                 markup=False,
             )
@@ -216,7 +216,7 @@ class ScreenListener:
             problem = redact(listing.error, self.screen.catalogue.servers[name].spec)
             self.screen.notify(f"{where}: {sanitize_line(problem, 200)}", severity="error", markup=False)
             return
-        cut = f" (stopped at the {listing.stopped_by} bound)" if listing.stopped_by is not None else ""
+        cut = f" ({stopped_text(listing.stopped_by)})" if listing.stopped_by is not None else ""
         notes = "".join(f"; {note}" for note in prefix_notes(listing))
         if listing.filtered_out and listing.stopped_by is not None:  # it started again from its first page
             notes += ", and its whole listing came again from the first page until it stopped"
