@@ -27,7 +27,14 @@ from explorer.cli.output import (
 from explorer.cli.runner import Interrupt, run_on_servers
 from explorer.cli.tree_cmd import build_catalogue, exit_code, lister, report_errors, server_json
 from explorer.config import ListingBounds, ServerSpec
-from explorer.model.fields import FieldSpec, format_value, left_undefined, parse_text, template_fields
+from explorer.model.fields import (
+    FieldSpec,
+    format_value,
+    left_undefined,
+    parse_text,
+    plain_value_text,
+    template_fields,
+)
 from explorer.model.resolve import resolve_uri
 from explorer.model.templates import ParsedTemplate, TemplateError, Value, Values, expand, parse_template
 from explorer.sanitize import sanitize_line
@@ -192,7 +199,7 @@ def _values_text(template: str, values: dict[str, Any], said: set[str]) -> str:
     words = []
     for name, value in values.items():
         spec = fields.get(name)
-        text = format_value(spec, value) if spec is not None else _plain_text(value)
+        text = format_value(spec, value) if spec is not None else plain_value_text(value)
         word = f"{name}={text}"
         printed = safe_line(word, VALUE_LIMIT)  # what the shell gives `expand`, once it unquotes it
         if parsed is not None and spec is not None:
@@ -250,11 +257,3 @@ def _reads_back(parsed: ParsedTemplate, spec: FieldSpec, value: Value, text: str
         return expand(parsed, {spec.name: back}) == expand(parsed, {spec.name: value})
     except TemplateError:
         return False
-
-
-def _plain_text(value: Any) -> str:
-    if isinstance(value, list):
-        return ",".join(str(v) for v in value)
-    if isinstance(value, dict):
-        return ",".join(f"{k}={v}" for k, v in value.items())
-    return str(value)

@@ -45,6 +45,7 @@ from explorer.model.templates import (
     expand,
     is_pairs,
     match,
+    parse_template,
     round_trips,
 )
 from explorer.sanitize import sanitize_line
@@ -56,8 +57,10 @@ __all__ = [
     "check_template",
     "format_value",
     "parse_text",
+    "plain_value_text",
     "prompt_fields",
     "template_fields",
+    "typed_values",
 ]
 
 _NAMED = frozenset(";?&")
@@ -221,6 +224,30 @@ def format_value(spec: FieldSpec, value: object) -> str:
     if isinstance(value, list | tuple):
         return sep.join(str(item) for item in value)
     return ""
+
+
+def plain_value_text(value: object) -> str:
+    """A value as `a,b` or `a=1,a=2` when no field says its separator (a variable the template lacks)."""
+    if isinstance(value, Mapping):
+        return ",".join(f"{k}={v}" for k, v in value.items())
+    if is_pairs(value):
+        return ",".join(f"{k}={v}" for k, v in value)
+    if isinstance(value, list | tuple):
+        return ",".join(str(item) for item in value)
+    return str(value)
+
+
+def typed_values(template: str, values: Mapping[str, object]) -> dict[str, str]:
+    """Each matched value as the template form (and `expand`) reads it (`q=a=1,a=2`, `path=a/b` under
+    `{/path*}`), unsanitized: the go-to box and the details pane showed Python's `(('a', '1'), ...)`."""
+    try:
+        fields = {spec.name: spec for spec in template_fields(parse_template(template))}
+    except TemplateError:
+        fields = {}
+    return {
+        name: format_value(fields[name], value) if name in fields else plain_value_text(value)
+        for name, value in values.items()
+    }
 
 
 def _same_expansion(parsed: ParsedTemplate, name: str, a: object, b: object) -> bool:

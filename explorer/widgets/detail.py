@@ -14,6 +14,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from explorer.model.entries import ResourceEntry, TemplateEntry
+from explorer.model.fields import typed_values
 from explorer.model.listing import plural
 from explorer.model.sizes import human_size
 from explorer.model.uri_tree import PatternNode, UriNode, UriTree
@@ -93,8 +94,10 @@ Press `enter` in the tree to read a resource.
         lines = [_field("URI", sanitize_line(uri, 2000), "bold"), _field("Server", middle_cut(server, 60))]
         if template is not None:
             lines.append(_field("Template", sanitize_line(template, 2000), "$tree-pattern"))
+        typed = typed_values(template, values) if template is not None and values else {}
         for name, value in (values or {}).items():
-            lines.append(_field(f"  {sanitize_line(name, 10)}", sanitize_line(str(value), 500)))
+            text = typed.get(name, str(value))  # as the form reads it: `q=a=1,a=2`, not a Python tuple
+            lines.append(_field(f"  {sanitize_line(name, 10)}", sanitize_line(text, 500)))
         lines += [Content(""), Content.styled("c copies this URI, y copies it as a request.", FIELD_STYLE)]
         self._show(Content("\n").join(lines))
 
