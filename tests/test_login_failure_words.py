@@ -26,11 +26,7 @@ def test_a_plain_python_error_keeps_its_name_for_a_report() -> None:
 def test_an_http_error_without_words_says_what_happened() -> None:
     import httpx2
 
-    said = describe_login_failure(httpx2.ReadTimeout(""))
-    assert said.startswith(
-        "a request to the authorization server failed: the server did not answer over HTTP"
-    )
-    assert "no answer came in time" in said and "gave no reason" not in said
-    broke = describe_login_failure(httpx2.ReadError(""))
     failed = "a request to the authorization server failed"
-    assert broke == f"{failed}: the HTTP connection broke off (reading the answer failed)"
+    said = describe_login_failure(httpx2.ReadTimeout(""))
+    assert said == f"{failed}: no answer came in time"
+    assert describe_login_failure(httpx2.ReadError("")) == f"{failed}: the connection broke off"

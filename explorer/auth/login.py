@@ -205,10 +205,11 @@ def describe_login_failure(exc: BaseException) -> str:
     if isinstance(exc, OAuthFlowError):
         return text
     if isinstance(exc, httpx2.HTTPError):
-        if not str(exc).strip():  # a timeout or a reset says nothing: said as every fault is
-            from explorer.connection.errors import describe_exception
-
-            return describe_exception(exc, action="a request to the authorization server failed").message
+        if not str(exc).strip():  # the HTTP client's timeouts and resets say nothing: their kind does
+            if isinstance(exc, httpx2.TimeoutException):
+                text = "no answer came in time"
+            elif isinstance(exc, httpx2.NetworkError | httpx2.RemoteProtocolError):
+                text = "the connection broke off"
         return f"a request to the authorization server failed: {text}"
     if type(exc).__module__ == "builtins":  # a plain Python error: its name helps a report
         return f"{text} ({name})"
