@@ -37,3 +37,27 @@ async def test_the_details_show_a_repeated_key_as_typed() -> None:
         await pilot.pause()
         text = shown(app)
         assert "a=1,a=2" in text and "('a'" not in text, text
+
+
+@pytest.mark.anyio
+async def test_the_go_to_box_shows_a_repeated_key_as_typed() -> None:
+    from textual.app import App
+    from textual.widgets import Input, OptionList
+
+    from explorer.model.entries import TemplateEntry
+    from explorer.model.uri_tree import UriTree
+    from explorer.screens.goto import GoToDialog
+    from tests.app_helpers import wait_for
+
+    tree = UriTree()
+    tree.add_templates([TemplateEntry("s", "x://s/search{?q*}", "search")])
+    app: App[None] = App()
+    async with app.run_test(size=(120, 30)) as pilot:
+        dialog = GoToDialog(tree)
+        app.push_screen(dialog)
+        await wait_for(pilot, lambda: app.screen is dialog and bool(dialog.query(Input)))
+        dialog.query_one(Input).value = "x://s/search?a=1&a=2"
+        options = dialog.query_one(OptionList)
+        await wait_for(pilot, lambda: options.option_count >= 1)
+        shown = str(options.get_option_at_index(0).prompt)
+        assert "q=a=1,a=2" in shown and "('a'" not in shown, shown

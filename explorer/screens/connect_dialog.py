@@ -31,6 +31,7 @@ from explorer.config.options import parse_env_options
 from explorer.config.read_back import as_read_back
 from explorer.sanitize import sanitize_line
 from explorer.screens.tiny_terminal import mark_tiny
+from explorer.screens.type_ahead import expect_typing
 from explorer.widgets.key_bar import KeyBar
 from explorer.widgets.server_labels import middle_cut
 
@@ -145,6 +146,7 @@ button is not shown for one). `ctrl+s` connects, `escape` closes.
         self._saved = ""  # what became of "Save to config.toml", said with the status
         self._to_save: ServerSpec | None = None  # saved once the attempt connects
         self._timer: Timer | None = None
+        expect_typing(self)  # keys typed after `n`, before the field has the focus, go there
 
     def compose(self) -> ComposeResult:
         with Vertical():

@@ -24,11 +24,12 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from explorer.model.fields import left_undefined
+from explorer.model.fields import left_undefined, typed_values
 from explorer.model.resolve import Resolution, ResolveRequest, resolve, snapshot
 from explorer.model.templates import TemplateError, parse_template
 from explorer.model.uri_tree import UriTree
 from explorer.sanitize import sanitize_line
+from explorer.screens.type_ahead import expect_typing
 from explorer.widgets.key_bar import KeyBar
 from explorer.widgets.lists import VimOptionList
 from explorer.widgets.server_labels import middle_cut
@@ -70,8 +71,10 @@ def _unchecked_note(r: Resolution) -> Content:
     )
 
 
-def _values_text(values: dict[str, Any]) -> str:
-    return "  ".join(f"{sanitize_line(k, 60)}={sanitize_line(str(v), 120)}" for k, v in values.items())
+def _values_text(template: str, values: dict[str, Any]) -> str:
+    """`q=a=1,a=2  path=a/b`: each value as the template form reads it (`fields.typed_values`)."""
+    typed = typed_values(template, values)
+    return "  ".join(f"{sanitize_line(k, 60)}={sanitize_line(v, 120)}" for k, v in typed.items())
 
 
 def _holes_text(template: str, values: dict[str, Any]) -> str:
@@ -133,6 +136,7 @@ nearest prefix that exists. `enter` jumps to the first choice; `down` moves into
         self._resolving: Worker[Resolution] | None = None  # the one answer still wanted
         self._submit_when_resolved = False
         self.resolution: Resolution | None = None  # the answer shown
+        expect_typing(self)  # keys typed after `g`, before the URI field has the focus, go there
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -269,7 +273,7 @@ nearest prefix that exists. `enter` jumps to the first choice; `down` moves into
                 ("template  ", "bold $tree-pattern"),
                 sanitize_line(m.entry.uri_template, 200),
                 (f"  [{middle_cut(m.entry.server, 40)}]  ", "$tree-badge"),
-                _values_text(dict(m.values)),
+                _values_text(m.entry.uri_template, dict(m.values)),
                 (_holes_text(m.entry.uri_template, dict(m.values)), "$warning"),
             )
             choices.append((target, prompt))
@@ -278,7 +282,12 @@ nearest prefix that exists. `enter` jumps to the first choice; `down` moves into
                     r.uri, m.entry.literal_prefix, m.entry.uri_template, m.entry.server, dict(other)
                 )
                 choices.append(
-                    (reading, Content.assemble(("      or  ", "$text-muted"), _values_text(dict(other))))
+                    (
+                        reading,
+                        Content.assemble(
+                            ("      or  ", "$text-muted"), _values_text(m.entry.uri_template, dict(other))
+                        ),
+                    )
                 )
         for server, template, report in r.near_misses:
             problems = "; ".join(report.problems[:2])

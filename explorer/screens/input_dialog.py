@@ -22,6 +22,7 @@ from textual.widgets import Input, Static
 from explorer.config import ConfigError, InputPrompt, ServerSpec
 from explorer.config.inputs import fill_inputs
 from explorer.sanitize import sanitize_line
+from explorer.screens.type_ahead import expect_typing
 from explorer.widgets.key_bar import KeyBar
 from explorer.widgets.server_labels import middle_cut
 
@@ -57,6 +58,7 @@ the server unconnected (reconnect it to be asked again).
         super().__init__()
         self.prompt = prompt
         self.server = server
+        expect_typing(self)  # keys typed before its field has the focus go there
 
     def compose(self) -> ComposeResult:
         prompt = self.prompt

@@ -550,9 +550,14 @@ Every server's resources and templates as one URI-prefix tree.
             self.notify("Nothing more to load: the preview shows all of what it read.", markup=False)
 
     def action_filter(self) -> None:
+        from explorer.screens.type_ahead import expect_typing
+
         box = self.query_one("#filter", Input)
         box.display = True
-        box.focus()
+        # The keys typed with `/` (sent to the tree before this ran) are typed into the box; the focus
+        # moves now, not behind the keys already queued (`focus()` waits for them).
+        expect_typing(self, box)
+        self.set_focus(box)
 
     def action_clear_filter(self) -> None:
         box = self.query_one("#filter", Input)

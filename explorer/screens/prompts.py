@@ -44,6 +44,7 @@ from explorer.sanitize import sanitize, sanitize_line
 from explorer.screens.copy_as import CopyAsDialog
 from explorer.screens.template_form import remember_in_background
 from explorer.screens.tiny_terminal import mark_tiny
+from explorer.screens.type_ahead import expect_typing
 from explorer.widgets.argument_form import ArgumentForm
 from explorer.widgets.key_bar import KeyBar
 from explorer.widgets.key_display import shown_key
@@ -177,6 +178,7 @@ sent), then `enter` or `ctrl+s` gets the prompt. Suggestions come from the serve
         self.entry = entry
         self.completer = completer
         self.fields = entry.fields
+        expect_typing(self)  # keys typed before the first field has the focus go there
 
     def compose(self) -> ComposeResult:
         with Vertical(id="pf-box"):

@@ -35,6 +35,7 @@ from explorer.model.suggestions import Suggestions, suggestions_source
 from explorer.model.templates import ParsedTemplate, TemplateError, parse_template
 from explorer.sanitize import sanitize, sanitize_line
 from explorer.screens.tiny_terminal import mark_tiny
+from explorer.screens.type_ahead import expect_typing
 from explorer.widgets.argument_form import ArgumentForm
 from explorer.widgets.key_bar import KeyBar
 from explorer.widgets.server_labels import middle_cut
@@ -134,6 +135,7 @@ RFC 6570 says (a `/` in `{id}` becomes `%2F`, `{+path}` keeps it).
         self._round_trip_shows_required = False
         self._submit_when_checked = False
         self._last_answer: Suggestions | None = None  # the server's last completion answer in this form
+        expect_typing(self)  # keys typed before the first field has the focus go there
 
     # --- layout -------------------------------------------------------------------------------------------
 

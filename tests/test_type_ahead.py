@@ -1,0 +1,242 @@
+"""Keys typed in one burst with the key that opens an input go into that input, in order (`type_ahead`).
+
+Each test posts all its keys at once, as a terminal delivers a burst (a fast typist, keys typed while the
+app is busy): Pilot's `press` waits for the app to be idle between keys, so the keys after the first
+would find the input open and focused, and nothing would be lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from textual import events
+from textual.command import CommandPalette
+from textual.keys import _character_to_key
+from textual.pilot import Pilot
+from textual.widgets import Input, Static
+
+from explorer.app import ExplorerApp
+from explorer.config import InputPrompt
+from explorer.connection.completion import Completer
+from explorer.model.entries import TemplateEntry
+from explorer.screens.connect_dialog import ConnectDialog
+from explorer.screens.goto import GoToDialog
+from explorer.screens.input_dialog import InputDialog
+from explorer.screens.main import MainScreen
+from explorer.screens.template_form import TemplateFormResult, TemplateFormScreen
+from explorer.widgets.filter_box import FilterBox
+from tests.app_helpers import SIZE, demo_spec, main_screen, make_app, settled_app, wait_for
+
+pytestmark = pytest.mark.anyio
+
+
+def key_event(key: str) -> events.Key:
+    """A key as the terminal driver makes it (`benchmarks/bench_tui.py` `send_key`)."""
+    char = key if len(key) == 1 else None
+    return events.Key(_character_to_key(key) if char is not None else key, char)
+
+
+def post(app: ExplorerApp, *keys: str | events.Key) -> None:
+    """Keys as the driver delivers a burst: each queued for the app, none waiting for the one before."""
+    driver = app._driver
+    assert driver is not None
+    for key in keys:
+        event = key_event(key) if isinstance(key, str) else key
+        event.set_sender(app)
+        driver.send_message(event)
+
+
+async def until(pilot: Pilot[Any], holds: Callable[[], bool], seen: Callable[[], object]) -> None:
+    """Wait (a hang guard, not a timing) until `holds()`; fail showing what the screen holds instead."""
+    try:
+        await wait_for(pilot, holds, timeout=10)
+    except AssertionError:
+        raise AssertionError(f"not reached; the app shows: {seen()!r}") from None
+
+
+def focused_text(app: ExplorerApp) -> tuple[str, str | None]:
+    focused = app.focused
+    return type(app.screen).__name__, focused.value if isinstance(focused, Input) else repr(focused)
+
+
+async def test_slash_then_a_word_in_one_burst_filters_by_the_word() -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        post(app, "/", *"docs")
+        box = main_screen(app).query_one("#filter", FilterBox)
+        await until(pilot, lambda: box.value == "docs", lambda: focused_text(app))
+        assert app.focused is box
+        post(app, *"/x")  # typed once the box has the focus: Textual's way, as before
+        await until(pilot, lambda: box.value == "docs/x", lambda: focused_text(app))
+
+
+@pytest.mark.slow
+async def test_slash_file_types_file_and_opens_no_overview() -> None:
+    """The `i` of `/file` opened the server overview (the tree still had the focus, the screen's `i`)."""
+    async with settled_app(demo_spec()) as (app, pilot):
+        post(app, "/", *"file")
+        box = main_screen(app).query_one("#filter", FilterBox)
+        await until(pilot, lambda: box.value == "file", lambda: focused_text(app))
+        await pilot.pause()
+        assert isinstance(app.screen, MainScreen), app.screen
+
+
+async def test_backspace_in_the_burst_deletes_the_letter_typed_before_it() -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        post(app, "/", *"docx", "backspace", "s")
+        box = main_screen(app).query_one("#filter", FilterBox)
+        await until(pilot, lambda: box.value == "docs", lambda: focused_text(app))
+        await pilot.press("escape")  # clears and closes the box; `/` opens it again, empty
+        post(app, "/", *"ab")
+        await until(pilot, lambda: box.value == "ab" and app.focused is box, lambda: focused_text(app))
+
+
+async def test_a_reopened_filter_box_takes_the_burst_as_slow_keys_would() -> None:
+    """The box selects its text when it gets the focus: the first key of the burst replaces the old
+    filter (as it does typed slowly), and the keys after it add to it."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = main_screen(app)
+        box = screen.query_one("#filter", FilterBox)
+        await pilot.press("slash", *"old")
+        await pilot.press("tab")  # the focus leaves the box, which stays open with its text
+        await until(pilot, lambda: app.focused is not box and box.value == "old", lambda: focused_text(app))
+        post(app, "/", *"new")
+        await until(pilot, lambda: box.value == "new", lambda: focused_text(app))
+        await pilot.pause()
+        assert box.value == "new" and box.selection.is_empty, (box.value, box.selection)
+
+
+async def test_keys_made_before_the_box_had_the_focus_and_sent_after_are_typed_once() -> None:
+    """Keys still queued (not yet sent anywhere) when the box gets the focus go to the box as Textual
+    sends them; they are typed by the type-ahead and stopped there, not twice."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        early = [key_event(key) for key in "docs"]  # made (typed) now: before the box opens
+        await pilot.press("slash")
+        box = main_screen(app).query_one("#filter", FilterBox)
+        assert app.focused is box
+        post(app, *early)
+        await until(pilot, lambda: box.value == "docs", lambda: focused_text(app))
+        await pilot.pause()
+        assert box.value == "docs"
+
+
+async def test_g_then_a_uri_in_one_burst_goes_into_the_go_to_box() -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        post(app, "g", *"docs://")
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, GoToDialog) and focused_text(app)[1] == "docs://",
+            lambda: focused_text(app),
+        )
+        post(app, *"x?y")  # `?` is typed into the URI once the field has the focus
+        await until(pilot, lambda: focused_text(app)[1] == "docs://x?y", lambda: focused_text(app))
+
+
+async def test_g_a_uri_and_escape_in_one_burst_closes_the_go_to_box() -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        post(app, "g", *"docs://", "escape")
+        await until(pilot, lambda: isinstance(app.screen, MainScreen), lambda: focused_text(app))
+        await pilot.pause()
+        assert isinstance(app.screen, MainScreen)
+        assert main_screen(app).query_one("#filter", FilterBox).value == ""
+
+
+async def test_n_then_a_url_in_one_burst_goes_into_the_connect_field() -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        post(app, "n", *"http://")
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, ConnectDialog) and focused_text(app)[1] == "http://",
+            lambda: focused_text(app),
+        )
+
+
+async def test_keys_before_a_forms_field_has_the_focus_are_typed_there_and_enter_reads() -> None:
+    """The form focuses its first field once it is mounted: keys that came before wait for it, and an
+    `enter` after them is sent again after the text, so it reads the URI with the text."""
+    app = make_app()
+    results: list[TemplateFormResult | None] = []
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        entry = TemplateEntry("none", "x://d/{id}", "item")
+        app.call_later(lambda: app.push_screen(TemplateFormScreen(entry, Completer(None)), results.append))
+        post(app, *"a1", "enter")
+        await until(pilot, lambda: bool(results), lambda: focused_text(app))
+    [result] = results
+    assert result is not None and result.uri == "x://d/a1"
+
+
+async def test_enter_after_the_text_waits_for_the_field_and_submits_the_text() -> None:
+    """An `enter` that comes back to the app before the connect dialog's field has the focus (the dialog
+    binds no `enter`) is sent again after the text: it connects to what was typed, not to nothing."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        post(app, "n", *"http://", "enter")
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, ConnectDialog) and "the URL has no host" in status_of(app),
+            lambda: (focused_text(app), status_of(app)),
+        )
+        assert '"http://"' in status_of(app) and focused_text(app)[1] == "http://"
+
+
+def status_of(app: ExplorerApp) -> str:
+    if not isinstance(app.screen, ConnectDialog):
+        return ""
+    return str(app.screen.query_one("#connect-status", Static).content)
+
+
+async def test_keys_on_their_way_as_a_dialog_opens_by_itself_go_into_its_field() -> None:
+    """A server asks for a value while keys are on their way to the tree: they come back to the app with
+    the dialog's field focused, and go into the field."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        post(app, *"xy")
+        behind_the_keys(app, lambda: app.push_screen(InputDialog(InputPrompt("token"), "srv")))
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, InputDialog) and focused_text(app)[1] == "xy",
+            lambda: focused_text(app),
+        )
+
+
+def behind_the_keys(app: ExplorerApp, callback: Callable[[], object]) -> None:
+    """`callback` run by the app once it has taken the keys posted so far off its queue (and sent them
+    on), as when a server's request for a value comes in while keys are on their way."""
+
+    async def queue_it() -> None:
+        app.call_later(callback)
+
+    asyncio.run_coroutine_threadsafe(queue_it(), asyncio.get_running_loop())
+
+
+async def test_ctrl_p_then_a_word_in_one_burst_goes_into_the_palette() -> None:
+    """Checked, nothing to do: `ctrl+p` is a priority binding, run before the keys after it are sent
+    anywhere, so they go to the palette's input."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        post(app, "ctrl+p", *"filter")
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, CommandPalette) and focused_text(app)[1] == "filter",
+            lambda: focused_text(app),
+        )
