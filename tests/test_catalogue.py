@@ -270,7 +270,7 @@ def test_a_refresh_stopped_at_a_bound_keeps_the_old_entries_and_says_why() -> No
     catalogue.finish_listing("a", pending)
 
     assert listed(catalogue, "a") == {"x://1"}
-    assert status.error is not None and "max_items" in status.error
+    assert status.error is not None and "max-items" in status.error
     assert "refresh failed" in status.progress_text()
 
 
@@ -402,7 +402,7 @@ def test_a_reconnect_whose_listing_fails_again_ends_its_listing_state(how: str) 
     catalogue.finish_listing("a", again)
 
     assert status.state == "failed" and not status.busy  # as the listing on screen left it
-    assert status.error is not None and ("again" in status.error or "max_items" in status.error)
+    assert status.error is not None and ("again" in status.error or "max-items" in status.error)
     assert listed(catalogue, "a") == {"x://1", "x://2"}
     assert "listing…" not in status.progress_text()
 
