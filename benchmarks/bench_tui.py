@@ -850,11 +850,15 @@ def sdk_command(count: int) -> list[str]:
 # -------------------------------------------------------------------------------------------- main
 
 
-def spawn_phase(phase: str, count: int, presses: int, thaw_worth: int | None = None) -> dict[str, Any]:
+def spawn_phase(
+    phase: str, count: int, presses: int, thaw_worth: int | None = None, thaw_quiet: float | None = None
+) -> dict[str, Any]:
     command = [sys.executable, __file__, "--phase", phase, "--count", str(count), "--presses", str(presses)]
     command += ["--stream-seconds", repr(STREAM_SECONDS)]
     if thaw_worth is not None:
         command += ["--thaw-worth", str(thaw_worth)]
+    if thaw_quiet is not None:
+        command += ["--thaw-quiet", repr(thaw_quiet)]
     command += ["--spawned-at", repr(time.time())]
     proc = subprocess.run(command, check=False, capture_output=True, text=True, cwd=ROOT)
     if proc.returncode != 0:
@@ -917,6 +921,12 @@ def main() -> None:
         "freezes too few times to reach it",
     )
     parser.add_argument(
+        "--thaw-quiet",
+        type=float,
+        help="seconds of quiet before the thaw while the user is away (default: the app's `IdleThaw.QUIET`); "
+        "a smoke run need not wait that long",
+    )
+    parser.add_argument(
         "--stream-seconds",
         type=float,
         default=STREAM_SECONDS,
@@ -933,6 +943,10 @@ def main() -> None:
             from explorer.model.idle_thaw import IdleThaw
 
             IdleThaw.WORTH = args.thaw_worth
+        if args.thaw_quiet is not None:
+            from explorer.model.idle_thaw import IdleThaw
+
+            IdleThaw.QUIET = args.thaw_quiet
         print(json.dumps(run_phase(args.phase, args.count, args.presses)))
         return
     import compileall
@@ -940,7 +954,7 @@ def main() -> None:
     compileall.compile_dir(ROOT / "explorer", quiet=1)
     result: dict[str, Any] = {"count": args.count, "presses": args.presses}
     for phase in [p for p in args.phases.split(",") if p]:
-        result.update(spawn_phase(phase, args.count, args.presses, args.thaw_worth))
+        result.update(spawn_phase(phase, args.count, args.presses, args.thaw_worth, args.thaw_quiet))
     if not args.no_baseline:
         result.update(listing_rounds(args.count, args.rounds))
         result["sdk_list_s"] = round(timed_process(sdk_command(args.count)), 2)

@@ -84,6 +84,8 @@ def test_tui_benchmark_measures_every_phase_against_its_baselines() -> None:
         "6",
         "--thaw-worth",
         "1",
+        "--thaw-quiet",
+        "0.5",
         "--rounds",
         "1",
         "--stream-seconds",
