@@ -134,3 +134,13 @@ def test_every_cli_output_function_masks_registered_secrets(
 def test_a_secret_is_masked_before_the_cap_can_cut_it(registered: None) -> None:
     shown = output.safe("x" * 195 + NASTY, limit=200)
     assert 'pa"ss' not in shown and shown.endswith(MASK)
+
+
+@given(st.text(alphabet=st.sampled_from("ab'\"\\\x01é-"), min_size=4, max_size=16))
+def test_a_secret_in_a_repr_quoted_text_is_masked_whichever_quotes_it_got(secret: str) -> None:
+    """The explorer quotes a server's words with `repr` before they are masked (a 401's body): its
+    backslashes doubled, a `'` escaped when the text holds both quotes, control characters escaped."""
+    redactor = Redactor([secret])
+    for words in (f"denied {secret}", f"it's {secret}", f'it\'s "{secret}"', f"say \"{secret}\""):
+        masked = redactor.text(f"401 to the event stream's GET: {words!r}")
+        assert MASK in masked, (secret, masked)

@@ -357,11 +357,20 @@ def runtime_secrets() -> tuple[int, frozenset[str]]:
     return _runtime_version, frozenset(_RUNTIME_SECRETS)
 
 
+def _repr_forms(secret: str) -> tuple[str, str]:
+    """`secret` inside Python's `repr` of a longer text (how the explorer quotes a server's words): its
+    backslashes doubled and control characters escaped, and its `'` escaped or not, as the quotes `repr`
+    chose for the whole text. The suffix added forces each choice; it is cut off again."""
+    single = repr(secret + "'\"")[1:-4]  # in '...': a `'` as `\'`
+    double = repr(secret + "'")  # in "..." when the text has no `"` (else the same as `single`)
+    return single, double[1:-2] if double.startswith('"') else single
+
+
 def secret_forms(secret: str) -> set[str]:
     """`secret` as a server may echo it back: raw, JSON-escaped (once and twice, ASCII-only or not),
     percent-encoded (`quote` and `quote_plus`, upper- and lower-case hex), base64 (standard and
     URL-safe, with and without padding), shown by the sanitizer, and inside `shlex.quote`'s quotes (each
-    `'` as `'"'"'`, for a line quoted before it was masked).
+    `'` as `'"'"'`, for a line quoted before it was masked) and inside a `repr` (`_repr_forms`).
 
     Base64 of a secret inside a longer base64 text depends on where the secret starts (its offset
     modulo 3): for each of the three alignments the characters that encode the secret alone are a
@@ -387,6 +396,7 @@ def secret_forms(secret: str) -> set[str]:
     forms.update((sanitize(secret, limit=None), sanitize_line(secret, limit=None)))
     shell = secret.replace("'", "'\"'\"'")  # inside `shlex.quote`'s quotes: each `'` as `'"'"'`
     forms.update((shell, sanitize_line(shell, limit=None)))
+    forms.update(_repr_forms(secret))
     return {form for form in forms if len(form) >= _MIN_SECRET_LENGTH}
 
 
