@@ -382,6 +382,10 @@ class ExplorerApp(App[int]):
         screen = self.screen
         if not screen.is_modal or not screen.HELP or event.key not in self._help_keys:
             return
+        from explorer.screens.type_ahead import will_type
+
+        if will_type(self, event):  # typed in one burst into a dialog's field: the field's text
+            return
         if event.key in screen.active_bindings:
             return
         event.prevent_default()  # not Textual's binding check on top

@@ -144,6 +144,21 @@ async def test_g_then_a_uri_in_one_burst_goes_into_the_go_to_box() -> None:
         await until(pilot, lambda: focused_text(app)[1] == "docs://x?y", lambda: focused_text(app))
 
 
+async def test_a_question_mark_in_the_burst_is_typed_and_opens_no_help() -> None:
+    """`?` is the help key; in a URI typed in one burst with `g` it is part of the URI, nothing else."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        post(app, "g", *"docs://search?q=mcp")
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, GoToDialog) and focused_text(app)[1] == "docs://search?q=mcp",
+            lambda: focused_text(app),
+        )
+        await pilot.pause()
+        assert not app.screen.query("HelpPanel")
+
+
 async def test_g_a_uri_and_escape_in_one_burst_closes_the_go_to_box() -> None:
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:

@@ -51,7 +51,7 @@ from textual.widget import Widget
 from textual.widgets import Input
 from textual.widgets.input import Selection
 
-__all__ = ["expect_typing"]
+__all__ = ["expect_typing", "will_type"]
 
 _ROUTERS: WeakKeyDictionary[App[Any], TypeAhead] = WeakKeyDictionary()
 
@@ -70,6 +70,13 @@ def expect_typing(screen: Screen[Any], field: Input | None = None) -> None:
     if router is None:
         router = _ROUTERS[app] = TypeAhead(app)
     router.expect(screen, field)
+
+
+def will_type(app: App[Any], key: events.Key) -> bool:
+    """Whether `key`, now on its way through the app, is type-ahead that goes to an input: the app must
+    not act on it too (a `?` in a URI typed in one burst with `g` opened the help panel as well)."""
+    router = _ROUTERS.get(app)
+    return router is not None and router.will_take(key)
 
 
 def _text_of(message: Message) -> str | None:
@@ -185,6 +192,15 @@ class TypeAhead:
             field.insert_text_at_cursor(text)
         else:
             field.replace(text, *selection)
+
+    def will_take(self, key: events.Key) -> bool:
+        """Whether `_handled` types `key` into the input once the app has handled it."""
+        screen = self._screen() if self._screen is not None else None
+        if screen is None or self._skip or self._app.screen is not screen or _text_of(key) is None:
+            return False
+        if self._field is not None:
+            return screen.focused is self._field and key.time < self._focused_at
+        return screen.focused is None
 
     def _handled(self, message: Message) -> None:
         """Every message the app has handled (the app's `message_signal` is published after each)."""
