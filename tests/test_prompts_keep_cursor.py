@@ -7,6 +7,10 @@ every server. Now the highlighted prompt (same server and name) stays highlighte
 prompt that is gone hands the highlight to its server's prompt now at its place, a change re-lists only
 the server that announced it, what was shown stays until the new listing comes, and a form open over the
 screen is left alone.
+
+A change also listed the server's prompts twice, one after the other: the app's own re-list, then the
+screen's, which began only once the first had ended (the screen said nothing meanwhile). The screen now
+says "listing again…" as the app's re-list begins, and shows what that re-list got.
 """
 
 from __future__ import annotations
@@ -164,12 +168,13 @@ async def test_a_list_change_keeps_the_prompt_wherever_it_moved_and_lists_only_i
     async with settled_app(stdio_spec("t", t), stdio_spec("u", u)) as (app, pilot):
         screen = await open_prompts(pilot, app)
         await move_to(pilot, screen, "t/gamma")
-        u_lists = prompt_lists(app, "u")
+        t_lists, u_lists = prompt_lists(app, "t"), prompt_lists(app, "u")
         await change(app, "t")  # two prompts now come before gamma
         await wait_for(pilot, lambda: "new-one" in "\n".join(option_texts(screen)) and listed(screen))
         await pilot.pause(0.2)
         assert shows(screen, "t", "gamma")
         assert prompt_lists(app, "u") == u_lists  # u did not list again
+        assert prompt_lists(app, "t") == t_lists + 1  # the screen shows the app's re-list: no second one
         # gamma goes: the highlight takes its server's prompt now at its place, not the top of the list.
         await change(app, "t")
         await wait_for(

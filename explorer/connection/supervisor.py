@@ -96,8 +96,12 @@ class SupervisorListener(Protocol):
     async def resource_changed(self, name: str, uri: str) -> None:
         """A followed resource changed; re-read it if shown. Calls are coalesced per resource."""
 
-    def list_changed(self, name: str, kind: Kind) -> None:
-        """A list (prompts or tools) was listed again after the server announced a change."""
+    def list_changing(self, name: str, kind: Kind) -> None:
+        """A list (prompts or tools) is being listed again after the server announced a change."""
+
+    def list_changed(self, name: str, kind: Kind, fresh: Listing) -> None:
+        """That list was listed again: `fresh` is what this listing got (complete, at a bound, or its
+        error); the catalogue took it when complete."""
 
     def server_voice(self, name: str, news: LogEntry | Progress) -> None:
         """A log entry or a progress notification arrived."""
@@ -469,6 +473,7 @@ class Supervisor:
 
         empty = Listing(server=name)
         pace = self.input_first.gate
+        self.listener.list_changing(name, kind)
         fresh = await list_server(conn, self.settings.bounds, listing=empty, kinds=(kind,), pace=pace)
         if fresh.state[kind].complete and status.listing is not None:
             if kind == "prompts":
@@ -476,7 +481,7 @@ class Supervisor:
             elif kind == "tools":
                 status.listing.tools = fresh.tools
             status.listing.state[kind] = fresh.state[kind]
-        self.listener.list_changed(name, kind)
+        self.listener.list_changed(name, kind, fresh)
         self.listener.statuses_changed()
 
     # ------------------------------------------------------------------------------------------ news

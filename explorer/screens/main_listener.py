@@ -172,13 +172,21 @@ class ScreenListener:
         if self.screen.query(ResourceTree):  # none while the app closes
             self.mark_resources()
 
-    def list_changed(self, name: str, kind: Kind) -> None:
+    def list_changing(self, name: str, kind: Kind) -> None:
         from explorer.screens.prompts import PromptsScreen
 
         if kind == "prompts":  # only the server that announced it lists again; the others stay as shown
             for screen in self.screen.app.screen_stack:
                 if isinstance(screen, PromptsScreen):
-                    screen.relist(name)
+                    screen.listing_again(name)
+
+    def list_changed(self, name: str, kind: Kind, fresh: Listing) -> None:
+        from explorer.screens.prompts import PromptsScreen
+
+        if kind == "prompts":  # the screen shows what the supervisor's re-list got: no second request
+            for screen in self.screen.app.screen_stack:
+                if isinstance(screen, PromptsScreen):
+                    screen.listed_again(name, fresh)
         self.statuses_changed()
 
     def server_voice(self, name: str, news: LogEntry | Progress) -> None:

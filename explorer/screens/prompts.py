@@ -37,7 +37,7 @@ from explorer.deferred import Deferred
 from explorer.history import History, HistoryValues
 from explorer.model.copy_as import jsonrpc_prompt, modern_version, prompt_command, text_for_clipboard
 from explorer.model.fields import FieldSpec, check_prompt
-from explorer.model.listing import bound_name
+from explorer.model.listing import Listing, bound_name
 from explorer.model.prompt_data import PromptInfo, parse_prompt
 from explorer.model.suggestions import Suggestions
 from explorer.sanitize import sanitize, sanitize_line
@@ -443,6 +443,25 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
         self.failures.pop(name, None)
         self.relist(name)
 
+    def listing_again(self, name: str) -> None:
+        """`name` announced its prompts changed and the supervisor lists them again: said at once, what
+        was shown stays until `listed_again` brings the new listing. A listing of the screen's own for
+        that server (`r`) may predate the change: it is dropped."""
+        shown = self.listings.get(name)
+        if name not in self.server_names or shown is None or shown.state == "unavailable":
+            return
+        self.workers.cancel_group(self, f"prompts-list-{name}")
+        self.listings[name] = ServerPrompts(name, prompts=shown.prompts)
+        self._render_list()
+
+    def listed_again(self, name: str, fresh: Listing) -> None:
+        """The supervisor's re-list of `name`'s prompts (after `listing_again`) ended: shown as the
+        screen's own listing would be, without asking the server a second time."""
+        shown = self.listings.get(name)
+        if name not in self.server_names or shown is None or shown.state != "listing":
+            return
+        self._show_listing(name, fresh)
+
     async def _list(self, name: str, conn: ServerConnection) -> None:
         shown = self.listings.get(name)
         kept = shown.prompts if shown is not None else []  # a failed listing keeps the last one shown
@@ -450,13 +469,20 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
             listing = await list_server(conn, self.bounds, kinds=("prompts",), pace=self.pace)
         except Exception as exc:  # one server's odd failure stays that server's line
             self.listings[name] = ServerPrompts(name, "failed", kept, error=f"unexpected error: {exc}")
+            self._render_list()
         else:
-            if listing.error is not None:
-                self.listings[name] = ServerPrompts(name, "failed", kept, error=listing.error)
-            else:
-                infos = (parse_prompt(p.raw) for p in listing.prompts)
-                entries = [PromptEntry(name, info.name, info) for info in infos if info is not None]
-                self.listings[name] = ServerPrompts(name, "ready", entries, stopped_by=listing.stopped_by)
+            self._show_listing(name, listing)
+
+    def _show_listing(self, name: str, listing: Listing) -> None:
+        """A listing of `name`'s prompts that ended: its prompts, or its error over the last ones shown."""
+        if listing.error is not None:
+            shown = self.listings.get(name)
+            kept = shown.prompts if shown is not None else []
+            self.listings[name] = ServerPrompts(name, "failed", kept, error=listing.error)
+        else:
+            infos = (parse_prompt(p.raw) for p in listing.prompts)
+            entries = [PromptEntry(name, info.name, info) for info in infos if info is not None]
+            self.listings[name] = ServerPrompts(name, "ready", entries, stopped_by=listing.stopped_by)
         self._render_list()
 
     def _render_list(self) -> None:
