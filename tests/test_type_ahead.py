@@ -85,6 +85,23 @@ async def test_slash_file_types_file_and_opens_no_overview() -> None:
         assert isinstance(app.screen, MainScreen), app.screen
 
 
+@pytest.mark.slow
+async def test_keys_after_the_escape_that_closes_the_filter_move_the_tree() -> None:
+    """`escape` closes the box when it comes back to the screen; the focus went back to the tree only after
+    the keys typed behind it had been handled, so they were typed into the hidden box (the tree filtered
+    by "jj") or lost, and the tree did not move."""
+    async with settled_app(demo_spec()) as (app, pilot):
+        screen = main_screen(app)
+        tree = screen.tree_widget
+        box = screen.query_one("#filter", FilterBox)
+        post(app, "/", *"docs", "escape", "j", "j")
+        # `escape` leaves the cursor on the filter's match, docs:// (line 1); `j j` go two lines down.
+        await until(pilot, lambda: tree.cursor == 3, lambda: (box.value, focused_text(app), tree.cursor))
+        await pilot.pause()
+        assert box.value == "" and not box.display and app.focused is tree
+        assert tree.cursor == 3
+
+
 async def test_backspace_in_the_burst_deletes_the_letter_typed_before_it() -> None:
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:

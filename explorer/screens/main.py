@@ -565,7 +565,9 @@ Every server's resources and templates as one URI-prefix tree.
             box.value = ""
             box.display = False
             self.tree_widget.set_filter("")
-            self.tree_widget.focus()
+            # Now, not after the keys already queued (`focus()` waits its turn): the keys typed behind
+            # `escape` in one burst are the tree's, not typed into the hidden box (`type_ahead`).
+            self.set_focus(self.tree_widget)
 
     def _filter_changed(self, text: str) -> None:
         """The filter follows the box's text in the call that changes it (a watcher, not `Input.Changed`,

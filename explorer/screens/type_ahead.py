@@ -26,7 +26,9 @@ the old text, as typed slowly), and not again when the `Focus` is handled.
 Not covered: keys typed in the same burst as an `enter` that opens a form from a list (a template from
 the tree, a prompt from the prompts list) reach the app before the form opens, the list still focused.
 A key that arrives while an earlier one is still on its way back from the old focus (a millisecond) is
-typed before it.
+typed before it. Keys typed behind an `escape` that closes the filter box go to the tree (the screen
+gives it the focus back at once), unless the box already had the focus when they came: then they reach
+the box before `escape` comes back to the screen, and are typed there, then cleared with the box.
 
 Two names of Textual's private modules are used (`tests/test_type_ahead.py` fails when they move): the
 clock of `Event.time`, and which message pump runs now (is the app handling the key that opened the
