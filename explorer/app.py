@@ -378,13 +378,18 @@ class ExplorerApp(App[int]):
     def on_key(self, event: events.Key) -> None:
         """The help key on a dialog that has help but does not bind the key (Textual drops the app's
         bindings on a modal screen, so `?` did nothing there). A key a text input takes (`?`) never gets
-        here; a dialog's own binding of the key runs as usual (`active_bindings`)."""
-        screen = self.screen
-        if not screen.is_modal or not screen.HELP or event.key not in self._help_keys:
-            return
+        here; a dialog's own binding of the key runs as usual (`active_bindings`).
+
+        Runs before Textual's binding check: a key the type-ahead takes (typed in one burst into an input
+        that did not have the focus yet, or behind the `enter` that opens a form) runs no binding, the
+        help key's included."""
         from explorer.screens.type_ahead import will_type
 
-        if will_type(self, event):  # typed in one burst into a dialog's field: the field's text
+        if will_type(self, event):
+            event.prevent_default()
+            return
+        screen = self.screen
+        if not screen.is_modal or not screen.HELP or event.key not in self._help_keys:
             return
         if event.key in screen.active_bindings:
             return

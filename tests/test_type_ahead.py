@@ -26,6 +26,7 @@ from explorer.screens.connect_dialog import ConnectDialog
 from explorer.screens.goto import GoToDialog
 from explorer.screens.input_dialog import InputDialog
 from explorer.screens.main import MainScreen
+from explorer.screens.prompts import PromptFormScreen, PromptsScreen
 from explorer.screens.template_form import TemplateFormResult, TemplateFormScreen
 from explorer.widgets.filter_box import FilterBox
 from tests.app_helpers import SIZE, demo_spec, main_screen, make_app, settled_app, wait_for
@@ -212,6 +213,68 @@ async def test_keys_before_a_forms_field_has_the_focus_are_typed_there_and_enter
         await until(pilot, lambda: bool(results), lambda: focused_text(app))
     [result] = results
     assert result is not None and result.uri == "x://d/a1"
+
+
+def sent(app: ExplorerApp, method: str) -> int:
+    return sum(1 for f in app.wire.frames if f.direction == "send" and f.method == method)
+
+
+@pytest.mark.slow
+async def test_keys_behind_the_enter_that_opens_a_templates_form_go_into_its_field() -> None:
+    """They reached the tree before the form opened and ran its bindings: `r` refreshed the server,
+    `e` opened the error dialog, `m` asked for more; the form opened empty."""
+    async with settled_app(demo_spec()) as (app, pilot):
+        screen = main_screen(app)
+        assert screen.tree_widget.select_prefix("docs://search{?q,limit}")
+        await pilot.pause()
+        lists = sent(app, "resources/list")
+        post(app, "enter", *"rem")
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, TemplateFormScreen) and focused_text(app)[1] == "rem",
+            lambda: (focused_text(app), [type(s).__name__ for s in app.screen_stack]),
+        )
+        await pilot.pause()
+        assert [type(s).__name__ for s in app.screen_stack][1:] == ["MainScreen", "TemplateFormScreen"]
+        assert sent(app, "resources/list") == lists  # `r` refreshed nothing
+
+
+@pytest.mark.slow
+async def test_escape_behind_the_enter_that_opens_a_templates_form_closes_it() -> None:
+    async with settled_app(demo_spec()) as (app, pilot):
+        screen = main_screen(app)
+        assert screen.tree_widget.select_prefix("docs://search{?q,limit}")
+        await pilot.pause()
+        post(app, "enter", *"ab", "escape")
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, MainScreen) and screen.focused is screen.tree_widget,
+            lambda: (focused_text(app), [type(s).__name__ for s in app.screen_stack]),
+        )
+        await pilot.pause()
+        assert isinstance(app.screen, MainScreen) and len(app.screen_stack) == 2
+        assert screen.query_one("#filter", FilterBox).value == ""
+
+
+@pytest.mark.slow
+async def test_keys_behind_the_enter_that_opens_a_prompts_form_go_into_its_field() -> None:
+    """They went to the prompts list before the form opened: `j` moved it, `r` listed the prompts again."""
+    async with settled_app(demo_spec()) as (app, pilot):
+        await pilot.press("p")
+        await until(pilot, lambda: isinstance(app.screen, PromptsScreen), lambda: focused_text(app))
+        prompts = app.screen
+        assert isinstance(prompts, PromptsScreen)
+        await until(pilot, lambda: bool(prompts.prompts), lambda: focused_text(app))
+        await pilot.pause()
+        lists = sent(app, "prompts/list")
+        post(app, "enter", *"jar")  # the first prompt, summarize-chapter, asks for a chapter
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, PromptFormScreen) and focused_text(app)[1] == "jar",
+            lambda: (focused_text(app), [type(s).__name__ for s in app.screen_stack]),
+        )
+        assert app.screen.entry.name == "summarize-chapter"
+        assert sent(app, "prompts/list") == lists
 
 
 async def test_enter_after_the_text_waits_for_the_field_and_submits_the_text() -> None:

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import anyio
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -292,11 +292,28 @@ Every server's resources and templates as one URI-prefix tree.
         if self.auto_preview and isinstance(event.node, UriNode) and event.node.resources:
             self._read_node(event.node)
 
+    def on_key(self, event: events.Key) -> None:
+        """An `enter` on its way to open a template's form: the keys typed behind it in one burst wait
+        for the form's field (they ran the tree's bindings instead: `r` refreshed, `e` showed an error)."""
+        tree = self.tree_widget
+        if self.focused is not tree or (node := tree.form_on_select()) is None:
+            return
+        active = self.active_bindings.get(event.key)
+        if active is None or active.node is not tree or active.binding.action != "select":
+            return
+        if self.supervisor.serving(node.templates) is not None:
+            from explorer.screens.type_ahead import expect_form
+
+            expect_form(self.app, event)
+
     @on(ResourceTree.NodeSelected)
     def _selected(self, event: ResourceTree.NodeSelected) -> None:
         node = event.node
         if isinstance(node, PatternNode):
+            from explorer.screens.type_ahead import form_settled
+
             self.fill_template(node)
+            form_settled(self.app)  # no form opened: the keys held for it go to the tree after all
         elif node.resources:
             self._read_node(node)
 

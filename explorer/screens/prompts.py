@@ -44,7 +44,7 @@ from explorer.sanitize import sanitize, sanitize_line
 from explorer.screens.copy_as import CopyAsDialog
 from explorer.screens.template_form import remember_in_background
 from explorer.screens.tiny_terminal import mark_tiny
-from explorer.screens.type_ahead import expect_typing
+from explorer.screens.type_ahead import expect_form, expect_typing, form_settled
 from explorer.widgets.argument_form import ArgumentForm
 from explorer.widgets.key_bar import KeyBar
 from explorer.widgets.key_display import shown_key
@@ -595,11 +595,25 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
             parts += ["\n", ("enter fills the arguments and gets the prompt", "$text-muted")]
         return Content.assemble(*parts)
 
+    def on_key(self, event: events.Key) -> None:
+        """An `enter` on its way to open the form of a prompt with arguments: the keys typed behind it in
+        one burst wait for its first field (they went to the list: `r` listed again, `j` moved)."""
+        options = self.query_one("#prompt-list", OptionList)
+        if self.focused is not options:
+            return
+        entry = self._entry_at(options.highlighted)
+        if entry is None or not entry.fields:
+            return
+        active = self.active_bindings.get(event.key)
+        if active is not None and active.node is options and active.binding.action == "select":
+            expect_form(self.app, event)
+
     @on(OptionList.OptionSelected, "#prompt-list")
     def _selected(self, event: OptionList.OptionSelected) -> None:
         entry = self._entry_at(event.option_index)
         if entry is not None:
             self.open_form(entry)
+        form_settled(self.app)  # no form opened: the keys held for it go to the list after all
 
     def open_form(self, entry: PromptEntry) -> None:
         """Ask for the arguments of `entry`, then get it (never without the user submitting)."""

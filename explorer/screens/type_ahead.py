@@ -23,12 +23,16 @@ An input with `select_on_focus` selects its text when it handles its `Focus`, wh
 type-ahead is typed: the text is selected before the first key typed here instead (so that key replaces
 the old text, as typed slowly), and not again when the `Focus` is handled.
 
-Not covered: keys typed in the same burst as an `enter` that opens a form from a list (a template from
-the tree, a prompt from the prompts list) reach the app before the form opens, the list still focused.
-A key that arrives while an earlier one is still on its way back from the old focus (a millisecond) is
-typed before it. Keys typed behind an `escape` that closes the filter box go to the tree (the screen
-gives it the focus back at once), unless the box already had the focus when they came: then they reach
-the box before `escape` comes back to the screen, and are typed there, then cleared with the box.
+Keys typed behind an `enter` that opens a form from a list (a template from the tree, a prompt with
+arguments from the prompts list) came back to the app with the list focused before the form opened, and
+ran the list's bindings (`r` refreshed). The screen sees that `enter` on its way to its binding and
+calls `expect_form`: every key behind it waits (the app's `on_key` skips Textual's binding check for
+them, `will_type`), and the form's `expect_typing` takes them over; if no form opens, they are sent on.
+
+Not covered: a key that arrives while an earlier one is still on its way back from the old focus (a
+millisecond) is typed before it. Keys typed behind an `escape` that closes the filter box go to the tree
+(the screen gives it the focus back at once), unless the box already had the focus when they came: then
+they reach the box before `escape` comes back to the screen, and are typed there, then cleared with it.
 
 Two names of Textual's private modules are used (`tests/test_type_ahead.py` fails when they move): the
 clock of `Event.time`, and which message pump runs now (is the app handling the key that opened the
@@ -53,9 +57,12 @@ from textual.widget import Widget
 from textual.widgets import Input
 from textual.widgets.input import Selection
 
-__all__ = ["expect_typing", "will_type"]
+__all__ = ["expect_form", "expect_typing", "form_settled", "will_type"]
 
 _ROUTERS: WeakKeyDictionary[App[Any], TypeAhead] = WeakKeyDictionary()
+
+FORM_WAIT = 1.0
+"""Seconds the keys typed behind a form's opener wait at most for the form (it opens at once, or not)."""
 
 
 def expect_typing(screen: Screen[Any], field: Input | None = None) -> None:
@@ -72,6 +79,23 @@ def expect_typing(screen: Screen[Any], field: Input | None = None) -> None:
     if router is None:
         router = _ROUTERS[app] = TypeAhead(app)
     router.expect(screen, field)
+
+
+def expect_form(app: App[Any], opener: events.Key) -> None:
+    """`opener` (an `enter` on its way to the binding that opens a form from a list) will open a form whose
+    first field takes the keys typed behind it: they wait, and run no binding of the list meanwhile. The
+    form's `expect_typing` takes them over; `form_settled` sends them on if no form opened."""
+    router = _ROUTERS.get(app)
+    if router is None:
+        router = _ROUTERS[app] = TypeAhead(app)
+    router.expect_form(opener)
+
+
+def form_settled(app: App[Any]) -> None:
+    """What `expect_form` announced has run: if no form took the waiting keys, they go where the focus is."""
+    router = _ROUTERS.get(app)
+    if router is not None:
+        router.form_settled()
 
 
 def will_type(app: App[Any], key: events.Key) -> bool:
@@ -123,10 +147,27 @@ class TypeAhead:
         self._resending = False  # a key waited behind the text and was sent again: the later ones too
         self._selecting: Input | None = None  # focused, its `Focus` (which selects its text) not handled
         self._unselecting: WeakSet[Input] = WeakSet()  # `select_on_focus` off until its `Focus` is handled
+        self._opener: events.Key | None = None  # a form is on its way (`expect_form`): keys wait for it
         app.message_signal.subscribe(app, self._handled, immediate=True)
 
-    def expect(self, screen: Screen[Any], field: Input | None) -> None:
+    def expect_form(self, opener: events.Key) -> None:
         self._stop()
+        self._skip = False
+        self._opener = opener
+        self._app.set_timer(FORM_WAIT, self.form_settled)  # an opener that opened nothing holds no key
+
+    def form_settled(self) -> None:
+        if self._opener is None:
+            return
+        self._opener = None
+        waiting, self._waiting = self._waiting, []
+        for message in waiting:
+            _again(self._app, message)
+
+    def expect(self, screen: Screen[Any], field: Input | None) -> None:
+        waiting = list(self._waiting) if self._opener is not None else []  # typed behind the form's opener
+        self._stop()
+        self._waiting = waiting
         self._screen = ref(screen)
         self._wanted = field
         # Called while the app handles a message (a key's binding ran the action that opens the input):
@@ -138,6 +179,7 @@ class TypeAhead:
             self._focused(focused, fresh=False)  # it has the focus already (and has selected its text)
 
     def _stop(self) -> None:
+        self._opener = None
         self._screen = None
         self._wanted = None
         self._field = None
@@ -196,7 +238,10 @@ class TypeAhead:
             field.replace(text, *selection)
 
     def will_take(self, key: events.Key) -> bool:
-        """Whether `_handled` types `key` into the input once the app has handled it."""
+        """Whether `_handled` types `key` into the input (or keeps it for a form on its way) once the app
+        has handled it."""
+        if self._opener is not None:
+            return key is not self._opener
         screen = self._screen() if self._screen is not None else None
         if screen is None or self._skip or self._app.screen is not screen or _text_of(key) is None:
             return False
@@ -206,12 +251,19 @@ class TypeAhead:
 
     def _handled(self, message: Message) -> None:
         """Every message the app has handled (the app's `message_signal` is published after each)."""
-        if self._screen is None:
+        if self._screen is None and self._opener is None:
             return
         if self._skip:
             self._skip = False
             return
         if not isinstance(message, (events.Key, events.Paste)):
+            return
+        if self._opener is not None:
+            if message is not self._opener:  # behind it: for the form's field, or sent on
+                _take(message)
+                self._waiting.append(message)
+            return
+        if self._screen is None:
             return
         screen = self._screen()
         app = self._app

@@ -575,6 +575,15 @@ exactly as the server sent them.
         else:
             self._change(rows.close_drill if row.block is not None else rows.open_drill, line, line)
 
+    def form_on_select(self) -> PatternNode | None:
+        """The template whose form `select` (enter) asks for on the cursor's row, as `action_select`
+        decides (None: it reads, opens or closes instead): the screen holds the keys typed behind it."""
+        row = self._rows.row(self.cursor)
+        node = row.node
+        if not isinstance(node, PatternNode) or (row.drill is not None and row.kind == "value"):
+            return None
+        return node
+
     def action_select(self) -> None:
         row = self._rows.row(self.cursor)
         node = row.node
