@@ -221,3 +221,27 @@ def test_an_sse_stream_without_an_endpoint_says_how_to_wait_longer(no_endpoint_p
         "(timeout; --timeout SECONDS waits longer)"
     )
     assert said in result.stderr, result
+
+
+class _RefusesEveryToken(_WordyAuthServer):
+    """The login works, but the server then refuses its token for a reason of its own (403)."""
+
+    def mcp(self, message: dict[str, Any]) -> None:
+        if self.headers.get("Authorization", "").removeprefix("Bearer ") not in self.state.access:
+            super().mcp(message)  # the 401 that starts the login
+            return
+        self.send(403, {"error": "forbidden", "error_description": "this account may not use notes"})
+
+
+def test_a_refusal_after_a_login_quotes_that_refusal_not_the_one_before_it() -> None:
+    """Before, the fault quoted the 401 that started the login ("no token was sent") with "the server
+    refused the OAuth token": the first refusal, not the one that ended the connection."""
+    state = AuthState()
+    handler = type("RefusesEveryToken", (_RefusesEveryToken,), {"state": state})
+    for url in served(handler, stopping=state.release.set):
+        result = run_cli("tree", "-s", url, "--auth-flow", "fetch", "--timeout", "10", timeout=RUN_AT_MOST)
+        assert result.code == 1, result
+        assert state.count("token") >= 1, result  # logged in
+        assert "connecting: HTTP 403 Forbidden: " in result.stderr, result
+        assert "this account may not use notes" in result.stderr, result
+        assert "no token was sent" not in result.stderr, result

@@ -196,8 +196,13 @@ class HttpAnswers:
         return None
 
     def auth_refusal(self) -> HttpAnswer | None:
-        """The first 401 or 403: the server wants (other) credentials."""
-        return next((answer for answer in self.errors if answer.status in _AUTH_STATUSES), None)
+        """The last 401 or 403 of the server's own URL (the one the first came from; not the login's
+        endpoints): the server wants (other) credentials. The first one started a login; a refusal after
+        the login is why connecting failed (a 403 for the account), and its status and words are said."""
+        refusals = [answer for answer in self.errors if answer.status in _AUTH_STATUSES]
+        if not refusals:
+            return None
+        return next(answer for answer in reversed(refusals) if answer.url == refusals[0].url)
 
     def post_refusal(self) -> HttpAnswer | None:
         """The first 4xx to a POST that is not about credentials or rate: a server without Streamable HTTP."""
