@@ -103,6 +103,25 @@ async def test_keys_after_the_escape_that_closes_the_filter_move_the_tree() -> N
         assert tree.cursor == 3
 
 
+@pytest.mark.slow
+async def test_keys_behind_escape_in_the_focused_filter_box_move_the_tree() -> None:
+    """The box has the focus: `escape` and the keys behind it all went to the box, which typed the `jj`
+    (the tree filtered by "docsjj") before `escape` came back to the screen and cleared it: keys lost."""
+    async with settled_app(demo_spec()) as (app, pilot):
+        screen = main_screen(app)
+        tree = screen.tree_widget
+        box = screen.query_one("#filter", FilterBox)
+        post(app, "/", *"docs")
+        await until(pilot, lambda: box.value == "docs" and app.focused is box, lambda: focused_text(app))
+        await pilot.pause()
+        assert tree.cursor == 1  # on docs://, the filter's match
+        post(app, "escape", "j", "j")
+        await until(pilot, lambda: tree.cursor == 3, lambda: (box.value, focused_text(app), tree.cursor))
+        await pilot.pause()
+        assert box.value == "" and not box.display and app.focused is tree
+        assert tree.cursor == 3
+
+
 async def test_backspace_in_the_burst_deletes_the_letter_typed_before_it() -> None:
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:

@@ -29,10 +29,12 @@ ran the list's bindings (`r` refreshed). The screen sees that `enter` on its way
 calls `expect_form`: every key behind it waits (the app's `on_key` skips Textual's binding check for
 them, `will_type`), and the form's `expect_typing` takes them over; if no form opens, they are sent on.
 
+Keys typed behind an `escape` that closes the filter box go to the tree: the screen gives it the focus
+back at once, and with the box focused `escape` is the box's priority binding (`FilterBox`), run before
+the keys behind it are sent to the box.
+
 Not covered: a key that arrives while an earlier one is still on its way back from the old focus (a
-millisecond) is typed before it. Keys typed behind an `escape` that closes the filter box go to the tree
-(the screen gives it the focus back at once), unless the box already had the focus when they came: then
-they reach the box before `escape` comes back to the screen, and are typed there, then cleared with it.
+millisecond) is typed before it.
 
 Two names of Textual's private modules are used (`tests/test_type_ahead.py` fails when they move): the
 clock of `Event.time`, and which message pump runs now (is the app handling the key that opened the
