@@ -156,7 +156,11 @@ class TypeAhead:
         self._stop()
         self._skip = False
         self._opener = opener
-        self._app.set_timer(FORM_WAIT, self.form_settled)  # an opener that opened nothing holds no key
+        self._app.set_timer(FORM_WAIT, partial(self._form_late, opener))  # if it opened nothing
+
+    def _form_late(self, opener: events.Key) -> None:
+        if self._opener is opener:  # not a later opener's
+            self.form_settled()
 
     def form_settled(self) -> None:
         if self._opener is None:
