@@ -250,6 +250,28 @@ async def test_keys_behind_the_enter_that_opens_a_templates_form_go_into_its_fie
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("turns", [2, 9])
+async def test_a_second_enter_just_behind_the_first_submits_the_form_it_opened(turns: int) -> None:
+    """`enter`, then `a b enter` a moment later (a second packet over ssh): the second `enter` opened a
+    second, empty form, and `ab` was typed into the first one and never read; 9 turns of the event loop
+    later, the `a` was typed twice (the app handles a key again as it comes back up: taken again)."""
+    async with settled_app(demo_spec()) as (app, pilot):
+        screen = main_screen(app)
+        assert screen.tree_widget.select_prefix("docs://search{?q,limit}")
+        await pilot.pause()
+        reads = sent(app, "resources/read")
+        post(app, "enter")
+        for _ in range(turns):  # the first `enter` is on its way when the rest comes
+            await asyncio.sleep(0)
+        post(app, *"ab", "enter")
+        await until(pilot, lambda: sent(app, "resources/read") > reads, lambda: focused_text(app))
+        await pilot.pause()
+        assert isinstance(app.screen, MainScreen) and len(app.screen_stack) == 2
+        read = [f for f in app.wire.frames if f.direction == "send" and f.method == "resources/read"][-1]
+        assert read.json()["params"]["uri"] == "docs://search?q=ab", read.json()
+
+
+@pytest.mark.slow
 async def test_escape_behind_the_enter_that_opens_a_templates_form_closes_it() -> None:
     async with settled_app(demo_spec()) as (app, pilot):
         screen = main_screen(app)

@@ -150,9 +150,12 @@ class TypeAhead:
         self._selecting: Input | None = None  # focused, its `Focus` (which selects its text) not handled
         self._unselecting: WeakSet[Input] = WeakSet()  # `select_on_focus` off until its `Focus` is handled
         self._opener: events.Key | None = None  # a form is on its way (`expect_form`): keys wait for it
+        self._taken: WeakSet[Message] = WeakSet()  # keys (and pastes) taken here: typed or waiting
         app.message_signal.subscribe(app, self._handled, immediate=True)
 
     def expect_form(self, opener: events.Key) -> None:
+        if self._opener is not None:
+            return  # a form is on its way: this `enter` waits behind it like any other key (and submits it)
         self._stop()
         self._skip = False
         self._opener = opener
@@ -255,6 +258,10 @@ class TypeAhead:
             return screen.focused is self._field and key.time < self._focused_at
         return screen.focused is None
 
+    def _take(self, message: events.Key | events.Paste) -> None:
+        _take(message)
+        self._taken.add(message)
+
     def _handled(self, message: Message) -> None:
         """Every message the app has handled (the app's `message_signal` is published after each)."""
         if self._screen is None and self._opener is None:
@@ -262,11 +269,11 @@ class TypeAhead:
         if self._skip:
             self._skip = False
             return
-        if not isinstance(message, (events.Key, events.Paste)):
-            return
+        if not isinstance(message, (events.Key, events.Paste)) or message in self._taken:
+            return  # a key taken here once: the app handles it again as it comes back up, not taken again
         if self._opener is not None:
             if message is not self._opener:  # behind it: for the form's field, or sent on
-                _take(message)
+                self._take(message)
                 self._waiting.append(message)
             return
         if self._screen is None:
@@ -284,7 +291,7 @@ class TypeAhead:
             if screen.focused is not field:
                 self._stop()  # the focus moved on: keys go where it is
             elif message.time < self._focused_at and text is not None:
-                _take(message)
+                self._take(message)
                 if self._resending:
                     _again(app, message)
                 else:
@@ -295,5 +302,5 @@ class TypeAhead:
         if text is not None or (
             self._waiting and isinstance(message, events.Key) and message.key not in screen.active_bindings
         ):
-            _take(message)
+            self._take(message)
             self._waiting.append(message)
