@@ -141,6 +141,7 @@ def test_a_secret_in_a_repr_quoted_text_is_masked_whichever_quotes_it_got(secret
     """The explorer quotes a server's words with `repr` before they are masked (a 401's body): its
     backslashes doubled, a `'` escaped when the text holds both quotes, control characters escaped."""
     redactor = Redactor([secret])
-    for words in (f"denied {secret}", f"it's {secret}", f'it\'s "{secret}"', f'say "{secret}"'):
+    as_json = json.dumps({"error": f"bad token {secret}"})  # a body quoted as it came: JSON, then repr
+    for words in (f"denied {secret}", f"it's {secret}", f'it\'s "{secret}"', f'say "{secret}"', as_json):
         masked = redactor.text(f"401 to the event stream's GET: {words!r}")
         assert MASK in masked, (secret, masked)

@@ -396,7 +396,8 @@ def secret_forms(secret: str) -> set[str]:
     forms.update((sanitize(secret, limit=None), sanitize_line(secret, limit=None)))
     shell = secret.replace("'", "'\"'\"'")  # inside `shlex.quote`'s quotes: each `'` as `'"'"'`
     forms.update((shell, sanitize_line(shell, limit=None)))
-    forms.update(_repr_forms(secret))
+    for form in list(forms):  # each form, the JSON-escaped ones too, inside a `repr`
+        forms.update(_repr_forms(form))
     return {form for form in forms if len(form) >= _MIN_SECRET_LENGTH}
 
 
