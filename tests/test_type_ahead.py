@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -29,7 +30,8 @@ from explorer.screens.main import MainScreen
 from explorer.screens.prompts import PromptFormScreen, PromptsScreen
 from explorer.screens.template_form import TemplateFormResult, TemplateFormScreen
 from explorer.widgets.filter_box import FilterBox
-from tests.app_helpers import SIZE, demo_spec, main_screen, make_app, settled_app, wait_for
+from tests.app_helpers import SIZE, demo_spec, main_screen, make_app, settled_app, stdio_spec, wait_for
+from tests.helpers.tiny_server import tiny_server
 
 pytestmark = pytest.mark.anyio
 
@@ -269,6 +271,47 @@ async def test_a_second_enter_just_behind_the_first_submits_the_form_it_opened(t
         assert isinstance(app.screen, MainScreen) and len(app.screen_stack) == 2
         read = [f for f in app.wire.frames if f.direction == "send" and f.method == "resources/read"][-1]
         assert read.json()["params"]["uri"] == "docs://search?q=ab", read.json()
+
+
+@pytest.mark.slow
+async def test_keys_behind_a_forms_enter_keep_their_order_when_they_come_apart() -> None:
+    """Keys a few turns of the event loop apart (as they come over a slow link): one already on its way
+    to the tree when the `enter` was seen came back after the next, and `ab` was typed `ba`."""
+    async with settled_app(demo_spec()) as (app, pilot):
+        screen = main_screen(app)
+        assert screen.tree_widget.select_prefix("docs://search{?q,limit}")
+        await pilot.pause()
+        reads = sent(app, "resources/read")
+        for key in ("enter", "a", "b", "enter"):
+            post(app, key)
+            for _ in range(3):
+                await asyncio.sleep(0)
+        await until(pilot, lambda: sent(app, "resources/read") > reads, lambda: focused_text(app))
+        read = [f for f in app.wire.frames if f.direction == "send" and f.method == "resources/read"][-1]
+        assert read.json()["params"]["uri"] == "docs://search?q=ab", read.json()
+
+
+NO_FIELDS = """
+def answer(method, params):
+    if method == "resources/list":
+        return {"resources": []}
+    if method == "resources/templates/list":
+        return {"resourceTemplates": [{"uriTemplate": "x://static/plain", "name": "plain"}]}
+    return None
+"""
+
+
+@pytest.mark.slow
+async def test_escape_behind_the_enter_that_opens_a_form_without_fields_closes_it(tmp_path: Path) -> None:
+    """A template without variables: its form has no field, and the keys held for one were never let go."""
+    async with settled_app(stdio_spec("s", tiny_server(tmp_path, NO_FIELDS))) as (app, pilot):
+        screen = main_screen(app)
+        assert screen.tree_widget.select_prefix("x://static/plain")
+        await pilot.pause()
+        post(app, "enter", "escape")
+        await until(pilot, lambda: isinstance(app.screen, MainScreen), lambda: focused_text(app))
+        await pilot.pause()
+        assert len(app.screen_stack) == 2
 
 
 @pytest.mark.slow

@@ -296,8 +296,8 @@ Every server's resources and templates as one URI-prefix tree.
         """An `enter` on its way to open a template's form: the keys typed behind it in one burst wait
         for the form's field (they ran the tree's bindings instead: `r` refreshed, `e` showed an error)."""
         tree = self.tree_widget
-        if self.focused is not tree or (node := tree.form_on_select()) is None:
-            return
+        if self.app.screen is not self or self.focused is not tree or (node := tree.form_on_select()) is None:
+            return  # (not current: a key behind the opener, coming up through this screen after the form)
         active = self.active_bindings.get(event.key)
         if active is None or active.node is not tree or active.binding.action != "select":
             return

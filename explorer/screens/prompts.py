@@ -599,8 +599,8 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
         """An `enter` on its way to open the form of a prompt with arguments: the keys typed behind it in
         one burst wait for its first field (they went to the list: `r` listed again, `j` moved)."""
         options = self.query_one("#prompt-list", OptionList)
-        if self.focused is not options:
-            return
+        if self.app.screen is not self or self.focused is not options:
+            return  # (not current: a key behind the opener, coming up through this screen after the form)
         entry = self._entry_at(options.highlighted)
         if entry is None or not entry.fields:
             return

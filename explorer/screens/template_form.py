@@ -135,7 +135,8 @@ RFC 6570 says (a `/` in `{id}` becomes `%2F`, `{+path}` keeps it).
         self._round_trip_shows_required = False
         self._submit_when_checked = False
         self._last_answer: Suggestions | None = None  # the server's last completion answer in this form
-        expect_typing(self)  # keys typed before the first field has the focus go there
+        if self.fields:  # keys typed before the first field has the focus go there (none: to the form)
+            expect_typing(self)
 
     # --- layout -------------------------------------------------------------------------------------------
 

@@ -34,7 +34,10 @@ back at once, and with the box focused `escape` is the box's priority binding (`
 the keys behind it are sent to the box.
 
 Not covered: a key that arrives while an earlier one is still on its way back from the old focus (a
-millisecond) is typed before it.
+millisecond) is typed before it. A key sent again after the text runs its binding when it comes back up
+to the app, after the keys sent with it reached the focused widget: `tab 5` types the `5` into the field
+`tab` leaves, and a key behind the `enter` that submits goes into the field too. A key the form binds
+(the prompt form's `enter`) that comes before its field has the focus runs at once, before the text.
 
 Two names of Textual's private modules are used (`tests/test_type_ahead.py` fails when they move): the
 clock of `Event.time`, and which message pump runs now (is the app handling the key that opened the
@@ -151,6 +154,7 @@ class TypeAhead:
         self._unselecting: WeakSet[Input] = WeakSet()  # `select_on_focus` off until its `Focus` is handled
         self._opener: events.Key | None = None  # a form is on its way (`expect_form`): keys wait for it
         self._taken: WeakSet[Message] = WeakSet()  # keys (and pastes) taken here: typed or waiting
+        self._returning: WeakSet[Message] = WeakSet()  # keys back up at the app behind a form's opener
         app.message_signal.subscribe(app, self._handled, immediate=True)
 
     def expect_form(self, opener: events.Key) -> None:
@@ -203,8 +207,11 @@ class TypeAhead:
             return
         if isinstance(focused, Input) and (self._wanted is None or focused is self._wanted):
             self._focused(focused, fresh=True)
-        else:
-            self._stop()  # the focus went elsewhere: nothing to type into
+        else:  # the focus went elsewhere (a form without fields): what waited goes there, as typed slowly
+            waiting = list(self._waiting)
+            self._stop()
+            for message in waiting:
+                _again(self._app, message)
 
     def _focused(self, field: Input, *, fresh: bool) -> None:
         self._field = field
@@ -250,7 +257,10 @@ class TypeAhead:
         """Whether `_handled` types `key` into the input (or keeps it for a form on its way) once the app
         has handled it."""
         if self._opener is not None:
-            return key is not self._opener
+            if key is self._opener:
+                return False
+            self._returning.add(key)  # back up from the list: taken now, in the order the list had them
+            return True
         screen = self._screen() if self._screen is not None else None
         if screen is None or self._skip or self._app.screen is not screen or _text_of(key) is None:
             return False
@@ -272,7 +282,12 @@ class TypeAhead:
         if not isinstance(message, (events.Key, events.Paste)) or message in self._taken:
             return  # a key taken here once: the app handles it again as it comes back up, not taken again
         if self._opener is not None:
-            if message is not self._opener:  # behind it: for the form's field, or sent on
+            # Behind it: for the form's field, or sent on. A key is taken as it comes back up from the list
+            # (`will_take`), not as the app first sends it there: one on its way there already would come
+            # back after it, and be typed after it.
+            if message is not self._opener and (
+                isinstance(message, events.Paste) or message in self._returning
+            ):
                 self._take(message)
                 self._waiting.append(message)
             return
