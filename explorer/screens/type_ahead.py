@@ -30,14 +30,15 @@ calls `expect_form`: every key behind it waits (the app's `on_key` skips Textual
 them, `will_type`), and the form's `expect_typing` takes them over; if no form opens, they are sent on.
 
 Keys typed behind an `escape` that closes the filter box go to the tree: the screen gives it the focus
-back at once, and with the box focused `escape` is the box's priority binding (`FilterBox`), run before
-the keys behind it are sent to the box.
+back at once.
 
 Not covered: a key that arrives while an earlier one is still on its way back from the old focus (a
 millisecond) is typed before it. A key sent again after the text runs its binding when it comes back up
 to the app, after the keys sent with it reached the focused widget: `tab 5` types the `5` into the field
 `tab` leaves, and a key behind the `enter` that submits goes into the field too. A key the form binds
 (the prompt form's `enter`) that comes before its field has the focus runs at once, before the text.
+Keys behind an `escape` that closes the filter box when the box already had the focus as they came
+reach the box before `escape` comes back to the screen: they are typed there, then cleared with it.
 
 Two names of Textual's private modules are used (`tests/test_type_ahead.py` fails when they move): the
 clock of `Event.time`, and which message pump runs now (is the app handling the key that opened the

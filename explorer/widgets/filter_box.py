@@ -11,9 +11,6 @@ scrolled past its new end).
 
 from __future__ import annotations
 
-from typing import ClassVar
-
-from textual.binding import Binding, BindingType
 from textual.geometry import Size
 from textual.reactive import Reactive
 from textual.widgets import Input
@@ -21,15 +18,6 @@ from textual.widgets import Input
 
 class FilterBox(Input):
     """An `Input` whose text width changes with a repaint only (see the module docstring)."""
-
-    # The screen's `escape` (same id, remapped with it), as a priority binding while the box has the focus:
-    # it runs as the app takes the key, before the keys typed behind it are sent anywhere. Else they went
-    # to the box, which typed them before `escape` came back to the screen, and were cleared with it.
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(
-            "escape", "screen.clear_filter", "Clear filter", show=False, priority=True, id="main.clear_filter"
-        ),
-    ]
 
     virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)
 
