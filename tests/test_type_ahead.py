@@ -105,25 +105,6 @@ async def test_keys_after_the_escape_that_closes_the_filter_move_the_tree() -> N
         assert tree.cursor == 3
 
 
-@pytest.mark.slow
-async def test_keys_behind_escape_in_the_focused_filter_box_move_the_tree() -> None:
-    """The box has the focus: `escape` and the keys behind it all went to the box, which typed the `jj`
-    (the tree filtered by "docsjj") before `escape` came back to the screen and cleared it: keys lost."""
-    async with settled_app(demo_spec()) as (app, pilot):
-        screen = main_screen(app)
-        tree = screen.tree_widget
-        box = screen.query_one("#filter", FilterBox)
-        post(app, "/", *"docs")
-        await until(pilot, lambda: box.value == "docs" and app.focused is box, lambda: focused_text(app))
-        await pilot.pause()
-        assert tree.cursor == 1  # on docs://, the filter's match
-        post(app, "escape", "j", "j")
-        await until(pilot, lambda: tree.cursor == 3, lambda: (box.value, focused_text(app), tree.cursor))
-        await pilot.pause()
-        assert box.value == "" and not box.display and app.focused is tree
-        assert tree.cursor == 3
-
-
 async def test_backspace_in_the_burst_deletes_the_letter_typed_before_it() -> None:
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -312,6 +293,33 @@ async def test_escape_behind_the_enter_that_opens_a_form_without_fields_closes_i
         await until(pilot, lambda: isinstance(app.screen, MainScreen), lambda: focused_text(app))
         await pilot.pause()
         assert len(app.screen_stack) == 2
+
+
+NO_ARGUMENTS = """
+CAPABILITIES = {"resources": {}, "prompts": {}}
+def answer(method, params):
+    if method in ("resources/list", "resources/templates/list"):
+        return {"resources": [], "resourceTemplates": []}
+    if method == "prompts/list":
+        return {"prompts": [{"name": "plain", "description": "no arguments"}]}
+    return None
+"""
+
+
+@pytest.mark.slow
+async def test_the_help_key_on_a_prompts_form_without_fields_opens_the_help(tmp_path: Path) -> None:
+    """The form waited for a field to type into that it does not have: every printable key was held,
+    `?` (its help key) included, typed slowly."""
+    async with settled_app(stdio_spec("s", tiny_server(tmp_path, NO_ARGUMENTS))) as (app, pilot):
+        await pilot.press("p")
+        await until(pilot, lambda: isinstance(app.screen, PromptsScreen), lambda: focused_text(app))
+        prompts = app.screen
+        assert isinstance(prompts, PromptsScreen)
+        await until(pilot, lambda: bool(prompts.prompts), lambda: focused_text(app))
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, PromptFormScreen), lambda: focused_text(app))
+        await pilot.press("question_mark")
+        await until(pilot, lambda: bool(app.screen.query("HelpPanel")), lambda: focused_text(app))
 
 
 @pytest.mark.slow

@@ -178,7 +178,8 @@ sent), then `enter` or `ctrl+s` gets the prompt. Suggestions come from the serve
         self.entry = entry
         self.completer = completer
         self.fields = entry.fields
-        expect_typing(self)  # keys typed before the first field has the focus go there
+        if self.fields:  # keys typed before the first field has the focus go there (none: to the form)
+            expect_typing(self)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="pf-box"):
