@@ -382,13 +382,18 @@ class ExplorerApp(App[int]):
 
         Runs before Textual's binding check: a key the type-ahead takes (typed in one burst into an input
         that did not have the focus yet, or behind the `enter` that opens a form) runs no binding, the
-        help key's included."""
-        from explorer.screens.type_ahead import will_type
+        help key's included; and a key whose binding opens a form (the screen's `opens_form`) has the
+        keys behind it wait for the form's field."""
+        from explorer.screens.type_ahead import expect_form, will_type
 
         if will_type(self, event):
             event.prevent_default()
             return
         screen = self.screen
+        opens_form = getattr(screen, "opens_form", None)
+        if opens_form is not None and opens_form(event):
+            expect_form(self, event)
+            return
         if not screen.is_modal or not screen.HELP or event.key not in self._help_keys:
             return
         if event.key in screen.active_bindings:

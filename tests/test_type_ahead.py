@@ -306,6 +306,43 @@ def answer(method, params):
 """
 
 
+TWO_PROMPTS = """
+CAPABILITIES = {"resources": {}, "prompts": {}}
+def answer(method, params):
+    if method in ("resources/list", "resources/templates/list"):
+        return {"resources": [], "resourceTemplates": []}
+    if method == "prompts/list":
+        return {"prompts": [
+            {"name": "plain", "description": "no arguments"},
+            {"name": "weather", "arguments": [{"name": "city", "required": True}]},
+        ]}
+    return None
+"""
+
+
+@pytest.mark.slow
+async def test_a_key_before_the_enter_that_moves_onto_a_prompt_with_arguments_counts(tmp_path: Path) -> None:
+    """`down enter Paris` in one burst from a prompt without arguments (server-everything's first): the
+    `enter` was judged before `down` had moved the highlight, so `Paris` was not held: lost, its `r`
+    listing the prompts again."""
+    async with settled_app(stdio_spec("s", tiny_server(tmp_path, TWO_PROMPTS))) as (app, pilot):
+        await pilot.press("p")
+        await until(pilot, lambda: isinstance(app.screen, PromptsScreen), lambda: focused_text(app))
+        prompts = app.screen
+        assert isinstance(prompts, PromptsScreen)
+        await until(pilot, lambda: len(prompts.prompts) == 2, lambda: focused_text(app))
+        await pilot.pause()
+        lists = sent(app, "prompts/list")
+        post(app, "down", "enter", *"Paris")
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, PromptFormScreen) and focused_text(app)[1] == "Paris",
+            lambda: (focused_text(app), [type(s).__name__ for s in app.screen_stack]),
+        )
+        assert app.screen.entry.name == "weather"
+        assert sent(app, "prompts/list") == lists
+
+
 @pytest.mark.slow
 async def test_the_help_key_on_a_prompts_form_without_fields_opens_the_help(tmp_path: Path) -> None:
     """The form waited for a field to type into that it does not have: every printable key was held,

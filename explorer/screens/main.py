@@ -292,19 +292,18 @@ Every server's resources and templates as one URI-prefix tree.
         if self.auto_preview and isinstance(event.node, UriNode) and event.node.resources:
             self._read_node(event.node)
 
-    def on_key(self, event: events.Key) -> None:
-        """An `enter` on its way to open a template's form: the keys typed behind it in one burst wait
-        for the form's field (they ran the tree's bindings instead: `r` refreshed, `e` showed an error)."""
+    def opens_form(self, key: events.Key) -> bool:
+        """Whether `key`'s binding, about to run, opens a template's form (`ExplorerApp.on_key` asks): the
+        keys typed behind it in one burst then wait for the form's field (they ran the tree's bindings
+        instead: `r` refreshed, `e` showed an error). Asked when the key is back at the app, so the keys
+        before it (`j` moving the cursor) have run."""
         tree = self.tree_widget
-        if self.app.screen is not self or self.focused is not tree or (node := tree.form_on_select()) is None:
-            return  # (not current: a key behind the opener, coming up through this screen after the form)
-        active = self.active_bindings.get(event.key)
+        if self.focused is not tree or (node := tree.form_on_select()) is None:
+            return False
+        active = self.active_bindings.get(key.key)
         if active is None or active.node is not tree or active.binding.action != "select":
-            return
-        if self.supervisor.serving(node.templates) is not None:
-            from explorer.screens.type_ahead import expect_form
-
-            expect_form(self.app, event)
+            return False
+        return self.supervisor.serving(node.templates) is not None
 
     @on(ResourceTree.NodeSelected)
     def _selected(self, event: ResourceTree.NodeSelected) -> None:

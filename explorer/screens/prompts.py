@@ -44,7 +44,7 @@ from explorer.sanitize import sanitize, sanitize_line
 from explorer.screens.copy_as import CopyAsDialog
 from explorer.screens.template_form import remember_in_background
 from explorer.screens.tiny_terminal import mark_tiny
-from explorer.screens.type_ahead import expect_form, expect_typing, form_settled
+from explorer.screens.type_ahead import expect_typing, form_settled
 from explorer.widgets.argument_form import ArgumentForm
 from explorer.widgets.key_bar import KeyBar
 from explorer.widgets.key_display import shown_key
@@ -596,18 +596,18 @@ Every prompt of every connected server, with its arguments (`*` required, `?` op
             parts += ["\n", ("enter fills the arguments and gets the prompt", "$text-muted")]
         return Content.assemble(*parts)
 
-    def on_key(self, event: events.Key) -> None:
-        """An `enter` on its way to open the form of a prompt with arguments: the keys typed behind it in
-        one burst wait for its first field (they went to the list: `r` listed again, `j` moved)."""
+    def opens_form(self, key: events.Key) -> bool:
+        """Whether `key`'s binding, about to run, opens the form of a prompt with arguments (the app asks,
+        `ExplorerApp.on_key`): the keys typed behind it in one burst then wait for its first field (they
+        went to the list: `r` listed again, `j` moved)."""
         options = self.query_one("#prompt-list", OptionList)
-        if self.app.screen is not self or self.focused is not options:
-            return  # (not current: a key behind the opener, coming up through this screen after the form)
+        if self.focused is not options:
+            return False
         entry = self._entry_at(options.highlighted)
         if entry is None or not entry.fields:
-            return
-        active = self.active_bindings.get(event.key)
-        if active is not None and active.node is options and active.binding.action == "select":
-            expect_form(self.app, event)
+            return False
+        active = self.active_bindings.get(key.key)
+        return active is not None and active.node is options and active.binding.action == "select"
 
     @on(OptionList.OptionSelected, "#prompt-list")
     def _selected(self, event: OptionList.OptionSelected) -> None:
