@@ -25,9 +25,11 @@ the old text, as typed slowly), and not again when the `Focus` is handled.
 
 Keys typed behind an `enter` that opens a form from a list (a template from the tree, a prompt with
 arguments from the prompts list) came back to the app with the list focused before the form opened, and
-ran the list's bindings (`r` refreshed). The screen sees that `enter` on its way to its binding and
-calls `expect_form`: every key behind it waits (the app's `on_key` skips Textual's binding check for
-them, `will_type`), and the form's `expect_typing` takes them over; if no form opens, they are sent on.
+ran the list's bindings (`r` refreshed). The app's `on_key`, as that `enter` is back at the app just
+before its binding runs (the keys before it have run: `j` moved the highlight), asks the screen
+(`opens_form`) and calls `expect_form`: every key behind it is taken as it comes back up from the list,
+in order, and runs no binding (the app's `on_key` skips Textual's binding check for them, `will_type`);
+the form's `expect_typing` takes them over, or, if no form opens, they are sent on.
 
 Keys typed behind an `escape` that closes the filter box go to the tree: the screen gives it the focus
 back at once.
