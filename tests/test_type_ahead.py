@@ -212,6 +212,32 @@ def sent(app: ExplorerApp, method: str) -> int:
     return sum(1 for f in app.wire.frames if f.direction == "send" and f.method == method)
 
 
+async def prompts_listed(pilot: Pilot[Any], app: ExplorerApp, count: int) -> PromptsScreen:
+    """`p`, then the prompts screen once at least `count` prompts are listed."""
+    await pilot.press("p")
+    await until(pilot, lambda: isinstance(app.screen, PromptsScreen), lambda: focused_text(app))
+    prompts = app.screen
+    assert isinstance(prompts, PromptsScreen)
+    await until(pilot, lambda: len(prompts.prompts) >= count, lambda: focused_text(app))
+    await pilot.pause()
+    return prompts
+
+
+async def burst_fills_prompt_form(
+    pilot: Pilot[Any], app: ExplorerApp, keys: list[str], text: str, name: str
+) -> None:
+    """`keys` in one burst open the form of prompt `name` with `text` in its first field, and list nothing."""
+    lists = sent(app, "prompts/list")
+    post(app, *keys)
+    await until(
+        pilot,
+        lambda: isinstance(app.screen, PromptFormScreen) and focused_text(app)[1] == text,
+        lambda: (focused_text(app), [type(s).__name__ for s in app.screen_stack]),
+    )
+    assert isinstance(app.screen, PromptFormScreen) and app.screen.entry.name == name
+    assert sent(app, "prompts/list") == lists
+
+
 @pytest.mark.slow
 async def test_keys_behind_the_enter_that_opens_a_templates_form_go_into_its_field() -> None:
     """They reached the tree before the form opened and ran its bindings: `r` refreshed the server,
@@ -326,21 +352,8 @@ async def test_a_key_before_the_enter_that_moves_onto_a_prompt_with_arguments_co
     `enter` was judged before `down` had moved the highlight, so `Paris` was not held: lost, its `r`
     listing the prompts again."""
     async with settled_app(stdio_spec("s", tiny_server(tmp_path, TWO_PROMPTS))) as (app, pilot):
-        await pilot.press("p")
-        await until(pilot, lambda: isinstance(app.screen, PromptsScreen), lambda: focused_text(app))
-        prompts = app.screen
-        assert isinstance(prompts, PromptsScreen)
-        await until(pilot, lambda: len(prompts.prompts) == 2, lambda: focused_text(app))
-        await pilot.pause()
-        lists = sent(app, "prompts/list")
-        post(app, "down", "enter", *"Paris")
-        await until(
-            pilot,
-            lambda: isinstance(app.screen, PromptFormScreen) and focused_text(app)[1] == "Paris",
-            lambda: (focused_text(app), [type(s).__name__ for s in app.screen_stack]),
-        )
-        assert app.screen.entry.name == "weather"
-        assert sent(app, "prompts/list") == lists
+        await prompts_listed(pilot, app, 2)
+        await burst_fills_prompt_form(pilot, app, ["down", "enter", *"Paris"], "Paris", "weather")
 
 
 @pytest.mark.slow
@@ -348,11 +361,7 @@ async def test_the_help_key_on_a_prompts_form_without_fields_opens_the_help(tmp_
     """The form waited for a field to type into that it does not have: every printable key was held,
     `?` (its help key) included, typed slowly."""
     async with settled_app(stdio_spec("s", tiny_server(tmp_path, NO_ARGUMENTS))) as (app, pilot):
-        await pilot.press("p")
-        await until(pilot, lambda: isinstance(app.screen, PromptsScreen), lambda: focused_text(app))
-        prompts = app.screen
-        assert isinstance(prompts, PromptsScreen)
-        await until(pilot, lambda: bool(prompts.prompts), lambda: focused_text(app))
+        await prompts_listed(pilot, app, 1)
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, PromptFormScreen), lambda: focused_text(app))
         await pilot.press("question_mark")
@@ -380,21 +389,9 @@ async def test_escape_behind_the_enter_that_opens_a_templates_form_closes_it() -
 async def test_keys_behind_the_enter_that_opens_a_prompts_form_go_into_its_field() -> None:
     """They went to the prompts list before the form opened: `j` moved it, `r` listed the prompts again."""
     async with settled_app(demo_spec()) as (app, pilot):
-        await pilot.press("p")
-        await until(pilot, lambda: isinstance(app.screen, PromptsScreen), lambda: focused_text(app))
-        prompts = app.screen
-        assert isinstance(prompts, PromptsScreen)
-        await until(pilot, lambda: bool(prompts.prompts), lambda: focused_text(app))
-        await pilot.pause()
-        lists = sent(app, "prompts/list")
-        post(app, "enter", *"jar")  # the first prompt, summarize-chapter, asks for a chapter
-        await until(
-            pilot,
-            lambda: isinstance(app.screen, PromptFormScreen) and focused_text(app)[1] == "jar",
-            lambda: (focused_text(app), [type(s).__name__ for s in app.screen_stack]),
-        )
-        assert app.screen.entry.name == "summarize-chapter"
-        assert sent(app, "prompts/list") == lists
+        listed = await prompts_listed(pilot, app, 4)
+        assert listed.prompts[0].name == "summarize-chapter"  # it asks for a chapter
+        await burst_fills_prompt_form(pilot, app, ["enter", *"jar"], "jar", "summarize-chapter")
 
 
 async def test_enter_after_the_text_waits_for_the_field_and_submits_the_text() -> None:
