@@ -172,7 +172,7 @@ async def test_the_time_a_login_waits_does_not_count_against_the_listings_time_b
     from explorer.config import ListingBounds
 
     spec = ServerSpec(name="notes", transport="http", url=server_url)
-    bounds = ListingBounds(max_seconds=6.0)  # far more than a loopback listing needs, less than the login
+    bounds = ListingBounds(max_seconds=10.0)  # far more than a loopback listing needs, less than the login
     app = ExplorerApp(
         [spec], timeout=60.0, bounds=bounds, remember_theme=False, auth=AuthOptions(flow="print")
     )
@@ -183,7 +183,7 @@ async def test_the_time_a_login_waits_does_not_count_against_the_listings_time_b
         first = status.login.url
         await anyio.to_thread.run_sync(browse, first)
         await wait_for(pilot, lambda: status.login is not None and status.login.url != first, HANG_GUARD)
-        await pilot.pause(8)  # the user takes longer in the browser than the listing may take in all
+        await pilot.pause(12)  # the user takes longer in the browser than the listing may take in all
         assert status.login is not None
         await anyio.to_thread.run_sync(browse, status.login.url)
         await wait_for(pilot, lambda: not status.busy, HANG_GUARD)
